@@ -1,0 +1,209 @@
+// Analyzer results: what analyzers compute from the trace model and reports render.
+// Analyzers are pure functions of a Trace (plus options); they never print.
+// All times here are ns (fields end in _ns); percentages are 0-100.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/kernel_classifier.h"
+#include "trace/trace_model.h"
+
+namespace ampscope {
+
+struct AnalysisOptions {
+  // Regex (ECMAScript, matched against the whole name) for user/NVTX ranges that mark a step
+  // when there is no ProfilerStep#N.
+  std::string step_range_pattern = "(?:[Ss]tep|[Ii]teration|train_step)(?:[ #_:-]*\\d+)?";
+  // Only analyse steps with index (0-based position among detected steps) in [first, last].
+  std::optional<int64_t> first_step;
+  std::optional<int64_t> last_step;
+  // Override the GPU used to look up peaks (e.g. "A100-80GB-SXM4").
+  std::string gpu_override;
+  // Path of gpu_peaks.tsv-style table; empty = built-in table.
+  std::string gpu_peaks_path;
+};
+
+enum class StepSource : uint8_t { kProfilerStep, kNvtx, kInferred, kNone };
+const char* StepSourceName(StepSource s);  // "profiler_step" | "nvtx" | "inferred" | "none"
+
+struct StepWindow {
+  int64_t number = -1;      // N of ProfilerStep#N, else the index
+  std::string name;
+  TimeNs cpu_start_ns = 0;  // the CPU range
+  TimeNs cpu_end_ns = 0;
+  TimeNs start_ns = 0;      // analysed window: CPU start .. max(CPU end, end of GPU work launched inside)
+  TimeNs end_ns = 0;
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+
+struct StepAnalysis {
+  StepSource source = StepSource::kNone;
+  std::vector<StepWindow> steps;
+  TimeNs window_start_ns = 0;  // first step start (or trace start when there are no steps)
+  TimeNs window_end_ns = 0;
+  TimeNs window_ns() const { return window_end_ns - window_start_ns; }
+};
+
+struct IdleBreakdownNs {
+  TimeNs host_wait_ns = 0;
+  TimeNs kernel_wait_ns = 0;
+  TimeNs other_ns = 0;
+  uint64_t host_wait_gaps = 0;
+  uint64_t kernel_wait_gaps = 0;
+  uint64_t other_gaps = 0;
+};
+
+struct GpuTimeAnalysis {
+  TimeNs window_ns = 0;           // sum of step windows (or the whole trace span without steps)
+  TimeNs busy_ns = 0;             // union of kernels + memcpy + memset inside the window
+  TimeNs kernel_busy_ns = 0;      // union of kernels alone
+  TimeNs memcpy_busy_ns = 0;      // union of memcpy alone
+  TimeNs memset_busy_ns = 0;
+  IdleBreakdownNs idle;           // window_ns - busy_ns split by HTA's rules; sums exactly to it
+  std::array<TimeNs, static_cast<size_t>(KernelCategory::kCount)> kernel_time_by_category_ns{};
+  std::array<TimeNs, static_cast<size_t>(Precision::kCount)> kernel_time_by_precision_ns{};
+  TimeNs kernel_time_total_ns = 0;  // sum of kernel durations in the window (not merged)
+  uint64_t kernel_count = 0;
+  uint64_t kernels_under_10us = 0;
+  std::map<int32_t, TimeNs> busy_by_device_ns;
+};
+
+struct MemcpyKindStats {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  TimeNs time_ns = 0;
+  uint64_t pageable_count = 0;    // source or destination is pageable host memory
+  uint64_t pageable_bytes = 0;
+  double achieved_gbs() const { return time_ns > 0 ? double(bytes) / double(time_ns) : 0.0; }
+};
+
+struct MemoryTrafficAnalysis {
+  std::map<std::string, MemcpyKindStats> memcpy_by_kind;  // key: MemcpyKindName
+  uint64_t memset_count = 0;
+  uint64_t memset_bytes = 0;
+  TimeNs memset_time_ns = 0;
+};
+
+struct SyncPoint {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::string api;       // "cudaStreamSynchronize", "cudaMemcpy DtoH", "cuda_sync:stream_sync", ...
+  int64_t tid = -1;
+  int64_t step_index = -1;
+};
+
+struct SyncAnalysis {
+  uint64_t api_sync_count = 0;            // explicit sync APIs + synchronous memcpy in the window
+  uint64_t cuda_sync_event_count = 0;     // CUPTI SYNCHRONIZATION records (excluding stream-wait-event)
+  std::map<std::string, uint64_t> by_api;
+  TimeNs api_sync_time_ns = 0;            // host time blocked in sync APIs
+  double syncs_per_step = 0;
+  std::vector<SyncPoint> points;          // capped (first 10000)
+};
+
+struct LaunchAnalysis {
+  uint64_t kernels = 0;
+  double kernels_per_step = 0;
+  uint64_t launch_api_calls = 0;
+  TimeNs launch_api_time_ns = 0;          // host time in launch APIs
+  TimeNs median_kernel_ns = 0;
+  double pct_kernels_under_10us = 0;
+  uint64_t graph_launched_kernels = 0;
+};
+
+// A kernel aggregated by name (for top-N lists and `ampscope kernels`).
+struct KernelSummary {
+  StringId name = kNoString;
+  std::string name_str;
+  uint64_t count = 0;
+  TimeNs total_ns = 0;
+  TimeNs min_ns = 0;
+  TimeNs max_ns = 0;
+  KernelClass cls;
+};
+
+// ---------------------------------------------------------------------------------------
+// Matrix, checklist, findings (filled by analyzers/diagnosis.cc)
+
+enum class DimensionStatus : uint8_t { kGood, kWarn, kBad, kUnknown };
+const char* DimensionStatusName(DimensionStatus s);  // "good" | "warn" | "bad" | "unknown"
+
+enum class CheckStatus : uint8_t { kPass, kWarn, kFail, kUnknown, kNotApplicable };
+const char* CheckStatusName(CheckStatus s);  // "pass" | "warn" | "fail" | "unknown" | "not_applicable"
+
+enum class FindingSeverity : uint8_t { kInfo, kWarning, kCritical };
+const char* FindingSeverityName(FindingSeverity s);  // "info" | "warning" | "critical"
+
+struct Headline {
+  std::string name;
+  std::optional<double> value;   // nullopt -> null in JSON
+  std::string unit;
+  std::string source;            // "measured" | "estimated" | "unavailable: <why>"
+};
+
+struct DimensionResult {
+  std::string id;               // compute_intensity, memory_bandwidth, instruction_efficiency, data_locality, task_parallelism
+  DimensionStatus status = DimensionStatus::kUnknown;
+  Headline headline;
+  nlohmann::json metrics = nlohmann::json::object();
+  std::vector<std::string> findings;  // finding ids
+};
+
+struct ChecklistItem {
+  std::string id;               // tensor_core_utilization, autocast_coverage, grad_scaler, kernel_fusion, data_pipeline, distributed_sync, memory_fragmentation
+  CheckStatus status = CheckStatus::kUnknown;
+  std::optional<double> value;
+  std::string threshold;
+  std::string source;
+  std::string evidence;
+  std::string how_to_know;      // when unknown: what would make it known
+};
+
+struct Finding {
+  std::string id;               // stable, catalogued in docs/findings.md
+  FindingSeverity severity = FindingSeverity::kInfo;
+  std::string dimension;
+  std::string checklist;
+  std::string title;
+  nlohmann::json evidence = nlohmann::json::object();
+  std::string recommendation;
+  double est_saving_pct = 0;
+  std::vector<std::pair<TimeNs, TimeNs>> time_ranges;  // where it shows in the trace (for the Chrome trace)
+};
+
+// Everything computed for one trace (one rank).
+struct RankAnalysis {
+  int32_t rank = -1;
+  std::string input_path;
+  SourceFormat format = SourceFormat::kUnknown;
+  uint64_t input_events = 0;
+  StepAnalysis steps;
+  GpuTimeAnalysis gpu;
+  MemoryTrafficAnalysis memory;
+  SyncAnalysis syncs;
+  LaunchAnalysis launches;
+  std::vector<KernelSummary> top_kernels;    // by total time, all kernels in the window (sorted)
+  nlohmann::json tensor_cores = nlohmann::json::object();  // {"kernel_time_pct", "active_pct", "source", ...}
+  nlohmann::json precision = nlohmann::json::object();     // classifier/op-level precision details
+  std::vector<DimensionResult> matrix;
+  std::vector<ChecklistItem> checklist;
+  std::vector<Finding> findings;             // ranked by est_saving_pct, descending
+  nlohmann::json extra = nlohmann::json::object();  // other per-rank metrics (per-step arrays, ...)
+};
+
+struct JobAnalysis {
+  std::vector<RankAnalysis> ranks;
+  // Job-level view: for one rank it is that rank; for several, the job summary (see job.cc).
+  RankAnalysis job;
+  std::vector<Device> devices;
+  Diagnostics diagnostics;
+};
+
+}  // namespace ampscope

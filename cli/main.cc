@@ -1,0 +1,45 @@
+// ampscope: profile and diagnose mixed-precision training. Thin dispatcher over subcommands.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/command.h"
+
+namespace ampscope::cli {
+std::map<std::string, CommandInfo>& Commands() {
+  static std::map<std::string, CommandInfo> commands;
+  return commands;
+}
+}  // namespace ampscope::cli
+
+static void PrintUsage(FILE* out) {
+  std::fprintf(out, "ampscope %s: find out why mixed-precision training is slower than it should be\n\n",
+               AMPSCOPE_VERSION);
+  std::fprintf(out, "usage: ampscope <command> [options]\n\ncommands:\n");
+  for (const auto& [name, info] : ampscope::cli::Commands())
+    std::fprintf(out, "  %-10s %s\n", name.c_str(), info.summary.c_str());
+  std::fprintf(out, "\n'ampscope <command> --help' shows a command's options.\n");
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return 2;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  if (cmd == "--version" || cmd == "version") {
+    std::printf("ampscope %s\n", AMPSCOPE_VERSION);
+    return 0;
+  }
+  auto& commands = ampscope::cli::Commands();
+  auto it = commands.find(cmd);
+  if (it == commands.end()) {
+    std::fprintf(stderr, "ampscope: unknown command '%s' (try 'ampscope --help')\n", cmd.c_str());
+    return 2;
+  }
+  return it->second.run(argc - 1, argv + 1);
+}

@@ -1,0 +1,1 @@
+// placeholder until this module lands; delete when adding real sources

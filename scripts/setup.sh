@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what ampscope needs to build and test, from Debian 12's archive only.
+# Safe to run again: it installs only what is missing.
+#   scripts/setup.sh            build + test dependencies
+#   scripts/setup.sh --browser  also Chromium (for the HTML report's browser test)
+#   scripts/setup.sh --libtorch also libtorch-dev (for examples/amp_trainer)
+set -euo pipefail
+
+pkgs=(build-essential cmake ninja-build pkg-config
+      nlohmann-json3-dev libfmt-dev libcli11-dev libsimdjson-dev zlib1g-dev
+      googletest libgtest-dev libgmock-dev libbenchmark-dev python3 protobuf-compiler)
+for arg in "$@"; do
+  case "$arg" in
+    --browser) pkgs+=(chromium) ;;
+    --libtorch) pkgs+=(libtorch-dev) ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup.sh: all packages present"
+  exit 0
+fi
+echo "setup.sh: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
