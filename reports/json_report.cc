@@ -1,0 +1,457 @@
+#include "reports/json_report.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+#if __has_include("analyzers/gpu_peaks.h")
+#include "analyzers/gpu_peaks.h"
+#define AMPSCOPE_HAVE_GPU_PEAKS 1
+#endif
+
+#ifndef AMPSCOPE_VERSION
+#define AMPSCOPE_VERSION "0.1.0"
+#endif
+
+namespace ampscope {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDimensionIds[] = {"compute_intensity", "memory_bandwidth", "instruction_efficiency",
+                                         "data_locality", "task_parallelism"};
+constexpr const char* kChecklistIds[] = {"tensor_core_utilization", "autocast_coverage", "grad_scaler",
+                                         "kernel_fusion", "data_pipeline", "distributed_sync",
+                                         "memory_fragmentation"};
+
+double Us(TimeNs ns) { return static_cast<double>(ns) / 1e3; }
+
+json Pct(TimeNs part, TimeNs whole) {
+  if (whole <= 0) return nullptr;
+  return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+// Linear interpolation between closest ranks (numpy's default percentile).
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+json OptionalNumber(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
+
+json StepsSection(const RankAnalysis& ra) {
+  json steps;
+  std::vector<double> durations;
+  json windows = json::array();
+  for (const StepWindow& s : ra.steps.steps) {
+    durations.push_back(Us(s.duration_ns()));
+    windows.push_back({{"number", s.number},
+                       {"name", s.name},
+                       {"start_us", Us(s.start_ns)},
+                       {"end_us", Us(s.end_ns)},
+                       {"cpu_end_us", Us(s.cpu_end_ns)}});
+  }
+  steps["count"] = ra.steps.steps.size();
+  steps["source"] = StepSourceName(ra.steps.source);
+  if (durations.empty()) {
+    steps["time_us"] = {{"mean", nullptr}, {"median", nullptr}, {"p90", nullptr}};
+  } else {
+    double sum = 0;
+    for (double d : durations) sum += d;
+    steps["time_us"] = {{"mean", sum / durations.size()},
+                        {"median", Percentile(durations, 50)},
+                        {"p90", Percentile(durations, 90)},
+                        {"min", *std::min_element(durations.begin(), durations.end())},
+                        {"max", *std::max_element(durations.begin(), durations.end())}};
+  }
+  steps["durations_us"] = durations;
+  steps["windows"] = windows;
+  steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
+  steps["per_step"] = ra.extra.contains("per_step") ? ra.extra["per_step"] : json::array();
+  return steps;
+}
+
+json GpuSection(const RankAnalysis& ra) {
+  const GpuTimeAnalysis& g = ra.gpu;
+  json gpu;
+  gpu["activity_recorded"] = ra.extra.value("gpu_activity_recorded", false);
+  gpu["window_us"] = Us(g.window_ns);
+  gpu["busy_us"] = Us(g.busy_ns);
+  gpu["kernel_busy_us"] = Us(g.kernel_busy_ns);
+  gpu["memcpy_busy_us"] = Us(g.memcpy_busy_ns);
+  gpu["memset_busy_us"] = Us(g.memset_busy_ns);
+  gpu["busy_pct"] = Pct(g.busy_ns, g.window_ns);
+  gpu["idle_pct"] = Pct(g.window_ns - g.busy_ns, g.window_ns);
+  gpu["kernel_busy_pct"] = Pct(g.kernel_busy_ns, g.window_ns);
+  gpu["idle_breakdown_pct"] = {{"host_wait", Pct(g.idle.host_wait_ns, g.window_ns)},
+                               {"kernel_wait", Pct(g.idle.kernel_wait_ns, g.window_ns)},
+                               {"other", Pct(g.idle.other_ns, g.window_ns)}};
+  gpu["idle_breakdown_us"] = {{"host_wait", Us(g.idle.host_wait_ns)},
+                              {"kernel_wait", Us(g.idle.kernel_wait_ns)},
+                              {"other", Us(g.idle.other_ns)},
+                              {"gaps",
+                               {{"host_wait", g.idle.host_wait_gaps},
+                                {"kernel_wait", g.idle.kernel_wait_gaps},
+                                {"other", g.idle.other_gaps}}}};
+  json cat_pct = json::object(), cat_us = json::object(), prec_pct = json::object(), prec_us = json::object();
+  for (size_t c = 0; c < g.kernel_time_by_category_ns.size(); ++c) {
+    TimeNs t = g.kernel_time_by_category_ns[c];
+    if (t == 0) continue;
+    const char* name = KernelCategoryName(static_cast<KernelCategory>(c));
+    cat_pct[name] = Pct(t, g.kernel_time_total_ns);
+    cat_us[name] = Us(t);
+  }
+  for (size_t p = 0; p < g.kernel_time_by_precision_ns.size(); ++p) {
+    TimeNs t = g.kernel_time_by_precision_ns[p];
+    if (t == 0) continue;
+    const char* name = PrecisionName(static_cast<Precision>(p));
+    prec_pct[name] = Pct(t, g.kernel_time_total_ns);
+    prec_us[name] = Us(t);
+  }
+  gpu["kernel_time_by_category_pct"] = cat_pct;
+  gpu["kernel_time_by_category_us"] = cat_us;
+  gpu["kernel_time_by_precision_pct"] = prec_pct;
+  gpu["kernel_time_by_precision_us"] = prec_us;
+  gpu["kernel_time_total_us"] = Us(g.kernel_time_total_ns);
+  gpu["kernel_count"] = g.kernel_count;
+  json by_dev = json::object();
+  for (const auto& [dev, busy] : g.busy_by_device_ns) by_dev[std::to_string(dev)] = Pct(busy, g.window_ns);
+  gpu["busy_pct_by_device"] = by_dev;
+  return gpu;
+}
+
+json TensorCoresSection(const RankAnalysis& ra) {
+  json tc = ra.tensor_cores.is_object() ? ra.tensor_cores : json::object();
+  if (!tc.contains("kernel_time_pct")) tc["kernel_time_pct"] = nullptr;
+  if (!tc.contains("active_pct")) tc["active_pct"] = nullptr;
+  if (!tc.contains("source")) tc["source"] = "estimated";
+  return tc;
+}
+
+json MemoryTrafficSection(const RankAnalysis& ra) {
+  json memcpy = json::object();
+  for (const auto& [kind, s] : ra.memory.memcpy_by_kind) {
+    memcpy[kind] = {{"count", s.count},
+                    {"bytes", s.bytes},
+                    {"time_us", Us(s.time_ns)},
+                    {"achieved_gbs", s.achieved_gbs()},
+                    {"pageable_count", s.pageable_count},
+                    {"pageable_bytes", s.pageable_bytes}};
+  }
+  json out = {{"memcpy", memcpy},
+              {"memset",
+               {{"count", ra.memory.memset_count},
+                {"bytes", ra.memory.memset_bytes},
+                {"time_us", Us(ra.memory.memset_time_ns)}}}};
+  size_t steps = ra.steps.steps.size();
+  auto it = ra.memory.memcpy_by_kind.find("HtoD");
+  uint64_t h2d = it == ra.memory.memcpy_by_kind.end() ? 0 : it->second.bytes;
+  out["h2d_bytes_per_step"] = steps > 0 ? json(static_cast<double>(h2d) / steps) : json(nullptr);
+  return out;
+}
+
+json SyncsSection(const RankAnalysis& ra) {
+  json by_api = json::object();
+  for (const auto& [api, n] : ra.syncs.by_api) by_api[api] = n;
+  return {{"api_sync_count", ra.syncs.api_sync_count},
+          {"cuda_sync_events", ra.syncs.cuda_sync_event_count},
+          {"per_step", ra.steps.steps.empty() ? json(nullptr) : json(ra.syncs.syncs_per_step)},
+          {"by_api", by_api},
+          {"host_blocked_us", Us(ra.syncs.api_sync_time_ns)}};
+}
+
+json LaunchesSection(const RankAnalysis& ra) {
+  const LaunchAnalysis& l = ra.launches;
+  return {{"kernels", l.kernels},
+          {"kernels_per_step", ra.steps.steps.empty() ? json(nullptr) : json(l.kernels_per_step)},
+          {"launch_api_calls", l.launch_api_calls},
+          {"launch_api_us", Us(l.launch_api_time_ns)},
+          {"median_kernel_us", Us(l.median_kernel_ns)},
+          {"pct_kernels_under_10us", l.pct_kernels_under_10us},
+          {"graph_launched_kernels", l.graph_launched_kernels}};
+}
+
+json KernelsSection(const RankAnalysis& ra) {
+  json top = json::array();
+  TimeNs total = ra.gpu.kernel_time_total_ns;
+  size_t n = 0;
+  for (const KernelSummary& k : ra.top_kernels) {
+    if (n++ >= 50) break;
+    top.push_back({{"name", k.name_str},
+                   {"count", k.count},
+                   {"total_us", Us(k.total_ns)},
+                   {"mean_us", k.count ? Us(k.total_ns) / k.count : 0.0},
+                   {"pct", Pct(k.total_ns, total)},
+                   {"category", KernelCategoryName(k.cls.category)},
+                   {"precision", PrecisionName(k.cls.precision)},
+                   {"tensor_core", k.cls.tensor_core == TensorCoreUse::kYes}});
+  }
+  return {{"top", top}, {"all_count", ra.top_kernels.size()}};
+}
+
+json GateMetrics(const RankAnalysis& ra) {
+  size_t steps = ra.steps.steps.size();
+  auto get = [](const json& obj, const json::json_pointer& p) -> json {
+    if (obj.contains(p) && obj[p].is_number()) return obj[p];
+    return nullptr;
+  };
+  json m;
+  m["kernels_per_step"] = steps ? json(ra.launches.kernels_per_step) : json(nullptr);
+  m["syncs_per_step"] = steps ? json(ra.syncs.syncs_per_step) : json(nullptr);
+  auto it = ra.memory.memcpy_by_kind.find("HtoD");
+  uint64_t h2d = it == ra.memory.memcpy_by_kind.end() ? 0 : it->second.bytes;
+  m["h2d_bytes_per_step"] = steps ? json(static_cast<double>(h2d) / steps) : json(nullptr);
+  m["fp32_gemm_share_pct"] = get(ra.precision, json::json_pointer("/fp32_simt_gemm_pct_of_gemm"));
+  m["tensor_core_kernel_pct"] = get(ra.tensor_cores, json::json_pointer("/kernel_time_pct"));
+  m["cast_kernels_per_step"] = get(ra.precision, json::json_pointer("/casts/count_per_step"));
+  return m;
+}
+
+json MatrixSection(const RankAnalysis& ra) {
+  json m = json::object();
+  for (const char* id : kDimensionIds) {
+    m[id] = {{"status", "unknown"},
+             {"headline", {{"name", nullptr}, {"value", nullptr}, {"unit", nullptr}, {"source", "unavailable"}}},
+             {"metrics", json::object()},
+             {"findings", json::array()}};
+  }
+  for (const DimensionResult& d : ra.matrix) {
+    m[d.id] = {{"status", DimensionStatusName(d.status)},
+               {"headline",
+                {{"name", d.headline.name},
+                 {"value", OptionalNumber(d.headline.value)},
+                 {"unit", d.headline.unit},
+                 {"source", d.headline.source}}},
+               {"metrics", d.metrics},
+               {"findings", d.findings}};
+  }
+  return m;
+}
+
+json ChecklistSection(const RankAnalysis& ra) {
+  json items = json::array();
+  for (const char* id : kChecklistIds) {
+    const ChecklistItem* found = nullptr;
+    for (const ChecklistItem& c : ra.checklist)
+      if (c.id == id) found = &c;
+    if (found == nullptr) {
+      items.push_back({{"id", id},
+                       {"status", "unknown"},
+                       {"value", nullptr},
+                       {"threshold", nullptr},
+                       {"source", "unavailable"},
+                       {"evidence", "not analysed"}});
+      continue;
+    }
+    json item = {{"id", found->id},
+                 {"status", CheckStatusName(found->status)},
+                 {"value", OptionalNumber(found->value)},
+                 {"threshold", found->threshold},
+                 {"source", found->source},
+                 {"evidence", found->evidence}};
+    if (!found->how_to_know.empty()) item["how_to_know"] = found->how_to_know;
+    items.push_back(item);
+  }
+  return items;
+}
+
+json FindingsSection(const RankAnalysis& ra) {
+  json out = json::array();
+  for (const Finding& f : ra.findings) {
+    json ranges = json::array();
+    for (const auto& [s, e] : f.time_ranges) ranges.push_back({Us(s), Us(e)});
+    out.push_back({{"id", f.id},
+                   {"severity", FindingSeverityName(f.severity)},
+                   {"dimension", f.dimension.empty() ? json(nullptr) : json(f.dimension)},
+                   {"checklist", f.checklist.empty() ? json(nullptr) : json(f.checklist)},
+                   {"title", f.title},
+                   {"evidence", f.evidence},
+                   {"recommendation", f.recommendation},
+                   {"est_saving_pct", f.est_saving_pct},
+                   {"time_ranges_us", ranges}});
+  }
+  return out;
+}
+
+json DeviceJson(const Device& d) {
+  json dev = {{"id", d.id},
+              {"name", d.name},
+              {"vendor", GpuVendorName(d.vendor)},
+              {"compute_capability",
+               d.cc_major >= 0 ? json(std::to_string(d.cc_major) + "." + std::to_string(std::max(0, d.cc_minor)))
+                               : json(nullptr)},
+              {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
+              {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
+  json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
+#ifdef AMPSCOPE_HAVE_GPU_PEAKS
+  if (const GpuPeak* p = FindGpuPeak(d.name)) {
+    peak = {{"fp16_tflops", p->fp16_tflops},
+            {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
+            {"fp32_tflops", p->fp32_tflops},
+            {"hbm_gbs", p->hbm_gbs},
+            {"matched", p->name}};
+  }
+#endif
+  dev["peak"] = peak;
+  return dev;
+}
+
+json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+}  // namespace
+
+json RankSection(const RankAnalysis& ra) {
+  json r;
+  r["rank"] = ra.rank;
+  r["input"] = ra.input_path;
+  r["steps"] = StepsSection(ra);
+  r["gpu"] = GpuSection(ra);
+  r["tensor_cores"] = TensorCoresSection(ra);
+  r["gate_metrics"] = GateMetrics(ra);
+  r["syncs"] = SyncsSection(ra);
+  r["memory_traffic"] = MemoryTrafficSection(ra);
+  r["launches"] = LaunchesSection(ra);
+  json statuses = json::object();
+  for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
+  r["checklist_status"] = statuses;
+  json finding_ids = json::array();
+  for (const Finding& f : ra.findings) finding_ids.push_back(f.id);
+  r["finding_ids"] = finding_ids;
+  return r;
+}
+
+json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& traces, const AnalysisOptions& options) {
+  const RankAnalysis& job = analysis.job;
+  json report;
+  report["schema"] = kReportSchema;
+  report["tool"] = {{"name", "ampscope"}, {"version", AMPSCOPE_VERSION}};
+
+  json inputs = json::array();
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const Trace& t = traces[i];
+    int32_t rank = i < analysis.ranks.size() ? analysis.ranks[i].rank : t.metadata.rank;
+    inputs.push_back({{"path", t.metadata.path},
+                      {"format", SourceFormatName(t.metadata.format)},
+                      {"rank", rank},
+                      {"events", t.metadata.event_count},
+                      {"bytes", t.metadata.input_bytes},
+                      {"world_size", t.metadata.world_size >= 0 ? json(t.metadata.world_size) : json(nullptr)}});
+  }
+  report["inputs"] = inputs;
+
+  json devices = json::array();
+  for (const Device& d : analysis.devices) devices.push_back(DeviceJson(d));
+  report["devices"] = devices;
+
+  // Environment fingerprint for `ampscope gate`.
+  json env = {{"gpu", nullptr}, {"driver", nullptr}, {"cuda", nullptr}, {"cupti", nullptr},
+              {"framework", nullptr}, {"host", nullptr}};
+  if (!analysis.devices.empty()) env["gpu"] = analysis.devices.front().name;
+  if (!traces.empty()) {
+    const TraceMetadata& m = traces.front().metadata;
+    env["driver"] = NullIfEmpty(m.driver_version);
+    env["cuda"] = NullIfEmpty(m.cuda_runtime_version);
+    env["cupti"] = NullIfEmpty(m.cupti_version);
+    env["framework"] = NullIfEmpty(m.framework_version);
+    env["host"] = NullIfEmpty(m.host);
+  }
+  report["environment"] = env;
+
+  report["steps"] = StepsSection(job);
+  report["gpu"] = GpuSection(job);
+  report["tensor_cores"] = TensorCoresSection(job);
+  report["matrix"] = MatrixSection(job);
+  report["checklist"] = ChecklistSection(job);
+  report["findings"] = FindingsSection(job);
+  report["gate_metrics"] = GateMetrics(job);
+  report["memory_traffic"] = MemoryTrafficSection(job);
+  report["syncs"] = SyncsSection(job);
+  report["launches"] = LaunchesSection(job);
+  report["kernels"] = KernelsSection(job);
+  report["precision"] = job.precision.is_object() ? job.precision : json::object();
+
+  json ranks = json::array();
+  for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
+  report["ranks"] = ranks;
+
+  // Diagnostics: counters by code, and one message per code with where it was first seen.
+  json counters = json::object(), messages = json::array();
+  for (size_t i = 0; i < traces.size(); ++i) {
+    for (const auto& [code, e] : traces[i].diagnostics.entries()) {
+      counters[code] = counters.value(code, uint64_t{0}) + e.count;
+      messages.push_back({{"code", code},
+                          {"severity", SeverityName(e.severity)},
+                          {"count", e.count},
+                          {"file", traces[i].metadata.path},
+                          {"first_offset", e.first_offset},
+                          {"message", e.first_message}});
+    }
+  }
+  for (const auto& [code, e] : analysis.diagnostics.entries()) {
+    if (counters.contains(code)) continue;  // trace diagnostics were merged into the job's
+    counters[code] = e.count;
+    messages.push_back({{"code", code},
+                        {"severity", SeverityName(e.severity)},
+                        {"count", e.count},
+                        {"file", nullptr},
+                        {"first_offset", e.first_offset},
+                        {"message", e.first_message}});
+  }
+  if (!job.extra.value("gpu_activity_recorded", false)) {
+    counters["no_gpu_activity"] = 1;
+    messages.push_back({{"code", "no_gpu_activity"},
+                        {"severity", "info"},
+                        {"count", 1},
+                        {"file", nullptr},
+                        {"first_offset", nullptr},
+                        {"message",
+                         "no GPU activity was recorded (no kernels, copies or memsets): the program ran without a "
+                         "CUDA device or did no GPU work; host-side ranges and steps are still analysed"}});
+  }
+  report["diagnostics"] = {{"counters", counters}, {"messages", messages}};
+
+  json opts = {{"step_range_pattern", options.step_range_pattern},
+               {"first_step", options.first_step ? json(*options.first_step) : json(nullptr)},
+               {"last_step", options.last_step ? json(*options.last_step) : json(nullptr)},
+               {"gpu_override", NullIfEmpty(options.gpu_override)}};
+  report["analysis_options"] = opts;
+  return report;
+}
+
+Status WriteTextFile(const std::string& text, const std::string& path) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Error(path + ": cannot write: " + std::strerror(errno));
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return Status::Error(path + ": write failed: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    return Status::Error(path + ": cannot rename into place: " + std::strerror(err));
+  }
+  return Status::Ok();
+}
+
+Status WriteJsonFile(const json& report, const std::string& path, int indent) {
+  return WriteTextFile(report.dump(indent, ' ', false, json::error_handler_t::replace) + "\n", path);
+}
+
+}  // namespace ampscope

@@ -1,0 +1,29 @@
+// The JSON report: schema "ampscope.report/1" (shared/DESIGN.md, docs/report_schema.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzers/analysis.h"
+#include "trace/status.h"
+
+namespace ampscope {
+
+inline constexpr const char* kReportSchema = "ampscope.report/1";
+
+// Builds the report of a job. `traces[i]` is the input that produced `analysis.ranks[i]`.
+nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& traces,
+                               const AnalysisOptions& options);
+
+// The per-rank part of the report (steps, gpu, tensor_cores, ...), also used for `ranks[]`.
+nlohmann::json RankSection(const RankAnalysis& ra);
+
+// Writes `report` to `path` atomically (temporary file + rename): no partial file is left
+// behind on failure.
+Status WriteJsonFile(const nlohmann::json& report, const std::string& path, int indent = 2);
+// Writes any text atomically.
+Status WriteTextFile(const std::string& text, const std::string& path);
+
+}  // namespace ampscope

@@ -1,0 +1,160 @@
+// The JSON report contract (shared/DESIGN.md): every field present with the right type, and
+// numbers that agree with the analysis they came from.
+#include <gtest/gtest.h>
+
+#include "analyzers/analyze.h"
+#include "reports/json_report.h"
+#include "test_support.h"
+#include "trace/kineto_reader.h"
+
+namespace ampscope {
+namespace {
+
+using nlohmann::json;
+using ampscope::testing::HaveShared;
+using ampscope::testing::SharedPath;
+
+json ReportFor(const std::vector<std::string>& rels) {
+  std::vector<Trace> traces;
+  for (const std::string& rel : rels) {
+    StatusOr<Trace> t = ReadKinetoTrace(SharedPath(rel));
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    traces.push_back(std::move(t).value());
+  }
+  AnalysisOptions opt;
+  JobAnalysis job = AnalyzeJob(traces, opt);
+  return BuildJsonReport(job, traces, opt);
+}
+
+void ExpectContract(const json& r) {
+  // Field names from DESIGN.md's "JSON report contract".
+  EXPECT_EQ(r["schema"], "ampscope.report/1");
+  EXPECT_EQ(r["tool"]["name"], "ampscope");
+  EXPECT_TRUE(r["tool"]["version"].is_string());
+  ASSERT_TRUE(r["inputs"].is_array());
+  for (const json& in : r["inputs"]) {
+    EXPECT_TRUE(in["path"].is_string());
+    EXPECT_TRUE(in["format"] == "kineto" || in["format"] == "amptrace");
+    EXPECT_TRUE(in["rank"].is_number_integer());
+    EXPECT_TRUE(in["events"].is_number_integer());
+  }
+  for (const json& d : r["devices"]) {
+    for (const char* k : {"id", "name", "vendor", "compute_capability", "peak"}) EXPECT_TRUE(d.contains(k)) << k;
+    EXPECT_TRUE(d["peak"].contains("fp16_tflops"));
+    EXPECT_TRUE(d["peak"].contains("hbm_gbs"));
+  }
+  const json& s = r["steps"];
+  for (const char* k : {"count", "source", "time_us", "durations_us"}) EXPECT_TRUE(s.contains(k)) << k;
+  for (const char* k : {"mean", "median", "p90"}) EXPECT_TRUE(s["time_us"].contains(k)) << k;
+  EXPECT_EQ(s["durations_us"].size(), s["count"].get<size_t>());
+  const json& g = r["gpu"];
+  for (const char* k : {"busy_pct", "idle_pct", "kernel_busy_pct", "idle_breakdown_pct", "kernel_time_by_category_pct",
+                        "kernel_time_by_precision_pct"})
+    EXPECT_TRUE(g.contains(k)) << k;
+  for (const char* k : {"host_wait", "kernel_wait", "other"}) EXPECT_TRUE(g["idle_breakdown_pct"].contains(k)) << k;
+  for (const char* k : {"kernel_time_pct", "active_pct", "source"}) EXPECT_TRUE(r["tensor_cores"].contains(k)) << k;
+  for (const char* dim : {"compute_intensity", "memory_bandwidth", "instruction_efficiency", "data_locality",
+                          "task_parallelism"}) {
+    ASSERT_TRUE(r["matrix"].contains(dim)) << dim;
+    const json& m = r["matrix"][dim];
+    for (const char* k : {"status", "headline", "metrics", "findings"}) EXPECT_TRUE(m.contains(k)) << dim << "." << k;
+    for (const char* k : {"name", "value", "unit", "source"}) EXPECT_TRUE(m["headline"].contains(k)) << k;
+  }
+  ASSERT_EQ(r["checklist"].size(), 7u);
+  for (const json& c : r["checklist"])
+    for (const char* k : {"id", "status", "value", "threshold", "source", "evidence"}) EXPECT_TRUE(c.contains(k)) << k;
+  for (const json& f : r["findings"])
+    for (const char* k : {"id", "severity", "dimension", "checklist", "title", "evidence", "recommendation",
+                          "est_saving_pct"})
+      EXPECT_TRUE(f.contains(k)) << k;
+  ASSERT_TRUE(r["ranks"].is_array());
+  for (const json& rk : r["ranks"])
+    for (const char* k : {"rank", "steps", "gpu", "tensor_cores"}) EXPECT_TRUE(rk.contains(k)) << k;
+  EXPECT_TRUE(r["diagnostics"]["counters"].is_object());
+  EXPECT_TRUE(r["diagnostics"]["messages"].is_array());
+}
+
+class JsonReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HaveShared()) GTEST_SKIP() << "shared/traces not available";
+  }
+};
+
+TEST_F(JsonReportTest, ResNet50ReportHasContractAndPluginNumbers) {
+  json r = ReportFor({"traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"});
+  ExpectContract(r);
+  // tensorboard plugin golden (shared/traces/README.md): 6 steps, mean 177592 µs, 55.51%.
+  EXPECT_EQ(r["steps"]["count"], 6);
+  EXPECT_EQ(r["steps"]["source"], "profiler_step");
+  EXPECT_NEAR(r["steps"]["time_us"]["mean"].get<double>(), 177592, 1776);
+  EXPECT_NEAR(r["gpu"]["kernel_busy_pct"].get<double>(), 55.51, 0.5);
+  // Median of the six plugin totals (hand calculation): (175153 + 179733) / 2 = 177443.
+  EXPECT_NEAR(r["steps"]["time_us"]["median"].get<double>(), 177443, 2);
+  // busy + host_wait + kernel_wait + other = 100 (DESIGN.md).
+  const json& g = r["gpu"];
+  double total = g["busy_pct"].get<double>() + g["idle_breakdown_pct"]["host_wait"].get<double>() +
+                 g["idle_breakdown_pct"]["kernel_wait"].get<double>() + g["idle_breakdown_pct"]["other"].get<double>();
+  EXPECT_NEAR(total, 100.0, 1e-6);
+  EXPECT_NEAR(g["busy_pct"].get<double>() + g["idle_pct"].get<double>(), 100.0, 1e-6);
+  // The device this process used is the V100 (the trace lists all eight visible GPUs).
+  ASSERT_EQ(r["devices"].size(), 1u);
+  EXPECT_EQ(r["devices"][0]["name"], "Tesla V100-DGXS-32GB");
+  EXPECT_EQ(r["devices"][0]["compute_capability"], "7.0");
+  EXPECT_EQ(r["devices"][0]["vendor"], "nvidia");
+  EXPECT_EQ(r["environment"]["gpu"], "Tesla V100-DGXS-32GB");
+  // Category shares add up to 100.
+  double cat = 0;
+  for (const auto& [k, v] : r["gpu"]["kernel_time_by_category_pct"].items()) cat += v.get<double>();
+  EXPECT_NEAR(cat, 100.0, 1e-6);
+}
+
+TEST_F(JsonReportTest, AmdTraceIsMarkedNotNvidia) {
+  json r = ReportFor({"traces/kineto/hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz"});
+  ExpectContract(r);
+  ASSERT_FALSE(r["devices"].empty());
+  for (const json& d : r["devices"]) EXPECT_EQ(d["vendor"], "amd");
+}
+
+TEST_F(JsonReportTest, SeveralFilesAreRanksOfOneJob) {
+  json r = ReportFor({"traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz",
+                      "traces/kineto/tb_plugin/worker0.1623143566756.pt.trace.json.gz"});
+  ExpectContract(r);
+  ASSERT_EQ(r["ranks"].size(), 2u);
+  EXPECT_EQ(r["inputs"].size(), 2u);
+  // The job's step is the slower rank's step, so its mean is at least each rank's mean.
+  double job_mean = r["steps"]["time_us"]["mean"].get<double>();
+  for (const json& rk : r["ranks"]) EXPECT_GE(job_mean + 1e-6, rk["steps"]["time_us"]["mean"].get<double>());
+}
+
+TEST(JsonReport, NoGpuActivityIsSaidClearly) {
+  Trace t;
+  Range r;
+  r.start_ns = 0;
+  r.end_ns = 1000;
+  r.name = t.strings.Intern("step");
+  r.kind = RangeKind::kNvtx;
+  t.ranges.push_back(r);
+  t.metadata.format = SourceFormat::kAmptrace;
+  FinalizeTrace(t);
+  std::vector<Trace> traces{t};
+  JobAnalysis job = AnalyzeJob(traces, {});
+  json rep = BuildJsonReport(job, traces, {});
+  ExpectContract(rep);
+  EXPECT_EQ(rep["steps"]["count"], 1);
+  EXPECT_EQ(rep["steps"]["source"], "nvtx");
+  EXPECT_FALSE(rep["gpu"]["activity_recorded"].get<bool>());
+  EXPECT_EQ(rep["diagnostics"]["counters"]["no_gpu_activity"], 1);
+}
+
+TEST(JsonReport, WriteIsAtomic) {
+  std::string dir = ampscope::testing::MakeTempDir("ampscope_json");
+  EXPECT_TRUE(WriteJsonFile(json{{"a", 1}}, dir + "/r.json").ok());
+  EXPECT_EQ(json::parse(ampscope::testing::ReadFile(dir + "/r.json"))["a"], 1);
+  Status st = WriteJsonFile(json{{"a", 1}}, dir + "/missing/r.json");
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("missing/r.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ampscope
