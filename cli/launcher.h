@@ -1,0 +1,39 @@
+// Runs a command the way `ampscope record` needs: execvp (never a shell), extra environment,
+// signals forwarded, the child's exit status returned.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ampscope::cli {
+
+struct LaunchResult {
+  bool started = false;   // false: the program could not be executed (see exec_errno, error)
+  int exec_errno = 0;
+  std::string error;
+  int exit_code = -1;     // when it exited
+  int signal = 0;         // when a signal killed it
+  int pid = -1;
+};
+
+// Exit code a shell would report: the child's code, 128 + signal when killed, 127 when the
+// program was not found, 126 when it could not be executed.
+int ShellExitCode(const LaunchResult& r);
+
+// Finds `program` the way execvp will (PATH search unless it contains '/'); false if there is
+// no executable file by that name.
+bool FindProgram(const std::string& program, std::string* resolved);
+
+// Forks, sets `env` in the child, execvp(argv[0], argv). SIGINT, SIGTERM, SIGHUP and SIGQUIT
+// sent to this process are forwarded to the child (except terminal-generated ones, which the
+// terminal already delivered to the child's process group). Waits for the child.
+LaunchResult RunAndWait(const std::vector<std::string>& argv,
+                        const std::vector<std::pair<std::string, std::string>>& env);
+
+// The absolute path of libampscope_inject.so: $AMPSCOPE_INJECT_PATH, else next to the
+// ampscope binary, else ../collector/ (the build tree), else ../lib/ampscope/ (installed).
+// Empty when none exists; `tried` lists what was looked at.
+std::string FindInjectionLibrary(std::string* tried);
+
+}  // namespace ampscope::cli

@@ -1,0 +1,362 @@
+// ampscope record [-o DIR] [-f] [--steps N..M | --capture-range=nvtx --nvtx-capture=NAME]
+//                 [--step-range-name NAME] [--tensor-metrics] -- CMD ARGS...
+//
+// Runs CMD (execvp, never a shell) with the injection library set in CUDA_INJECTION64_PATH
+// and NVTX_INJECTION64_PATH, forwards signals, and exits with CMD's exit code (128+N when a
+// signal killed it). The collector in each CUDA/NVTX process writes
+// DIR/<host>.<pid>[.rank<RANK>].amptrace; afterwards this command writes DIR/session.json.
+//
+// Exit codes: CMD's own; 2 for a usage error or an unusable DIR (nothing is run); 127 when CMD
+// does not exist, 126 when it cannot be executed (as a shell would; nothing is left behind).
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/launcher.h"
+#include "trace/amptrace_reader.h"
+
+namespace ampscope::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ampscope record [-o DIR] [-f] [--steps N..M | --capture-range=nvtx --nvtx-capture=NAME]\n"
+    "                       [--step-range-name NAME] [--tensor-metrics] -- CMD ARGS...\n"
+    "\n"
+    "Runs CMD with the CUPTI/NVTX collector injected and records one .amptrace file per CUDA or\n"
+    "NVTX process into DIR, plus DIR/session.json.\n"
+    "\n"
+    "  -o, --output DIR         output directory (default ./ampscope-<YYYYmmdd-HHMMSS>)\n"
+    "  -f, --force              reuse an existing DIR (its .amptrace files and session.json are replaced)\n"
+    "  --steps N..M             record only steps N..M (0-based, inclusive), counted by the NVTX range\n"
+    "                           named by --step-range-name (default \"step\"); \"N\" or \"N..\" also work\n"
+    "  --step-range-name NAME   the NVTX range that marks a step\n"
+    "  --capture-range=nvtx     record only inside the first NVTX range named by --nvtx-capture\n"
+    "  --nvtx-capture NAME      that range's name\n"
+    "  --tensor-metrics         sample Tensor Core activity with CUPTI PM sampling (when the GPU and\n"
+    "                           permissions allow; otherwise a warning says why and the run goes on)\n"
+    "\n"
+    "Exit code: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable.\n";
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "ampscope record: %s\n(try 'ampscope record --help')\n", message.c_str());
+  return 2;
+}
+
+bool ValidStepRange(const std::string& s) {
+  size_t dots = s.find("..");
+  auto digits = [](const std::string& x) { return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos; };
+  if (dots == std::string::npos) return digits(s);
+  std::string a = s.substr(0, dots), b = s.substr(dots + 2);
+  if (!digits(a) || (!b.empty() && !digits(b))) return false;
+  return b.empty() || std::stoull(b) >= std::stoull(a);
+}
+
+std::string DefaultDir() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm;
+  localtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "ampscope-%Y%m%d-%H%M%S", &tm);
+  std::string dir = buf;
+  struct stat st;
+  for (int i = 2; stat(dir.c_str(), &st) == 0; ++i) dir = std::string(buf) + "-" + std::to_string(i);
+  return dir;
+}
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<std::string> ListAmptraceFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (EndsWith(name, ".amptrace")) files.push_back(name);
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// mkdir -p
+bool MakeDirs(const std::string& path, std::string* error) {
+  std::string partial;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      *error = partial + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *error = path + ": not a directory";
+    return false;
+  }
+  return true;
+}
+
+std::string JoinCommand(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    if (!a.empty() && a.find_first_of(" \t\n'\"\\$`") == std::string::npos) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+const char* SignalName(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGBUS: return "SIGBUS";
+    default: return "";
+  }
+}
+
+const char* SeverityText(AmpSeverity s) {
+  switch (s) {
+    case AmpSeverity::kInfo: return "info";
+    case AmpSeverity::kWarning: return "warning";
+    default: return "error";
+  }
+}
+
+int RunRecord(int argc, char** argv) {
+  std::string out_dir;
+  bool force = false;
+  std::string steps, step_range_name, capture_range, nvtx_capture;
+  bool tensor_metrics = false;
+  std::vector<std::string> command;
+
+  auto value = [&](int& i, const std::string& arg, const std::string& name, std::string* out) -> bool {
+    if (arg.size() > name.size() && arg.compare(0, name.size() + 1, name + "=") == 0) {
+      *out = arg.substr(name.size() + 1);
+      return true;
+    }
+    if (arg == name) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    }
+    return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      for (int j = i + 1; j < argc; ++j) command.push_back(argv[j]);
+      break;
+    }
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "-f" || arg == "--force") {
+      force = true;
+    } else if (arg == "--tensor-metrics") {
+      tensor_metrics = true;
+    } else if (value(i, arg, "-o", &out_dir) || value(i, arg, "--output", &out_dir) ||
+               value(i, arg, "--steps", &steps) || value(i, arg, "--step-range-name", &step_range_name) ||
+               value(i, arg, "--capture-range", &capture_range) || value(i, arg, "--nvtx-capture", &nvtx_capture)) {
+      continue;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return UsageError("unknown option '" + arg + "' (or it lacks its value)");
+    } else {
+      for (int j = i; j < argc; ++j) command.push_back(argv[j]);  // CMD without "--"
+      break;
+    }
+  }
+  if (command.empty()) return UsageError("no command to run (put it after --)");
+  if (!steps.empty() && !ValidStepRange(steps)) return UsageError("--steps '" + steps + "' is not N..M");
+  if (!capture_range.empty() && capture_range != "nvtx")
+    return UsageError("--capture-range '" + capture_range + "' is not supported (only 'nvtx')");
+  if (!nvtx_capture.empty()) capture_range = "nvtx";
+  if (capture_range == "nvtx" && nvtx_capture.empty()) return UsageError("--capture-range=nvtx needs --nvtx-capture NAME");
+  if (!steps.empty() && !nvtx_capture.empty()) return UsageError("--steps and --capture-range cannot be combined");
+
+  std::string tried;
+  const std::string library = FindInjectionLibrary(&tried);
+  if (library.empty()) {
+    std::fprintf(stderr, "ampscope record: cannot find libampscope_inject.so (looked at %s; set AMPSCOPE_INJECT_PATH)\n",
+                 tried.c_str());
+    return 2;
+  }
+  std::string program;
+  if (!FindProgram(command[0], &program)) {
+    std::fprintf(stderr, "ampscope record: cannot run '%s': no such executable%s\n", command[0].c_str(),
+                 command[0].find('/') == std::string::npos ? " in PATH" : "");
+    return 127;
+  }
+
+  // The output directory.
+  if (out_dir.empty()) out_dir = DefaultDir();
+  out_dir = Absolute(out_dir);
+  struct stat st;
+  bool created = false;
+  if (stat(out_dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return UsageError(out_dir + " exists and is not a directory");
+    if (!force) {
+      std::fprintf(stderr, "ampscope record: output directory %s already exists (use -f to reuse it)\n", out_dir.c_str());
+      return 2;
+    }
+    for (const std::string& f : ListAmptraceFiles(out_dir)) unlink((out_dir + "/" + f).c_str());
+    unlink((out_dir + "/session.json").c_str());
+  } else {
+    std::string error;
+    if (!MakeDirs(out_dir, &error)) {
+      std::fprintf(stderr, "ampscope record: cannot create the output directory: %s\n", error.c_str());
+      return 2;
+    }
+    created = true;
+  }
+
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"CUDA_INJECTION64_PATH", library},
+      {"NVTX_INJECTION64_PATH", library},
+      {"AMPSCOPE_OUTPUT_DIR", out_dir},
+  };
+  if (!steps.empty()) {
+    env.emplace_back("AMPSCOPE_STEPS", steps);
+    env.emplace_back("AMPSCOPE_STEP_RANGE_NAME", step_range_name.empty() ? "step" : step_range_name);
+  }
+  if (!nvtx_capture.empty()) env.emplace_back("AMPSCOPE_CAPTURE_NVTX", nvtx_capture);
+  if (tensor_metrics) env.emplace_back("AMPSCOPE_TENSOR_METRICS", "1");
+
+  const auto started = std::chrono::system_clock::now();
+  LaunchResult run = RunAndWait(command, env);
+  const auto ended = std::chrono::system_clock::now();
+  const int exit_code = ShellExitCode(run);
+  if (!run.started) {
+    std::fprintf(stderr, "ampscope record: cannot run '%s': %s\n", command[0].c_str(), run.error.c_str());
+    if (created) rmdir(out_dir.c_str());  // no partial output
+    return exit_code;
+  }
+
+  // session.json: what ran, how it ended, and what each process's file says about itself.
+  nlohmann::json session;
+  session["schema"] = "ampscope.session/1";
+  session["command"] = command;
+  session["command_line"] = JoinCommand(command);
+  session["output_dir"] = out_dir;
+  session["injection_library"] = library;
+  session["start_time_unix_s"] = std::chrono::duration<double>(started.time_since_epoch()).count();
+  session["duration_s"] = std::chrono::duration<double>(ended - started).count();
+  session["exit_code"] = exit_code;
+  session["signal"] = run.signal > 0 ? nlohmann::json(run.signal) : nlohmann::json(nullptr);
+  if (run.signal > 0) session["signal_name"] = SignalName(run.signal);
+  nlohmann::json options;
+  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(steps);
+  options["step_range_name"] = steps.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json(step_range_name.empty() ? "step" : step_range_name);
+  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(nvtx_capture);
+  options["tensor_metrics"] = tensor_metrics;
+  session["options"] = options;
+
+  nlohmann::json files = nlohmann::json::array();
+  nlohmann::json warnings = nlohmann::json::array();
+  uint64_t total_dropped = 0;
+  for (const std::string& name : ListAmptraceFiles(out_dir)) {
+    nlohmann::json f;
+    f["file"] = name;
+    auto summary = ReadAmptraceSummary(out_dir + "/" + name);
+    if (!summary.ok()) {
+      f["error"] = summary.status().message();
+      warnings.push_back({{"file", name}, {"code", "unreadable_file"}, {"severity", "error"},
+                          {"message", summary.status().message()}});
+      files.push_back(f);
+      continue;
+    }
+    const AmptraceSummary& s = summary.value();
+    const uint64_t dropped = s.stats.cupti_dropped_records + s.stats.buffers_refused + s.stats.nvtx_events_dropped;
+    total_dropped += dropped;
+    f["bytes"] = s.file_bytes;
+    f["pid"] = s.pid;
+    f["host"] = s.host;
+    f["rank"] = s.rank;
+    f["local_rank"] = s.local_rank;
+    f["world_size"] = s.world_size;
+    f["clean_end"] = s.clean_end;
+    f["records"] = s.records;
+    f["dropped_records"] = dropped;
+    f["cupti_dropped_records"] = s.stats.cupti_dropped_records;
+    f["buffers_refused"] = s.stats.buffers_refused;
+    f["nvtx_events_dropped"] = s.stats.nvtx_events_dropped;
+    nlohmann::json by_type = nlohmann::json::object();
+    for (const auto& [type, count] : s.records_by_type) by_type[AmpChunkTypeName(type)] = count;
+    f["records_by_type"] = by_type;
+    nlohmann::json fw = nlohmann::json::array();
+    for (const AmptraceWarning& w : s.warnings) {
+      fw.push_back({{"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
+      warnings.push_back({{"file", name}, {"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
+    }
+    if (!s.clean_end) {
+      std::string why = "the file has no footer: the process was killed or crashed before the collector closed it; "
+                        "it reads up to its last complete chunk";
+      warnings.push_back({{"file", name}, {"code", "truncated_file"}, {"severity", "warning"}, {"message", why}});
+    }
+    f["warnings"] = fw;
+    files.push_back(f);
+  }
+  if (files.empty())
+    warnings.push_back({{"file", nullptr}, {"code", "no_files"}, {"severity", "warning"},
+                        {"message", "no .amptrace file was written: the program neither initialized CUDA nor used "
+                                    "NVTX, or the collector could not write to the output directory"}});
+  session["files"] = files;
+  session["total_dropped_records"] = total_dropped;
+  session["warnings"] = warnings;
+
+  const std::string path = out_dir + "/session.json";
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << session.dump(2) << "\n";
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    std::fprintf(stderr, "ampscope record: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+  std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
+               exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");
+  return exit_code;
+}
+
+}  // namespace
+
+AMPSCOPE_REGISTER_COMMAND("record", "run a training command under the CUPTI/NVTX collector", RunRecord);
+
+}  // namespace ampscope::cli

@@ -1,0 +1,135 @@
+#include "collector/config.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace ampscope::collector {
+
+namespace {
+
+bool ParseInt(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+int32_t EnvInt(const char* name, int32_t fallback, std::vector<std::string>* problems) {
+  std::string v = Env(name);
+  if (v.empty()) return fallback;
+  int64_t x;
+  if (!ParseInt(v, &x) || x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max()) {
+    problems->push_back(std::string(name) + "='" + v + "' is not an integer; ignored");
+    return fallback;
+  }
+  return static_cast<int32_t>(x);
+}
+
+std::string ReadCommandLine() {
+  FILE* f = std::fopen("/proc/self/cmdline", "rb");
+  if (f == nullptr) return "";
+  std::string raw;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0 && raw.size() < 65536) raw.append(buf, n);
+  std::fclose(f);
+  std::string out;
+  size_t start = 0;
+  while (start < raw.size()) {
+    size_t end = raw.find('\0', start);
+    if (end == std::string::npos) end = raw.size();
+    std::string arg = raw.substr(start, end - start);
+    if (!out.empty()) out += ' ';
+    bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+    if (plain) {
+      out += arg;
+    } else {  // single-quote it the way a shell would read it back
+      out += '\'';
+      for (char c : arg) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SessionConfig::FilePath() const {
+  std::string path = output_dir.empty() ? std::string(".") : output_dir;
+  if (path.back() != '/') path += '/';
+  path += host + "." + std::to_string(pid);
+  if (rank >= 0) path += ".rank" + std::to_string(rank);
+  return path + ".amptrace";
+}
+
+bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last) {
+  size_t dots = text.find("..");
+  if (dots == std::string::npos) {
+    int64_t v;
+    if (!ParseInt(text, &v) || v < 0) return false;
+    *first = *last = v;
+    return true;
+  }
+  int64_t a, b = std::numeric_limits<int64_t>::max();
+  if (!ParseInt(text.substr(0, dots), &a) || a < 0) return false;
+  std::string rest = text.substr(dots + 2);
+  if (!rest.empty() && (!ParseInt(rest, &b) || b < a)) return false;
+  *first = a;
+  *last = b;
+  return true;
+}
+
+SessionConfig ConfigFromEnvironment(std::vector<std::string>* problems) {
+  SessionConfig c;
+  c.pid = static_cast<uint32_t>(getpid());
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0') {
+    c.host = host;
+  } else {
+    c.host = "localhost";
+  }
+  for (char& ch : c.host)  // the host name becomes part of a file name
+    if (ch == '/' || ch == '\0') ch = '_';
+  c.command_line = ReadCommandLine();
+  if (std::string dir = Env("AMPSCOPE_OUTPUT_DIR"); !dir.empty()) c.output_dir = dir;
+  c.rank = EnvInt("RANK", -1, problems);
+  c.local_rank = EnvInt("LOCAL_RANK", -1, problems);
+  c.world_size = EnvInt("WORLD_SIZE", -1, problems);
+
+  if (std::string steps = Env("AMPSCOPE_STEPS"); !steps.empty()) {
+    if (ParseStepRange(steps, &c.gate_first, &c.gate_last)) {
+      c.gate_range_name = Env("AMPSCOPE_STEP_RANGE_NAME");
+      if (c.gate_range_name.empty()) c.gate_range_name = "step";
+    } else {
+      problems->push_back("AMPSCOPE_STEPS='" + steps + "' is not N..M; recording everything");
+    }
+  } else if (std::string capture = Env("AMPSCOPE_CAPTURE_NVTX"); !capture.empty()) {
+    c.gate_range_name = capture;
+    c.gate_first = c.gate_last = 0;
+  }
+  const std::string tm = Env("AMPSCOPE_TENSOR_METRICS");
+  c.tensor_metrics = !tm.empty() && tm != "0";
+  if (int32_t us = EnvInt("AMPSCOPE_PM_INTERVAL_US", 0, problems); us > 0)
+    c.pm_sample_interval_ns = static_cast<uint32_t>(us) * 1000u;
+  const std::string drv = Env("AMPSCOPE_DRIVER_API");
+  c.record_driver_api = !drv.empty() && drv != "0";
+  if (int32_t mb = EnvInt("AMPSCOPE_BUFFER_MB", 0, problems); mb > 0 && mb <= 256) c.buffer_bytes = size_t(mb) << 20;
+  if (int32_t n = EnvInt("AMPSCOPE_MAX_BUFFERS", 0, problems); n > 0 && n <= 4096) c.max_buffers = size_t(n);
+  if (int32_t ms = EnvInt("AMPSCOPE_FLUSH_MS", 0, problems); ms > 0) c.flush_interval_ms = ms;
+  return c;
+}
+
+}  // namespace ampscope::collector
