@@ -6,14 +6,8 @@
 #include <regex>
 #include <unordered_map>
 
-#if __has_include("analyzers/precision.h")
-#include "analyzers/precision.h"
-#define AMPSCOPE_HAVE_PRECISION 1
-#endif
-#if __has_include("analyzers/diagnosis.h")
 #include "analyzers/diagnosis.h"
-#define AMPSCOPE_HAVE_DIAGNOSIS 1
-#endif
+#include "analyzers/precision.h"
 
 namespace ampscope {
 
@@ -625,12 +619,8 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
   ra.extra["gpu_activity_recorded"] = !no_gpu_activity;
 
-#ifdef AMPSCOPE_HAVE_PRECISION
   AnalyzePrecision(trace, ra);
-#endif
-#ifdef AMPSCOPE_HAVE_DIAGNOSIS
   Diagnose(trace, options, ra);
-#endif
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
   return ra;

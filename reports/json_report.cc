@@ -8,10 +8,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#if __has_include("analyzers/gpu_peaks.h")
 #include "analyzers/gpu_peaks.h"
-#define AMPSCOPE_HAVE_GPU_PEAKS 1
-#endif
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -285,7 +282,7 @@ json FindingsSection(const RankAnalysis& ra) {
   return out;
 }
 
-json DeviceJson(const Device& d) {
+json DeviceJson(const Device& d, const std::string& gpu_override) {
   json dev = {{"id", d.id},
               {"name", d.name},
               {"vendor", GpuVendorName(d.vendor)},
@@ -295,15 +292,13 @@ json DeviceJson(const Device& d) {
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
-#ifdef AMPSCOPE_HAVE_GPU_PEAKS
-  if (const GpuPeak* p = FindGpuPeak(d.name)) {
+  if (const GpuPeak* p = LookupGpuPeak(gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override))) {
     peak = {{"fp16_tflops", p->fp16_tflops},
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
             {"hbm_gbs", p->hbm_gbs},
-            {"matched", p->name}};
+            {"matched", p->id}};
   }
-#endif
   dev["peak"] = peak;
   return dev;
 }
@@ -352,7 +347,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   report["inputs"] = inputs;
 
   json devices = json::array();
-  for (const Device& d : analysis.devices) devices.push_back(DeviceJson(d));
+  for (const Device& d : analysis.devices) devices.push_back(DeviceJson(d, options.gpu_override));
   report["devices"] = devices;
 
   // Environment fingerprint for `ampscope gate`.

@@ -1,0 +1,169 @@
+// `ampscope analyze` as a user runs it: outputs on good input; on bad input one line naming
+// the file and the byte offset, exit code 2, and no output file left behind.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace {
+
+using ampscope::testing::BinaryPath;
+using ampscope::testing::HaveShared;
+using ampscope::testing::MakeTempDir;
+using ampscope::testing::ReadFile;
+using ampscope::testing::SharedPath;
+using ampscope::testing::WriteFile;
+
+struct RunResult {
+  int exit_code;
+  std::string out;  // stdout + stderr
+};
+
+RunResult RunAmpscope(const std::string& args) {
+  std::string cmd = BinaryPath("cli/ampscope") + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+std::string Gzip(const std::string& data) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(compressBound(data.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = data.size();
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = out.size();
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+const char* kSmallTrace = R"({"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5,
+  "args": {"correlation": 7, "External id": 3}},
+ {"ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 120, "dur": 20,
+  "args": {"correlation": 7, "device": 0, "stream": 7, "External id": 3}}
+]})";
+
+void ExpectOneLineError(const RunResult& r, const std::string& file, const std::string& what_regex) {
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  // Exactly one line, naming the file and a byte offset.
+  std::string text = r.out;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  EXPECT_EQ(text.find('\n'), std::string::npos) << r.out;
+  EXPECT_NE(text.find(file), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(text, std::regex(what_regex))) << r.out;
+}
+
+class AnalyzeCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = MakeTempDir("ampscope_cli"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  bool NoOutputs() const {
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      if (e.path().filename().string().rfind("out", 0) == 0) return false;
+    return true;
+  }
+  std::string dir_;
+};
+
+TEST_F(AnalyzeCli, WritesReportAndSummary) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/report.json --no-color");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  nlohmann::json rep = nlohmann::json::parse(ReadFile(dir_ + "/report.json"));
+  EXPECT_EQ(rep["schema"], "ampscope.report/1");
+  EXPECT_EQ(rep["steps"]["count"], 1);
+  // Hand calculation: the step [100, 150) µs holds one 20 µs kernel => 40% busy.
+  EXPECT_NEAR(rep["gpu"]["kernel_busy_pct"].get<double>(), 40.0, 1e-9);
+  EXPECT_FALSE(r.out.empty());  // the terminal summary
+}
+
+TEST_F(AnalyzeCli, MissingFile) {
+  RunResult r = RunAmpscope("analyze " + dir_ + "/nope.json -o " + dir_ + "/out.json");
+  ExpectOneLineError(r, "nope.json", "cannot open|No such file");
+  EXPECT_TRUE(NoOutputs());
+}
+
+TEST_F(AnalyzeCli, NotJson) {
+  WriteFile(dir_ + "/bad.json", "this is not json at all");
+  RunResult r = RunAmpscope("analyze " + dir_ + "/bad.json -o " + dir_ + "/out.json --html " + dir_ + "/out.html");
+  ExpectOneLineError(r, "bad.json", "byte [0-9]+");
+  EXPECT_TRUE(NoOutputs());
+}
+
+TEST_F(AnalyzeCli, TruncatedJson) {
+  std::string t = kSmallTrace;
+  WriteFile(dir_ + "/trunc.json", t.substr(0, t.size() / 2));
+  RunResult r = RunAmpscope("analyze " + dir_ + "/trunc.json -o " + dir_ + "/out.json");
+  ExpectOneLineError(r, "trunc.json", "byte [0-9]+.*(truncated|unexpected end)");
+  EXPECT_TRUE(NoOutputs());
+}
+
+TEST_F(AnalyzeCli, TruncatedGzip) {
+  std::string gz = Gzip(kSmallTrace);
+  WriteFile(dir_ + "/trunc.json.gz", gz.substr(0, gz.size() - 20));
+  RunResult r = RunAmpscope("analyze " + dir_ + "/trunc.json.gz -o " + dir_ + "/out.json");
+  ExpectOneLineError(r, "trunc.json.gz", "byte [0-9]+.*truncated");
+  EXPECT_TRUE(NoOutputs());
+}
+
+TEST_F(AnalyzeCli, WrongTypes) {
+  WriteFile(dir_ + "/types.json",
+            R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": "soon", "dur": 3}]})");
+  RunResult r = RunAmpscope("analyze " + dir_ + "/types.json -o " + dir_ + "/out.json");
+  ExpectOneLineError(r, "types.json", "byte [0-9]+");
+  EXPECT_TRUE(NoOutputs());
+  WriteFile(dir_ + "/top.json", "[1, 2, 3]");
+  ExpectOneLineError(RunAmpscope("analyze " + dir_ + "/top.json -o " + dir_ + "/out.json"), "top.json", "byte [0-9]+");
+}
+
+TEST_F(AnalyzeCli, NonsenseTimes) {
+  WriteFile(dir_ + "/times.json",
+            R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1e300, "dur": 3}]})");
+  RunResult r = RunAmpscope("analyze " + dir_ + "/times.json -o " + dir_ + "/out.json");
+  ExpectOneLineError(r, "times.json", "byte [0-9]+");
+  EXPECT_TRUE(NoOutputs());
+}
+
+TEST_F(AnalyzeCli, SurvivableOdditiesAreCounted) {
+  // A negative duration and a kernel whose correlation has no runtime call are counted in
+  // diagnostics, not fatal.
+  WriteFile(dir_ + "/odd.json", R"({"traceEvents": [
+   {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50},
+   {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 130, "dur": -4, "args": {"correlation": 99, "stream": 7, "device": 0}},
+   {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 120, "dur": 5, "args": {"correlation": 98, "stream": 7, "device": 0}}
+  ]})");
+  RunResult r = RunAmpscope("analyze " + dir_ + "/odd.json -q -o " + dir_ + "/report.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  nlohmann::json rep = nlohmann::json::parse(ReadFile(dir_ + "/report.json"));
+  const nlohmann::json& c = rep["diagnostics"]["counters"];
+  EXPECT_GE(c.value("negative_duration", 0), 1) << c.dump();
+  EXPECT_GE(c.value("unmatched_correlation", 0), 1) << c.dump();
+  EXPECT_GE(c.value("unsorted_events", 0), 1) << c.dump();
+}
+
+TEST_F(AnalyzeCli, UsageErrors) {
+  EXPECT_EQ(RunAmpscope("").exit_code, 2);
+  EXPECT_EQ(RunAmpscope("analyze").exit_code, 2);
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/t.json --steps 5..2").exit_code, 2);
+  EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/t.json --step-pattern '(['").exit_code, 2);
+}
+
+}  // namespace
