@@ -1,0 +1,57 @@
+// Reading ampscope JSON reports ("ampscope.report/1") for the gate and the diff, and the few
+// file helpers the gate's CLI needs. Knows only the report contract (DESIGN.md and
+// docs/report_schema.md), never the analyzers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/status.h"
+
+namespace ampscope::gate {
+
+inline constexpr const char* kReportSchema = "ampscope.report/1";
+
+// Parses JSON text. On a syntax error the message is one line:
+//   "<display_name>: invalid JSON at byte <offset>: <what the parser expected>"
+// where <offset> is nlohmann's parse_error::byte (1-based position of the bad byte).
+StatusOr<nlohmann::json> ParseJsonText(std::string_view text, const std::string& display_name);
+
+// Reads and parses a JSON file ("cannot read <path>: <errno text>" when it cannot be opened).
+StatusOr<nlohmann::json> LoadJsonFile(const std::string& path);
+
+// How much of the contract a consumer needs.
+enum class ReportUse {
+  kGate,  // schema, steps.durations_us, gate_metrics, environment, checklist, findings
+  kDiff,  // schema only: everything else is shown as "n/a" when absent
+};
+
+// Checks the schema string and the types of the fields `use` relies on. Errors name the file
+// and the JSON pointer of the offending field, e.g.
+//   "b.json: /steps/durations_us/3: expected a finite number >= 0, got string".
+Status ValidateReport(const nlohmann::json& report, const std::string& display_name, ReportUse use);
+
+// LoadJsonFile + ValidateReport.
+StatusOr<nlohmann::json> LoadReport(const std::string& path, ReportUse use);
+
+// Lenient accessors for already-validated reports: a missing field or a field of another type
+// gives nullopt / nullptr, never an exception.
+const nlohmann::json* FindPath(const nlohmann::json& root, std::string_view pointer);
+std::optional<double> NumberAt(const nlohmann::json& root, std::string_view pointer);
+std::optional<std::string> StringAt(const nlohmann::json& root, std::string_view pointer);
+// steps.durations_us (µs per step), in report order.
+std::vector<double> StepDurationsUs(const nlohmann::json& report);
+
+// Writes several files so that either all of them appear or none does: each is written to a
+// temporary file next to its target and renamed only after every write succeeded.
+struct OutputFile {
+  std::string path;
+  std::string contents;
+};
+Status WriteFilesAtomically(const std::vector<OutputFile>& files);
+
+}  // namespace ampscope::gate
