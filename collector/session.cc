@@ -145,12 +145,12 @@ Status Session::Open() {
   return Status::Ok();
 }
 
-void Session::Warn(const std::string& code, const std::string& message, bool print) {
+void Session::Warn(const std::string& code, const std::string& message, bool print, AmpSeverity severity) {
   std::lock_guard<std::mutex> lock(warn_mu_);
   for (const std::string& c : warning_codes_)
     if (c == code) return;  // once per code
   warning_codes_.push_back(code);
-  if (writer_) writer_->AddWarning(AmpSeverity::kWarning, code, message);
+  if (writer_) writer_->AddWarning(severity, code, message);
   if (print && config_.print_warnings && !printed_) {
     printed_ = true;
     // One write() to fd 2: never touches the program's stdio buffers or their locks.
@@ -619,7 +619,7 @@ void Session::Finish(bool from_signal) {
     Warn("no_cuda_activity",
          "no CUDA activity was recorded: the program never initialized CUDA (or there is no driver); "
          "only NVTX ranges are in this file",
-         false);
+         false, AmpSeverity::kInfo);
   if (!config_.gate_range_name.empty() && gate_count_.load() <= config_.gate_first)
     Warn("capture_range_not_reached",
          "the recording window never opened: NVTX range '" + config_.gate_range_name + "' occurred " +

@@ -77,7 +77,9 @@ class Session {
 
   // Records a warning in the file; the first one with print=true also goes to stderr as one
   // line starting with "ampscope:".
-  void Warn(const std::string& code, const std::string& message, bool print);
+  // `severity`: kInfo for facts about the run that lose no data (e.g. a CPU-only program).
+  void Warn(const std::string& code, const std::string& message, bool print,
+            AmpSeverity severity = AmpSeverity::kWarning);
 
   // CUPTI callbacks, reached through static trampolines.
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);

@@ -12,8 +12,8 @@ if [ "${1:-}" = "--asan" ]; then
   extra=(-DAMPSCOPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DAMPSCOPE_BUILD_BENCH=OFF)
 fi
 
-scripts/setup.sh --browser
+scripts/setup.sh --browser --libtorch
 jobs=$(nproc)
-cmake -S . -B "$build" -G Ninja -DAMPSCOPE_WERROR=ON "${extra[@]}"
+cmake -S . -B "$build" -G Ninja -DAMPSCOPE_WERROR=ON -DAMPSCOPE_BUILD_EXAMPLES=ON "${extra[@]}"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
