@@ -41,12 +41,6 @@ bool ParseStepRange(const std::string& text, AnalysisOptions& options) {
   return !(options.first_step && options.last_step && *options.last_step < *options.first_step);
 }
 
-bool UseColor() {
-  if (std::getenv("NO_COLOR") != nullptr) return false;
-  const char* term = std::getenv("TERM");
-  if (term != nullptr && std::string(term) == "dumb") return false;
-  return isatty(STDOUT_FILENO) != 0;
-}
 
 int RunAnalyze(int argc, char** argv) {
   CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON or .amptrace files; several files are ranks of one job."};
@@ -138,7 +132,7 @@ int RunAnalyze(int argc, char** argv) {
       !write_stream(perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }))
     return 2;
 
-  if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && UseColor()).c_str(), stdout);
+  if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
   return 0;
 }
 
