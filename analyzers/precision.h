@@ -1,0 +1,35 @@
+// Precision mix, Tensor Core use, casts and op-level precision, from the kernel classifier
+// (trace/kernel_classifier.h) and, when the trace has them, the cpu_op events.
+//
+// Only kernels whose start lies in the analysed step windows count (the union of
+// ra.steps.steps; the whole trace when there are no steps). See docs/classifier.md.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "analyzers/analysis.h"
+
+namespace ampscope {
+
+// Fills ra.tensor_cores and ra.precision (JSON objects, fields in docs/classifier.md) and
+// ra.top_kernels, and ra.gpu.kernel_time_by_category_ns / kernel_time_by_precision_ns if they
+// are still all zero.
+void AnalyzePrecision(const Trace& trace, RankAnalysis& ra);
+
+// Per-distinct-kernel aggregation over the window, sorted by total time (descending, then name).
+// Used by `ampscope kernels` and the reports.
+std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalysis& steps);
+
+// ---- building blocks (exposed for tests) ----
+
+// True for ops whose math can run on Tensor Cores: autocast's lower-precision CUDA list
+// (aten/src/ATen/autocast_mode.h), the TensorBoard plugin's TC_OP_Allowlist (tensor_core.py),
+// their in-place/backward forms and the autograd backward nodes (MmBackward0, ConvolutionBackward0 ...).
+bool IsTensorCoreEligibleOp(std::string_view op_name);
+
+// Ops the TensorBoard plugin leaves out of "all ops" (node.py is_operator_node): the DataLoader's
+// __next__, Optimizer.*, (Distributed)DataParallel.forward, ProfilerStep#N.
+bool IsExcludedFromOpKernelTime(std::string_view op_name);
+
+}  // namespace ampscope
