@@ -1,0 +1,742 @@
+// Unit tests of the diagnosis rules on small hand-built traces: each [heur] threshold of
+// analyzers/diagnosis.h is tested on both sides, with the expected numbers worked out by hand
+// in the comments. The full pipeline (core analyzers + precision + diagnosis) runs on them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analyzers/analyze.h"
+#include "analyzers/diagnosis.h"
+#include "analyzers/gpu_peaks.h"
+#include "trace/trace_model.h"
+
+namespace ampscope {
+namespace {
+
+using namespace diagnosis;
+
+constexpr TimeNs kUs = 1000;
+
+// Real kernel names (shared/reference/kernel_names.tsv).
+const char* kTcGemm = "ampere_fp16_s16816gemm_fp16_128x64_ldg8_f2f_stages_64x4_tn";
+const char* kSgemm = "ampere_sgemm_128x64_tn";
+const char* kAdd = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<long>, std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<long>, std::array<char*, 2ul>)";
+const char* kLayerNorm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)";
+const char* kNchwToNhwc = "nchwToNhwcKernel";
+const char* kConv = "sm80_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize256x64x32_stage3_warpsize4x1x1_g1_tensor16x8x16_execute_kernel__5x_cudnn";
+const char* kNccl = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+const char* kUnscale = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::UnaryOpFunctor<float, 1, 1, 0>, at::native::_amp_foreach_non_finite_check_and_unscale_cuda_(c10::ArrayRef<at::Tensor>, at::Tensor&, at::Tensor const&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::UnaryOpFunctor<float, 1, 1, 0>, at::native::_amp_foreach_non_finite_check_and_unscale_cuda_(c10::ArrayRef<at::Tensor>, at::Tensor&, at::Tensor const&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1})";
+const char* kUpdate = "at::native::amp_update_scale_cuda_kernel(float*, int*, float*, double, double, int)";
+const char* kForeach = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>";
+
+// Builds a one-GPU trace (an A100-SXM4-80GB) event by event; times in µs.
+class TraceBuilder {
+ public:
+  TraceBuilder() {
+    Device d;
+    d.id = 0;
+    d.name = "NVIDIA A100-SXM4-80GB";
+    d.vendor = GpuVendor::kNvidia;
+    d.cc_major = 8;
+    d.cc_minor = 0;
+    d.sm_count = 108;
+    d.total_memory_bytes = 84990623744;
+    t_.devices.push_back(d);
+    t_.metadata.format = SourceFormat::kKineto;
+    t_.metadata.rank = 0;
+    t_.metadata.world_size = 1;
+  }
+  void Step(int n, double start_us, double end_us) { AddRange("ProfilerStep#" + std::to_string(n), start_us, end_us); }
+  void AddRange(const std::string& name, double s, double e, int64_t tid = 1) {
+    Range r;
+    r.start_ns = Ns(s);
+    r.end_ns = Ns(e);
+    r.pid = 1;
+    r.tid = tid;
+    r.name = t_.strings.Intern(name);
+    r.kind = RangeKind::kCpuAnnotation;
+    t_.ranges.push_back(r);
+  }
+  int64_t Api(const std::string& name, double s, double e, int64_t tid = 1) {
+    ApiCall a;
+    a.start_ns = Ns(s);
+    a.end_ns = Ns(e);
+    a.correlation = next_corr_++;
+    a.pid = 1;
+    a.tid = tid;
+    a.name = t_.strings.Intern(name);
+    t_.api_calls.push_back(a);
+    return a.correlation;
+  }
+  // A kernel launched at `launch_us` (a 3 µs cudaLaunchKernel) running [start, start + dur).
+  void Kernel(const std::string& name, double launch_us, double start_us, double dur_us, int stream = 7) {
+    const int64_t corr = Api("cudaLaunchKernel", launch_us, launch_us + 3);
+    KernelEvent k;
+    k.start_ns = Ns(start_us);
+    k.end_ns = Ns(start_us + dur_us);
+    k.correlation = corr;
+    k.name = t_.strings.Intern(name);
+    k.device = 0;
+    k.stream = stream;
+    t_.kernels.push_back(k);
+  }
+  // A back-to-back run of kernels on stream 7, each launched 5 µs before the previous ends.
+  double Run(const std::string& name, double start_us, int n, double dur_us, double gap_us = 1) {
+    double t = start_us;
+    for (int i = 0; i < n; ++i) {
+      Kernel(name, std::max(0.0, t - 5), t, dur_us);
+      t += dur_us + gap_us;
+    }
+    return t;
+  }
+  void Memcpy(MemcpyKind kind, MemoryKind src, MemoryKind dst, uint64_t bytes, double api_s, double api_e, double s, double dur) {
+    const int64_t corr = Api("cudaMemcpyAsync", api_s, api_e);
+    MemcpyEvent m;
+    m.start_ns = Ns(s);
+    m.end_ns = Ns(s + dur);
+    m.correlation = corr;
+    m.bytes = bytes;
+    m.device = 0;
+    m.stream = 7;
+    m.kind = kind;
+    m.src_kind = src;
+    m.dst_kind = dst;
+    t_.memcpys.push_back(m);
+  }
+  void Op(const std::string& name, double s, double e, const std::string& types = "", const std::string& dims = "", int64_t ext = -1) {
+    CpuOp o;
+    o.start_ns = Ns(s);
+    o.end_ns = Ns(e);
+    o.pid = 1;
+    o.tid = 1;
+    o.external_id = ext;
+    o.name = t_.strings.Intern(name);
+    if (!types.empty()) o.input_types = t_.strings.Intern(types);
+    if (!dims.empty()) o.input_dims = t_.strings.Intern(dims);
+    t_.cpu_ops.push_back(o);
+  }
+  void Memory(double t_us, int64_t allocated, int64_t reserved) {
+    MemoryEvent m;
+    m.time_ns = Ns(t_us);
+    m.bytes = 1;
+    m.total_allocated = allocated;
+    m.total_reserved = reserved;
+    m.device = 0;
+    t_.memory_events.push_back(m);
+  }
+  Trace& trace() { return t_; }
+  RankAnalysis Analyze() {
+    FinalizeTrace(t_);
+    auto ra = AnalyzeTrace(t_, AnalysisOptions{});
+    EXPECT_TRUE(ra.ok());
+    return std::move(ra).value();
+  }
+
+ private:
+  static TimeNs Ns(double us) { return static_cast<TimeNs>(us * 1000.0 + 0.5); }
+  Trace t_;
+  int64_t next_corr_ = 1;
+};
+
+const Finding* FindFinding(const RankAnalysis& ra, const std::string& id) {
+  for (const Finding& f : ra.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+const ChecklistItem& Check(const RankAnalysis& ra, const std::string& id) {
+  for (const ChecklistItem& c : ra.checklist)
+    if (c.id == id) return c;
+  static ChecklistItem none;
+  ADD_FAILURE() << "no checklist item " << id;
+  return none;
+}
+const DimensionResult& Dim(const RankAnalysis& ra, const std::string& id) {
+  for (const DimensionResult& d : ra.matrix)
+    if (d.id == id) return d;
+  static DimensionResult none;
+  ADD_FAILURE() << "no dimension " << id;
+  return none;
+}
+
+// ---------------------------------------------------------------------------------------
+// Shape of the output
+
+TEST(Diagnosis, MatrixAndChecklistHaveEveryEntryInDesignOrder) {
+  TraceBuilder b;
+  b.Step(1, 0, 1000);
+  b.Run(kTcGemm, 10, 9, 100);
+  RankAnalysis ra = b.Analyze();
+  ASSERT_EQ(ra.matrix.size(), 5u);
+  const char* dims[] = {"compute_intensity", "memory_bandwidth", "instruction_efficiency", "data_locality", "task_parallelism"};
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(ra.matrix[i].id, dims[i]);
+  ASSERT_EQ(ra.checklist.size(), 7u);
+  const char* items[] = {"tensor_core_utilization", "autocast_coverage", "grad_scaler", "kernel_fusion",
+                         "data_pipeline", "distributed_sync", "memory_fragmentation"};
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(ra.checklist[i].id, items[i]);
+}
+
+TEST(Diagnosis, EmptyTraceIsUnknownWithHowToKnow) {
+  TraceBuilder b;
+  RankAnalysis ra = b.Analyze();
+  EXPECT_EQ(Check(ra, "tensor_core_utilization").status, CheckStatus::kUnknown);
+  EXPECT_FALSE(Check(ra, "tensor_core_utilization").how_to_know.empty());
+  EXPECT_EQ(Dim(ra, "compute_intensity").status, DimensionStatus::kUnknown);
+  EXPECT_FALSE(Dim(ra, "compute_intensity").headline.value.has_value());
+  EXPECT_TRUE(ra.findings.empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Tensor Cores: pass >= 70% [proj], fail < 35% [heur]
+
+// One step of 1000 µs: `tc_us` of fp16 GEMM then (900 - tc_us) of layer norm kernels.
+RankAnalysis TcMix(double tc_us) {
+  TraceBuilder b;
+  b.Step(1, 0, 1000);
+  double t = b.Run(kTcGemm, 10, 1, tc_us, 0);
+  b.Run(kLayerNorm, t, 1, 900 - tc_us, 0);
+  return b.Analyze();
+}
+
+TEST(Diagnosis, TensorCoreUtilizationThresholds) {
+  EXPECT_EQ(Check(TcMix(72 * 9), "tensor_core_utilization").status, CheckStatus::kPass);  // 72%
+  EXPECT_EQ(Check(TcMix(68 * 9), "tensor_core_utilization").status, CheckStatus::kWarn);  // 68%
+  EXPECT_EQ(Check(TcMix(37 * 9), "tensor_core_utilization").status, CheckStatus::kWarn);  // 37%
+  EXPECT_EQ(Check(TcMix(33 * 9), "tensor_core_utilization").status, CheckStatus::kFail);  // 33%
+  EXPECT_EQ(Dim(TcMix(72 * 9), "compute_intensity").status, DimensionStatus::kGood);
+  EXPECT_EQ(Dim(TcMix(50 * 9), "compute_intensity").status, DimensionStatus::kWarn);
+  EXPECT_EQ(Dim(TcMix(20 * 9), "compute_intensity").status, DimensionStatus::kBad);
+  EXPECT_NEAR(*Check(TcMix(72 * 9), "tensor_core_utilization").value, 72.0, 0.5);
+}
+
+TEST(Diagnosis, AmpNotInUseWhenGemmsRunOnCudaCores) {
+  // 600 µs of fp32 sgemm, 300 µs of other kernels, 1000 µs step, A100: the estimate is
+  // 600 * (1 - 19.5 / 312) = 562.5 µs = 56.25% of the step.
+  TraceBuilder b;
+  b.Step(1, 0, 1000);
+  double t = b.Run(kSgemm, 10, 1, 600, 0);
+  b.Run(kLayerNorm, t, 1, 300, 0);
+  RankAnalysis ra = b.Analyze();
+  const Finding* f = FindFinding(ra, "amp_not_in_use");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 56.25, 0.1);
+  EXPECT_EQ(f->severity, FindingSeverity::kCritical);
+  EXPECT_EQ(Check(ra, "tensor_core_utilization").status, CheckStatus::kFail);
+  EXPECT_EQ(Check(ra, "autocast_coverage").status, CheckStatus::kFail);
+  EXPECT_EQ(ra.findings.front().id, "amp_not_in_use");
+}
+
+TEST(Diagnosis, Fp32SimtGemmShareBothSides) {
+  // GEMM time 1000 µs of which 9% (no finding) or 11% (finding) is sgemm.
+  for (double simt : {90.0, 110.0}) {
+    TraceBuilder b;
+    b.Step(1, 0, 1200);
+    double t = b.Run(kTcGemm, 10, 1, 1000 - simt, 0);
+    b.Run(kSgemm, t, 1, simt, 0);
+    RankAnalysis ra = b.Analyze();
+    const Finding* f = FindFinding(ra, "fp32_gemm_outside_autocast");
+    if (simt < 100) {
+      EXPECT_EQ(f, nullptr);
+      EXPECT_NE(Check(ra, "autocast_coverage").status, CheckStatus::kFail);
+    } else {
+      ASSERT_NE(f, nullptr);
+      EXPECT_EQ(Check(ra, "autocast_coverage").status, CheckStatus::kFail);
+      // 110 * (1 - 19.5/312) = 103.1 µs of 1200 µs = 8.59%
+      EXPECT_NEAR(f->est_saving_pct, 8.59, 0.05);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Host-device syncs: > 1 per step beyond GradScaler's [heur]
+
+// Two steps; each has `syncs` .item()-like syncs (D2H to pageable + stream sync) after a
+// 200 µs GEMM; after each sync the host runs 100 µs of Python before launching the next GEMM.
+// Per sync (GEMM launched at t, ends at e = t + 205): D2H copy on the GPU [e+2, e+4], sync
+// point [t+10, e+9], next launch at e+109, its kernel starts at e+114: a 110 µs host_wait gap
+// opened inside the sync. A step is 10 + 314 * syncs + 100 + 8 µs long.
+double SyncStepUs(int syncs) { return 10 + 314.0 * syncs + 108; }
+RankAnalysis SyncSteps(int syncs, bool scaler_first) {
+  TraceBuilder b;
+  const double len = SyncStepUs(syncs);
+  for (int s = 0; s < 2; ++s) {
+    const double base = s * len;
+    b.Step(s, base, base + len);
+    double t = base + 10;
+    for (int i = 0; i < syncs; ++i) {
+      // GEMM 200 µs launched at t, then the host waits for it.
+      b.Kernel(i == 0 && scaler_first ? kUnscale : kTcGemm, t, t + 5, 200);
+      const double end = t + 205;
+      b.Memcpy(MemcpyKind::kDtoH, MemoryKind::kDevice, MemoryKind::kPageable, 4, t + 10, end + 6, end + 2, 2);
+      b.Api("cudaStreamSynchronize", end + 7, end + 9);
+      t = end + 109;  // 100 µs of Python before the next launch
+    }
+    b.Run(kTcGemm, t, 1, 100);
+  }
+  return b.Analyze();
+}
+
+TEST(Diagnosis, HostSyncThresholdBothSides) {
+  // 1 sync per step beyond none: not flagged.
+  EXPECT_EQ(FindFinding(SyncSteps(1, false), "host_device_sync"), nullptr);
+  // 2 per step beyond GradScaler's (3 with the scaler's first): flagged.
+  RankAnalysis ra = SyncSteps(3, true);
+  const Finding* f = FindFinding(ra, "host_device_sync");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->evidence["syncs_per_step_beyond_scaler"].get<double>(), 2.0, 1e-9);
+  EXPECT_EQ(f->evidence["grad_scaler_syncs"].get<int64_t>(), 2);
+  // 3 per step with the first being GradScaler's = 2 beyond: flagged; 2 per step with the
+  // first GradScaler's = 1 beyond: not flagged.
+  EXPECT_EQ(FindFinding(SyncSteps(2, true), "host_device_sync"), nullptr);
+  EXPECT_NE(FindFinding(SyncSteps(2, false), "host_device_sync"), nullptr);
+}
+
+TEST(Diagnosis, HostSyncSavingIsTheIdleItOpened) {
+  // Per step: 3 syncs opening gaps of 110, 110 and 105 µs (the step's last GEMM is launched by
+  // Run() 5 µs before it starts): 325 µs of a 1060 µs step = 30.66%. GPU busy
+  // 3 * 200 + 3 * 2 (copies) + 100 = 706 µs = 66.6%, so the bound 100 - 66.6 = 33.4% does not bite.
+  RankAnalysis ra = SyncSteps(3, false);
+  const Finding* f = FindFinding(ra, "host_device_sync");
+  ASSERT_NE(f, nullptr);
+  const double idle = f->evidence["idle_after_syncs_pct"].get<double>();
+  EXPECT_NEAR(idle, 100.0 * 325 / SyncStepUs(3), 0.01);
+  EXPECT_NEAR(f->est_saving_pct, idle, 0.01);
+  EXPECT_EQ(f->severity, FindingSeverity::kCritical);
+  EXPECT_EQ(ra.findings.front().id, "host_device_sync");
+}
+
+// ---------------------------------------------------------------------------------------
+// Saving ladder: < 0.5% nothing, < 3% info, < 15% warning, >= 15% critical [heur]
+
+TEST(Diagnosis, LayoutTransformThresholdAndSeverityLadder) {
+  // Conv 1000 µs per step of 2000 µs; transposes of 40 µs (4% of conv: no finding) or
+  // 60 µs (6%: finding with 60/2000 = 3% saving -> warning) or 50 µs (5% exactly: none).
+  auto run = [](double transpose_us) {
+    TraceBuilder b;
+    b.Step(1, 0, 2000);
+    double t = b.Run(kNchwToNhwc, 10, 1, transpose_us, 0);
+    b.Run(kConv, t, 1, 1000, 0);
+    return b.Analyze();
+  };
+  EXPECT_EQ(FindFinding(run(40), "layout_transforms"), nullptr);
+  EXPECT_EQ(FindFinding(run(50), "layout_transforms"), nullptr);
+  const RankAnalysis ra = run(60);
+  const Finding* f = FindFinding(ra, "layout_transforms");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 3.0, 0.01);
+  EXPECT_EQ(f->severity, FindingSeverity::kWarning);
+  EXPECT_EQ(Dim(ra, "data_locality").status, DimensionStatus::kWarn);
+  // 58 µs: 2.9% -> info, dimension stays good.
+  const RankAnalysis ra2 = run(58);
+  ASSERT_NE(FindFinding(ra2, "layout_transforms"), nullptr);
+  EXPECT_EQ(FindFinding(ra2, "layout_transforms")->severity, FindingSeverity::kInfo);
+  EXPECT_EQ(Dim(ra2, "data_locality").status, DimensionStatus::kGood);
+}
+
+// ---------------------------------------------------------------------------------------
+// Fusion: runs of >= 3 memory-bound kernels [proj]
+
+TEST(Diagnosis, ElementwiseChainsOfThreeButNotTwo) {
+  // GEMM, then a run of `n` 100 µs adds, then GEMM; repeated 4 times in a 2000 µs step.
+  auto run = [](int n) {
+    TraceBuilder b;
+    b.Step(1, 0, 2000);
+    double t = 10;
+    for (int r = 0; r < 4; ++r) {
+      t = b.Run(kTcGemm, t, 1, 100);
+      t = b.Run(kAdd, t, n, 100);
+    }
+    b.Run(kTcGemm, t, 1, 100);
+    return b.Analyze();
+  };
+  EXPECT_EQ(FindFinding(run(2), "unfused_elementwise_chains"), nullptr);
+  RankAnalysis ra = run(3);
+  const Finding* f = FindFinding(ra, "unfused_elementwise_chains");
+  ASSERT_NE(f, nullptr);
+  // Each chain: 3 x 100 µs minus the longest (100) = 200 µs; the 1 µs gaps inside are
+  // kernel_wait (the GPU's own launch latency), not host-launch idle. 4 chains = 800 µs of
+  // 2000 µs = 40%.
+  EXPECT_NEAR(f->est_saving_pct, 40.0, 0.01);
+  EXPECT_EQ(Check(ra, "kernel_fusion").status, CheckStatus::kFail);
+  EXPECT_EQ(Dim(ra, "memory_bandwidth").status, DimensionStatus::kBad);
+}
+
+TEST(Diagnosis, UnfusedOptimizerNeedsManyPerParameterKernels) {
+  // Optimizer.step range with `n` per-parameter add kernels of 5 µs launched every 15 µs.
+  auto run = [](int n, bool foreach) {
+    TraceBuilder b;
+    b.Step(1, 0, 3000);
+    b.Run(kTcGemm, 10, 1, 1000);
+    b.AddRange("Optimizer.step#AdamW.step", 1100, 1100 + 15.0 * n + 20);
+    for (int i = 0; i < n; ++i) {
+      const double l = 1110 + 15.0 * i;
+      b.Kernel(foreach ? kForeach : kAdd, l, l + 5, 5);
+    }
+    return b.Analyze();
+  };
+  EXPECT_EQ(FindFinding(run(31, false), "unfused_optimizer"), nullptr);
+  EXPECT_EQ(FindFinding(run(64, true), "unfused_optimizer"), nullptr);  // multi_tensor_apply: fused
+  RankAnalysis ra = run(64, false);
+  const Finding* f = FindFinding(ra, "unfused_optimizer");
+  ASSERT_NE(f, nullptr);
+  // GPU span 63*15 + 5 = 950 µs, busy 64*5 = 320 µs: idle 630 µs of 3000 = 21%.
+  EXPECT_NEAR(f->est_saving_pct, 21.0, 0.1);
+  EXPECT_EQ(Check(ra, "kernel_fusion").status, CheckStatus::kFail);
+}
+
+// ---------------------------------------------------------------------------------------
+// Task parallelism: busy >= 80 good [heur], < 50 bad [nsys]/[kineto]
+
+TEST(Diagnosis, BusyThresholdsForTaskParallelism) {
+  auto run = [](double busy_us) {
+    TraceBuilder b;
+    b.Step(1, 0, 1000);
+    b.Run(kTcGemm, 0, 1, busy_us, 0);
+    return b.Analyze();
+  };
+  EXPECT_EQ(Dim(run(810), "task_parallelism").status, DimensionStatus::kGood);
+  EXPECT_EQ(Dim(run(790), "task_parallelism").status, DimensionStatus::kWarn);
+  EXPECT_EQ(Dim(run(510), "task_parallelism").status, DimensionStatus::kWarn);
+  EXPECT_EQ(Dim(run(490), "task_parallelism").status, DimensionStatus::kBad);
+  EXPECT_NEAR(*Dim(run(810), "task_parallelism").headline.value, 81.0, 0.01);
+}
+
+TEST(Diagnosis, LaunchBoundNeedsSmallKernelsAndLowUtilization) {
+  // `n` kernels of `dur` µs launched every `period` µs in a 2000 µs step.
+  auto run = [](double dur, int n, double period) {
+    TraceBuilder b;
+    b.Step(1, 0, 2000);
+    for (int i = 0; i < n; ++i) {
+      const double l = 5 + period * i;
+      b.Kernel(kAdd, l, l + 4, dur);
+    }
+    return b.Analyze();
+  };
+  // 5 µs kernels every 20 µs: 100% under 10 µs, busy 25% -> launch-bound.
+  RankAnalysis ra = run(5, 100, 20);
+  const Finding* f = FindFinding(ra, "launch_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Dim(ra, "instruction_efficiency").status, DimensionStatus::kBad);
+  // idle between launches: 2000 - 500 busy, minus the leading 9 µs (no launch yet counts too)
+  EXPECT_GT(f->est_saving_pct, 70.0);
+  EXPECT_LE(f->est_saving_pct, 75.0);
+  // 12 µs kernels every 30 µs: none under 10 µs, busy 60 * 12 / 2000 = 36% -> not launch-bound,
+  // low utilization instead.
+  RankAnalysis ra2 = run(12, 60, 30);
+  EXPECT_EQ(FindFinding(ra2, "launch_bound"), nullptr);
+  EXPECT_NE(FindFinding(ra2, "low_gpu_utilization"), nullptr);
+}
+
+// ---------------------------------------------------------------------------------------
+// Data pipeline: DataLoader > 5% of step [kineto]
+
+TEST(Diagnosis, DataLoaderShareBothSides) {
+  // A 2000 µs step starting with a DataLoader range of `dl` µs while the GPU is idle; the
+  // first kernel is launched 5 µs after the range ends (a runtime call inside the range would
+  // take precedence over it, as in the plugin's breakdown).
+  auto run = [](double dl) {
+    TraceBuilder b;
+    b.Step(1, 0, 2000);
+    b.AddRange("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, dl);
+    b.Run(kTcGemm, dl + 10, 1, 2000 - dl - 20, 0);
+    return b.Analyze();
+  };
+  RankAnalysis low = run(90);  // 4.5%
+  EXPECT_EQ(FindFinding(low, "dataloader_bottleneck"), nullptr);
+  EXPECT_EQ(Check(low, "data_pipeline").status, CheckStatus::kPass);
+  RankAnalysis high = run(110);  // 5.5%
+  const Finding* f = FindFinding(high, "dataloader_bottleneck");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 5.5, 0.01);
+  EXPECT_EQ(Check(high, "data_pipeline").status, CheckStatus::kFail);
+  EXPECT_NEAR(*Check(high, "data_pipeline").value, 5.5, 0.01);
+}
+
+TEST(Diagnosis, IdleAtStepStartWithoutDataLoaderRange) {
+  auto run = [](double idle) {
+    TraceBuilder b;
+    b.Step(1, 0, 2000);
+    b.Run(kTcGemm, idle - 5, 1, 2000 - idle - 10, 0);
+    return b.Analyze();
+  };
+  EXPECT_EQ(FindFinding(run(90), "gpu_idle_at_step_start"), nullptr);   // 4.5%
+  const RankAnalysis ra = run(110);                                     // 5.5%
+  ASSERT_NE(FindFinding(ra, "gpu_idle_at_step_start"), nullptr);
+  EXPECT_EQ(Check(ra, "data_pipeline").status, CheckStatus::kFail);
+}
+
+TEST(Diagnosis, PageableCopiesAreAlwaysReported) {
+  // One 16 MB pageable H2D copy of 2500 µs; a pinned 16 MB copy in the same trace ran at
+  // 16 MB / 800 µs = 20.97 GB/s, so the pageable one would take 800 µs: saving 1700 µs.
+  TraceBuilder b;
+  b.Step(1, 0, 10000);
+  b.Memcpy(MemcpyKind::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 16 << 20, 5, 12, 10, 800);
+  b.Memcpy(MemcpyKind::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 16 << 20, 815, 3320, 815, 2500);
+  b.Run(kTcGemm, 3320, 1, 6600);
+  RankAnalysis ra = b.Analyze();
+  const Finding* f = FindFinding(ra, "pageable_h2d_copies");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 17.0, 0.2);
+  EXPECT_EQ(Check(ra, "data_pipeline").status, CheckStatus::kWarn);
+}
+
+// ---------------------------------------------------------------------------------------
+// GradScaler
+
+// `n` steps of 1000 µs from step number `first`: unscale + update kernels each step, an
+// Optimizer.step range with a foreach kernel unless the step is in `skipped`.
+RankAnalysis ScalerSteps(int first, int n, const std::vector<int>& skipped, bool scaler = true, const char* gemm = kTcGemm) {
+  TraceBuilder b;
+  for (int i = 0; i < n; ++i) {
+    const double base = 1000.0 * i;
+    b.Step(first + i, base, base + 1000);
+    double t = b.Run(gemm, base + 5, 1, 500);
+    if (scaler) t = b.Run(kUnscale, t, 1, 20);
+    if (std::find(skipped.begin(), skipped.end(), first + i) == skipped.end()) {
+      b.AddRange("Optimizer.step#AdamW.step", t - 5, t + 40);
+      t = b.Run(kForeach, t, 1, 30);
+    }
+    if (scaler) b.Run(kUpdate, t, 1, 2);
+  }
+  return b.Analyze();
+}
+
+TEST(Diagnosis, GradScalerSkipsAtStartMeanInitScaleTooHigh) {
+  // Steps 0..1 skipped (2 = kStartSkipsMin): flagged; only step 0 skipped: not an init-scale problem.
+  RankAnalysis ra = ScalerSteps(0, 6, {0, 1});
+  const Finding* f = FindFinding(ra, "grad_scaler_init_scale_too_high");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence["inferred_scale_factor_too_high"].get<double>(), 4.0);
+  EXPECT_EQ(Check(ra, "grad_scaler").status, CheckStatus::kFail);
+  EXPECT_EQ(FindFinding(ScalerSteps(0, 6, {0}), "grad_scaler_init_scale_too_high"), nullptr);
+  // The same skips late in training (steps 100, 101) are steady-state skips instead.
+  RankAnalysis late = ScalerSteps(100, 6, {100, 101});
+  EXPECT_EQ(FindFinding(late, "grad_scaler_init_scale_too_high"), nullptr);
+  EXPECT_NE(FindFinding(late, "grad_scaler_skipped_steps"), nullptr);
+}
+
+TEST(Diagnosis, GradScalerSkipRateAfterWarmup) {
+  // 120 steps after warm-up with one skip = 0.83% (<= 1%: pass); two skips = 1.67%: flagged.
+  RankAnalysis one = ScalerSteps(20, 120, {50});
+  EXPECT_EQ(FindFinding(one, "grad_scaler_skipped_steps"), nullptr);
+  EXPECT_EQ(Check(one, "grad_scaler").status, CheckStatus::kPass);
+  RankAnalysis two = ScalerSteps(20, 120, {50, 70});
+  const Finding* f = FindFinding(two, "grad_scaler_skipped_steps");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->evidence["skip_rate_pct"].get<double>(), 1.67, 0.01);
+  // Two wasted 1000 µs steps out of 120: 1.67% of the window.
+  EXPECT_NEAR(f->est_saving_pct, 1.67, 0.01);
+  EXPECT_EQ(Check(two, "grad_scaler").status, CheckStatus::kFail);
+}
+
+TEST(Diagnosis, Fp16WithoutScalerAndBf16WithScaler) {
+  RankAnalysis no_scaler = ScalerSteps(20, 3, {}, /*scaler=*/false);
+  ASSERT_NE(FindFinding(no_scaler, "fp16_without_grad_scaler"), nullptr);
+  EXPECT_EQ(Check(no_scaler, "grad_scaler").status, CheckStatus::kFail);
+  const char* bf16 = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn";
+  RankAnalysis bf = ScalerSteps(20, 3, {}, /*scaler=*/true, bf16);
+  const Finding* f = FindFinding(bf, "grad_scaler_with_bf16");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kInfo);
+  EXPECT_EQ(Check(bf, "grad_scaler").status, CheckStatus::kPass);
+  RankAnalysis bf_plain = ScalerSteps(20, 3, {}, /*scaler=*/false, bf16);
+  EXPECT_EQ(Check(bf_plain, "grad_scaler").status, CheckStatus::kNotApplicable);
+}
+
+// ---------------------------------------------------------------------------------------
+// Distributed: overlap < 50% and exposed >= 5% [heur]; communication > 10% [kineto]
+
+RankAnalysis CommStep(double comm_us, double overlapped_us) {
+  TraceBuilder b;
+  b.trace().metadata.world_size = 2;
+  b.Step(1, 0, 2000);
+  // compute 0..1500; the all-reduce ends at 1500 + (comm - overlapped)
+  b.Run(kTcGemm, 0, 1, 1500, 0);
+  const double start = 1500 - overlapped_us;
+  b.Kernel(kNccl, start - 10, start, comm_us, 20);
+  return b.Analyze();
+}
+
+TEST(Diagnosis, ExposedCommunicationBothSides) {
+  // 300 µs all-reduce: 100 overlapped (33%), 200 exposed = 10% of the step -> fail.
+  RankAnalysis bad = CommStep(300, 100);
+  const Finding* f = FindFinding(bad, "exposed_communication");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 10.0, 0.01);
+  EXPECT_EQ(Check(bad, "distributed_sync").status, CheckStatus::kFail);
+  // 300 µs with 290 overlapped (97%): exposed 0.5% -> pass; communication 15% -> info "heavy".
+  RankAnalysis good = CommStep(300, 290);
+  EXPECT_EQ(FindFinding(good, "exposed_communication"), nullptr);
+  EXPECT_NE(FindFinding(good, "communication_heavy"), nullptr);
+  EXPECT_EQ(Check(good, "distributed_sync").status, CheckStatus::kWarn);
+  // 150 µs, 140 overlapped: 7.5% comm, exposed 0.5%: pass.
+  EXPECT_EQ(Check(CommStep(150, 140), "distributed_sync").status, CheckStatus::kPass);
+  // Single process, no NCCL: not applicable.
+  EXPECT_EQ(Check(TcMix(800), "distributed_sync").status, CheckStatus::kNotApplicable);
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory: peak > 90% [kineto], fragmentation >= 30% and >= 1 GiB [heur], churn after warm-up
+
+TEST(Diagnosis, MemoryPeakAndFragmentation) {
+  auto run = [](double peak_frac, double reserved_frac) {
+    TraceBuilder b;
+    b.Step(1, 0, 1000);
+    b.Run(kTcGemm, 5, 1, 900);
+    const double cap = 84990623744.0;
+    b.Memory(10, static_cast<int64_t>(peak_frac * cap), static_cast<int64_t>(reserved_frac * cap));
+    return b.Analyze();
+  };
+  EXPECT_EQ(FindFinding(run(0.89, 0.89), "memory_peak_near_capacity"), nullptr);
+  RankAnalysis peak = run(0.91, 0.91);
+  ASSERT_NE(FindFinding(peak, "memory_peak_near_capacity"), nullptr);
+  EXPECT_EQ(Check(peak, "memory_fragmentation").status, CheckStatus::kFail);
+  // Reserved 0.50, allocated 0.36: 28% unallocated -> none; allocated 0.34: 32% -> info (reserved not near capacity).
+  EXPECT_EQ(FindFinding(run(0.36, 0.50), "allocator_fragmentation"), nullptr);
+  const RankAnalysis frag = run(0.34, 0.50);
+  ASSERT_NE(FindFinding(frag, "allocator_fragmentation"), nullptr);
+  EXPECT_EQ(FindFinding(frag, "allocator_fragmentation")->severity, FindingSeverity::kInfo);
+  EXPECT_EQ(Check(frag, "memory_fragmentation").status, CheckStatus::kWarn);
+  // Near capacity: warning.
+  EXPECT_EQ(FindFinding(run(0.55, 0.93), "allocator_fragmentation")->severity, FindingSeverity::kWarning);
+}
+
+TEST(Diagnosis, AllocationCallsInTheFirstStepAreWarmup) {
+  auto run = [](bool in_second_step) {
+    TraceBuilder b;
+    b.Step(1, 0, 1000);
+    b.Step(2, 1000, 2000);
+    b.Run(kTcGemm, 5, 1, 900);
+    b.Run(kTcGemm, 1005, 1, 900);
+    b.Api("cudaMalloc", in_second_step ? 1500 : 500, in_second_step ? 1550 : 550);
+    return b.Analyze();
+  };
+  EXPECT_EQ(FindFinding(run(false), "allocation_churn"), nullptr);
+  EXPECT_EQ(Check(run(false), "memory_fragmentation").status, CheckStatus::kPass);
+  ASSERT_NE(FindFinding(run(true), "allocation_churn"), nullptr);
+}
+
+TEST(Diagnosis, UnknownMemoryStatusSaysHowToKnow) {
+  // Kernels but no runtime calls and no [memory] events.
+  TraceBuilder b;
+  b.Step(1, 0, 1000);
+  KernelEvent k;
+  k.start_ns = 10'000;
+  k.end_ns = 900'000;
+  k.name = b.trace().strings.Intern(kTcGemm);
+  k.device = 0;
+  k.stream = 7;
+  b.trace().kernels.push_back(k);
+  RankAnalysis ra = b.Analyze();
+  const ChecklistItem& m = Check(ra, "memory_fragmentation");
+  EXPECT_EQ(m.status, CheckStatus::kUnknown);
+  EXPECT_NE(m.how_to_know.find("profile_memory=True"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// GEMM efficiency: < 30% of peak on GEMMs of >= 1 GFLOP [heur]
+
+RankAnalysis GemmCall(int64_t m, int64_t n, int64_t k, double dur_us) {
+  TraceBuilder b;
+  b.Step(1, 0, 2 * dur_us + 100);
+  const std::string dims = "[[" + std::to_string(m) + "," + std::to_string(k) + "],[" + std::to_string(k) + "," + std::to_string(n) + "]]";
+  b.Op("aten::mm", 1, 6, "[\"c10::Half\",\"c10::Half\"]", dims, 77);
+  b.Kernel(kTcGemm, 2, 10, dur_us);
+  b.trace().kernels.back().external_id = 77;
+  b.Run(kTcGemm, 20 + dur_us, 1, dur_us);  // an unattributed GEMM of the same length
+  return b.Analyze();
+}
+
+TEST(Diagnosis, LowGemmTflopsBothSides) {
+  // 4096^3: 2*4096^3 = 137.4 GFLOP. At 312 TFLOP/s peak, 31% takes 1421 µs; 29% takes 1519 µs.
+  EXPECT_EQ(FindFinding(GemmCall(4096, 4096, 4096, 1421), "low_gemm_tflops"), nullptr);
+  RankAnalysis low = GemmCall(4096, 4096, 4096, 1519);
+  const Finding* f = FindFinding(low, "low_gemm_tflops");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->evidence["large_gemm_efficiency_pct"].get<double>(), 29.0, 0.1);
+  // Target 30%: saving 1519 - 1468.2 = 50.8 µs of 3138 µs = 1.62%.
+  EXPECT_NEAR(f->est_saving_pct, 1.62, 0.05);
+  // Small GEMMs (< 1 GFLOP) are never judged: 512^3 = 0.27 GFLOP at 1% of peak.
+  RankAnalysis small = GemmCall(512, 512, 512, 900);
+  EXPECT_EQ(FindFinding(small, "low_gemm_tflops"), nullptr);
+  EXPECT_TRUE(Dim(small, "compute_intensity").metrics["large_gemm_efficiency_pct"].is_null());
+}
+
+TEST(Diagnosis, GemmEfficiencyUnknownWithoutShapes) {
+  RankAnalysis ra = TcMix(800);
+  const DimensionResult& d = Dim(ra, "compute_intensity");
+  EXPECT_TRUE(d.metrics["large_gemm_efficiency_pct"].is_null());
+  EXPECT_NE(d.metrics["large_gemm_efficiency_unavailable"].get<std::string>().find("record_shapes=True"), std::string::npos);
+  EXPECT_NE(d.metrics["tensor_active_unavailable"].get<std::string>().find("--tensor-metrics"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory-bound vs GEMM time: > 1 warn, > 2 bad [heur]
+
+TEST(Diagnosis, MemoryBoundVersusGemmTime) {
+  auto run = [](double gemm, double mem) {
+    TraceBuilder b;
+    b.Step(1, 0, 2000);
+    double t = b.Run(kTcGemm, 5, 1, gemm, 0);
+    b.Run(kLayerNorm, t, 1, mem, 0);
+    return b.Analyze();
+  };
+  EXPECT_EQ(Dim(run(900, 850), "memory_bandwidth").status, DimensionStatus::kGood);
+  EXPECT_EQ(Dim(run(850, 900), "memory_bandwidth").status, DimensionStatus::kWarn);
+  EXPECT_EQ(Dim(run(600, 1190), "memory_bandwidth").status, DimensionStatus::kWarn);
+  EXPECT_EQ(Dim(run(590, 1200), "memory_bandwidth").status, DimensionStatus::kBad);
+}
+
+// ---------------------------------------------------------------------------------------
+// Ranking
+
+TEST(Diagnosis, FindingsAreRankedBySaving) {
+  RankAnalysis ra = SyncSteps(3, false);
+  for (size_t i = 1; i < ra.findings.size(); ++i) EXPECT_GE(ra.findings[i - 1].est_saving_pct, ra.findings[i].est_saving_pct);
+}
+
+// ---------------------------------------------------------------------------------------
+// GPU peak table
+
+TEST(GpuPeaks, DeviceNamesMapToTableRows) {
+  // Names as CUDA reports them (deviceProperties in the shared traces and NVIDIA docs).
+  struct Case {
+    const char* name;
+    const char* row;
+  } cases[] = {{"NVIDIA A100-SXM4-80GB", "A100-80GB-SXM4"}, {"NVIDIA A100-SXM4-40GB", "A100-40GB-SXM4"},
+               {"NVIDIA A100 80GB PCIe", "A100-80GB-PCIe"}, {"Tesla V100-DGXS-32GB", "V100-SXM2-16/32GB"},
+               {"Tesla V100-SXM2-32GB", "V100-SXM2-16/32GB"}, {"Tesla V100-PCIE-16GB", "V100-PCIe"},
+               {"NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"}, {"NVIDIA H100 PCIe", "H100-PCIe-80GB"},
+               {"NVIDIA H200", "H200-SXM-141GB"}, {"NVIDIA L4", "L4-24GB"}, {"NVIDIA GeForce RTX 4090", "RTX-4090"},
+               {"Tesla T4", "T4-16GB"}, {"a100-80gb-sxm4", "A100-80GB-SXM4"}};
+  for (const Case& c : cases) {
+    const GpuPeak* p = LookupGpuPeak(c.name);
+    ASSERT_NE(p, nullptr) << c.name;
+    EXPECT_EQ(p->id, c.row) << c.name;
+  }
+  EXPECT_EQ(LookupGpuPeak("NVIDIA L40S"), nullptr);
+  EXPECT_EQ(LookupGpuPeak("AMD Instinct MI250X"), nullptr);
+  // Values from shared/reference/gpu_peaks.tsv.
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA A100-SXM4-80GB")->fp16_tflops, 312);
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA A100-SXM4-80GB")->hbm_gbs, 2039);
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("Tesla V100-DGXS-32GB")->fp32_tflops, 15.7);
+  EXPECT_FALSE(LookupGpuPeak("Tesla V100-DGXS-32GB")->bf16);
+}
+
+TEST(GpuPeaks, ParsesTheSharedTableFormat) {
+  const std::string tsv =
+      "# comment\n"
+      "gpu\tfp16_bf16_tc_dense\ttf32_tc_dense\tfp32_simt\thbm_gbs\tnvlink_gbs\tpcie\tverified\tsource\n"
+      "V100-PCIe\t112\tn/a\t14\t900\tn/a\tGen3 32\tD\tx\n"
+      "RTX-4090\t165.2 (fp32-acc); 330.3 (fp16-acc)\t82.6\t82.6\t1008\tn/a\tGen4 64\tY\tx\n";
+  auto rows = ParseGpuPeaksTsv(tsv, "t.tsv");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows.value().size(), 2u);
+  EXPECT_DOUBLE_EQ(rows.value()[0].tf32_tflops, 0);
+  EXPECT_DOUBLE_EQ(rows.value()[0].pcie_gbs, 32);
+  EXPECT_DOUBLE_EQ(rows.value()[1].fp16_tflops, 165.2);
+  EXPECT_FALSE(ParseGpuPeaksTsv("gpu\tx\nA\t1\t2\n", "bad.tsv").ok());
+}
+
+}  // namespace
+}  // namespace ampscope

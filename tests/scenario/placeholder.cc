@@ -1,1 +1,0 @@
-// placeholder until this module lands; delete when adding real sources
