@@ -86,13 +86,18 @@ void FinalizeTrace(Trace& trace) {
   resorted += SortIfNeeded(trace.memsets, [](const MemsetEvent& e) { return e.start_ns; });
   resorted += SortIfNeeded(trace.api_calls, [](const ApiCall& e) { return e.start_ns; });
   resorted += SortIfNeeded(trace.syncs, [](const SyncEvent& e) { return e.start_ns; });
-  // Ranges: by start, longer (enclosing) first so depth can be computed with a stack.
-  std::stable_sort(trace.ranges.begin(), trace.ranges.end(), [](const Range& a, const Range& b) {
+  // Ranges and ops: by start, longer (enclosing) first so depth can be computed with a stack.
+  auto enclosing_first = [](const auto& a, const auto& b) {
     return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
-  });
-  std::stable_sort(trace.cpu_ops.begin(), trace.cpu_ops.end(), [](const CpuOp& a, const CpuOp& b) {
-    return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
-  });
+  };
+  if (!std::is_sorted(trace.ranges.begin(), trace.ranges.end(), enclosing_first)) {
+    std::stable_sort(trace.ranges.begin(), trace.ranges.end(), enclosing_first);
+    ++resorted;
+  }
+  if (!std::is_sorted(trace.cpu_ops.begin(), trace.cpu_ops.end(), enclosing_first)) {
+    std::stable_sort(trace.cpu_ops.begin(), trace.cpu_ops.end(), enclosing_first);
+    ++resorted;
+  }
   resorted += SortIfNeeded(trace.memory_events, [](const MemoryEvent& e) { return e.time_ns; });
   resorted += SortIfNeeded(trace.counters, [](const CounterSample& e) { return e.time_ns; });
   if (resorted > 0)
