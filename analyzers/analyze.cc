@@ -8,14 +8,11 @@
 
 #include "analyzers/diagnosis.h"
 #include "analyzers/precision.h"
+#include "base/strings.h"
 
 namespace ampscope {
 
 namespace {
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
 
 constexpr size_t kMaxSyncPoints = 10000;
 

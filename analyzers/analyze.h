@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 

@@ -11,8 +11,10 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
+#include "base/units.h"
 #include "cli/command.h"
 #include "trace/trace_reader.h"
+
 
 namespace ampscope::cli {
 
@@ -20,8 +22,6 @@ namespace {
 
 constexpr size_t kDefaultTableRows = 50;  // table rows when --top is not given (--json: all)
 constexpr size_t kNameWidth = 110;        // name column width in the table unless --wide
-
-double Us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
 
 const char* TcShort(TensorCoreUse t) {
   switch (t) {
@@ -90,10 +90,10 @@ int RunKernels(int argc, char** argv) {
       nlohmann::json o = {
           {"name", k.name_str},
           {"count", k.count},
-          {"total_us", Us(k.total_ns)},
-          {"mean_us", k.count ? Us(k.total_ns) / static_cast<double>(k.count) : 0.0},
-          {"min_us", Us(k.min_ns)},
-          {"max_us", Us(k.max_ns)},
+          {"total_us", NsToUs(k.total_ns)},
+          {"mean_us", k.count ? NsToUs(k.total_ns) / static_cast<double>(k.count) : 0.0},
+          {"min_us", NsToUs(k.min_ns)},
+          {"max_us", NsToUs(k.max_ns)},
           {"share_pct", total_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total_ns) : 0.0},
           {"category", KernelCategoryName(k.cls.category)},
           {"precision", PrecisionName(k.cls.precision)},
@@ -110,16 +110,16 @@ int RunKernels(int argc, char** argv) {
   }
 
   std::printf("%s: %llu kernels, %zu distinct, %.3f ms kernel time (%s)\n", path.c_str(),
-              static_cast<unsigned long long>(total_count), kernels.size(), Us(total_ns) / 1000.0,
+              static_cast<unsigned long long>(total_count), kernels.size(), NsToUs(total_ns) / 1000.0,
               in_steps ? (steps.steps.empty() ? "no steps detected: whole trace" : "inside the steps") : "whole trace");
   std::printf("%7s %12s %8s %10s  %-16s %-9s %-3s  %s\n", "share%", "total_us", "count", "mean_us", "category",
               "precision", "TC", "name");
   for (size_t i = 0; i < limit; ++i) {
     const KernelSummary& k = kernels[i];
     double share = total_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total_ns) : 0.0;
-    double mean = k.count ? Us(k.total_ns) / static_cast<double>(k.count) : 0.0;
+    double mean = k.count ? NsToUs(k.total_ns) / static_cast<double>(k.count) : 0.0;
     std::string name = wide ? k.name_str : Clip(k.name_str, kNameWidth);
-    std::printf("%7.2f %12.1f %8llu %10.2f  %-16s %-9s %-3s  %s\n", share, Us(k.total_ns),
+    std::printf("%7.2f %12.1f %8llu %10.2f  %-16s %-9s %-3s  %s\n", share, NsToUs(k.total_ns),
                 static_cast<unsigned long long>(k.count), mean, KernelCategoryName(k.cls.category),
                 PrecisionName(k.cls.precision), TcShort(k.cls.tensor_core), name.c_str());
     if (explain) std::printf("%*s  rule %s\n", 68, "", DescribeKernelRule(k.cls.rule).c_str());

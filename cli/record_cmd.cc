@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
 #include "trace/amptrace_reader.h"
@@ -82,10 +83,6 @@ std::string Absolute(const std::string& path) {
   char cwd[4096];
   if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
   return std::string(cwd) + "/" + path;
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::vector<std::string> ListAmptraceFiles(const std::string& dir) {

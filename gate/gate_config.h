@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope::gate {
 

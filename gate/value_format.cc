@@ -66,11 +66,4 @@ std::string FormatRelativeChange(double base, double current) {
   return fmt::format("{:+.1f}%", (current - base) / std::fabs(base) * 100.0);
 }
 
-size_t DisplayWidth(const std::string& text) {
-  size_t width = 0;
-  for (unsigned char c : text)
-    if ((c & 0xC0) != 0x80) ++width;  // count lead bytes, not continuation bytes
-  return width;
-}
-
 }  // namespace ampscope::gate

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "base/strings.h"
 #include "gate/gate_config.h"
 
 namespace ampscope::gate {
@@ -20,7 +21,7 @@ std::string FormatDelta(double delta, MetricUnit unit);
 // "+10.0%"; "n/a" when the base is 0.
 std::string FormatRelativeChange(double base, double current);
 
-// Display width of a UTF-8 string (code points; the tables use no wide characters).
-size_t DisplayWidth(const std::string& text);
+// Display width of a UTF-8 string: the one definition is in base/strings.h.
+using ::ampscope::DisplayWidth;
 
 }  // namespace ampscope::gate

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
+#include "base/status.h"
 #include "trace/trace_model.h"
 
 namespace ampscope {

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+
 #include <unistd.h>
 
 #include "analyzers/gpu_peaks.h"
+#include "base/units.h"
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -25,8 +27,6 @@ constexpr const char* kDimensionIds[] = {"compute_intensity", "memory_bandwidth"
 constexpr const char* kChecklistIds[] = {"tensor_core_utilization", "autocast_coverage", "grad_scaler",
                                          "kernel_fusion", "data_pipeline", "distributed_sync",
                                          "memory_fragmentation"};
-
-double Us(TimeNs ns) { return static_cast<double>(ns) / 1e3; }
 
 json Pct(TimeNs part, TimeNs whole) {
   if (whole <= 0) return nullptr;
@@ -53,12 +53,12 @@ json StepsSection(const RankAnalysis& ra) {
   std::vector<double> durations;
   json windows = json::array();
   for (const StepWindow& s : ra.steps.steps) {
-    durations.push_back(Us(s.duration_ns()));
+    durations.push_back(NsToUs(s.duration_ns()));
     windows.push_back({{"number", s.number},
                        {"name", s.name},
-                       {"start_us", Us(s.start_ns)},
-                       {"end_us", Us(s.end_ns)},
-                       {"cpu_end_us", Us(s.cpu_end_ns)}});
+                       {"start_us", NsToUs(s.start_ns)},
+                       {"end_us", NsToUs(s.end_ns)},
+                       {"cpu_end_us", NsToUs(s.cpu_end_ns)}});
   }
   steps["count"] = ra.steps.steps.size();
   steps["source"] = StepSourceName(ra.steps.source);
@@ -84,20 +84,20 @@ json GpuSection(const RankAnalysis& ra) {
   const GpuTimeAnalysis& g = ra.gpu;
   json gpu;
   gpu["activity_recorded"] = ra.extra.value("gpu_activity_recorded", false);
-  gpu["window_us"] = Us(g.window_ns);
-  gpu["busy_us"] = Us(g.busy_ns);
-  gpu["kernel_busy_us"] = Us(g.kernel_busy_ns);
-  gpu["memcpy_busy_us"] = Us(g.memcpy_busy_ns);
-  gpu["memset_busy_us"] = Us(g.memset_busy_ns);
+  gpu["window_us"] = NsToUs(g.window_ns);
+  gpu["busy_us"] = NsToUs(g.busy_ns);
+  gpu["kernel_busy_us"] = NsToUs(g.kernel_busy_ns);
+  gpu["memcpy_busy_us"] = NsToUs(g.memcpy_busy_ns);
+  gpu["memset_busy_us"] = NsToUs(g.memset_busy_ns);
   gpu["busy_pct"] = Pct(g.busy_ns, g.window_ns);
   gpu["idle_pct"] = Pct(g.window_ns - g.busy_ns, g.window_ns);
   gpu["kernel_busy_pct"] = Pct(g.kernel_busy_ns, g.window_ns);
   gpu["idle_breakdown_pct"] = {{"host_wait", Pct(g.idle.host_wait_ns, g.window_ns)},
                                {"kernel_wait", Pct(g.idle.kernel_wait_ns, g.window_ns)},
                                {"other", Pct(g.idle.other_ns, g.window_ns)}};
-  gpu["idle_breakdown_us"] = {{"host_wait", Us(g.idle.host_wait_ns)},
-                              {"kernel_wait", Us(g.idle.kernel_wait_ns)},
-                              {"other", Us(g.idle.other_ns)},
+  gpu["idle_breakdown_us"] = {{"host_wait", NsToUs(g.idle.host_wait_ns)},
+                              {"kernel_wait", NsToUs(g.idle.kernel_wait_ns)},
+                              {"other", NsToUs(g.idle.other_ns)},
                               {"gaps",
                                {{"host_wait", g.idle.host_wait_gaps},
                                 {"kernel_wait", g.idle.kernel_wait_gaps},
@@ -108,20 +108,20 @@ json GpuSection(const RankAnalysis& ra) {
     if (t == 0) continue;
     const char* name = KernelCategoryName(static_cast<KernelCategory>(c));
     cat_pct[name] = Pct(t, g.kernel_time_total_ns);
-    cat_us[name] = Us(t);
+    cat_us[name] = NsToUs(t);
   }
   for (size_t p = 0; p < g.kernel_time_by_precision_ns.size(); ++p) {
     TimeNs t = g.kernel_time_by_precision_ns[p];
     if (t == 0) continue;
     const char* name = PrecisionName(static_cast<Precision>(p));
     prec_pct[name] = Pct(t, g.kernel_time_total_ns);
-    prec_us[name] = Us(t);
+    prec_us[name] = NsToUs(t);
   }
   gpu["kernel_time_by_category_pct"] = cat_pct;
   gpu["kernel_time_by_category_us"] = cat_us;
   gpu["kernel_time_by_precision_pct"] = prec_pct;
   gpu["kernel_time_by_precision_us"] = prec_us;
-  gpu["kernel_time_total_us"] = Us(g.kernel_time_total_ns);
+  gpu["kernel_time_total_us"] = NsToUs(g.kernel_time_total_ns);
   gpu["kernel_count"] = g.kernel_count;
   json by_dev = json::object();
   for (const auto& [dev, busy] : g.busy_by_device_ns) by_dev[std::to_string(dev)] = Pct(busy, g.window_ns);
@@ -142,7 +142,7 @@ json MemoryTrafficSection(const RankAnalysis& ra) {
   for (const auto& [kind, s] : ra.memory.memcpy_by_kind) {
     memcpy[kind] = {{"count", s.count},
                     {"bytes", s.bytes},
-                    {"time_us", Us(s.time_ns)},
+                    {"time_us", NsToUs(s.time_ns)},
                     {"achieved_gbs", s.achieved_gbs()},
                     {"pageable_count", s.pageable_count},
                     {"pageable_bytes", s.pageable_bytes}};
@@ -151,7 +151,7 @@ json MemoryTrafficSection(const RankAnalysis& ra) {
               {"memset",
                {{"count", ra.memory.memset_count},
                 {"bytes", ra.memory.memset_bytes},
-                {"time_us", Us(ra.memory.memset_time_ns)}}}};
+                {"time_us", NsToUs(ra.memory.memset_time_ns)}}}};
   size_t steps = ra.steps.steps.size();
   auto it = ra.memory.memcpy_by_kind.find("HtoD");
   uint64_t h2d = it == ra.memory.memcpy_by_kind.end() ? 0 : it->second.bytes;
@@ -166,7 +166,7 @@ json SyncsSection(const RankAnalysis& ra) {
           {"cuda_sync_events", ra.syncs.cuda_sync_event_count},
           {"per_step", ra.steps.steps.empty() ? json(nullptr) : json(ra.syncs.syncs_per_step)},
           {"by_api", by_api},
-          {"host_blocked_us", Us(ra.syncs.api_sync_time_ns)}};
+          {"host_blocked_us", NsToUs(ra.syncs.api_sync_time_ns)}};
 }
 
 json LaunchesSection(const RankAnalysis& ra) {
@@ -174,8 +174,8 @@ json LaunchesSection(const RankAnalysis& ra) {
   return {{"kernels", l.kernels},
           {"kernels_per_step", ra.steps.steps.empty() ? json(nullptr) : json(l.kernels_per_step)},
           {"launch_api_calls", l.launch_api_calls},
-          {"launch_api_us", Us(l.launch_api_time_ns)},
-          {"median_kernel_us", Us(l.median_kernel_ns)},
+          {"launch_api_us", NsToUs(l.launch_api_time_ns)},
+          {"median_kernel_us", NsToUs(l.median_kernel_ns)},
           {"pct_kernels_under_10us", l.pct_kernels_under_10us},
           {"graph_launched_kernels", l.graph_launched_kernels}};
 }
@@ -188,8 +188,8 @@ json KernelsSection(const RankAnalysis& ra) {
     if (n++ >= 50) break;
     top.push_back({{"name", k.name_str},
                    {"count", k.count},
-                   {"total_us", Us(k.total_ns)},
-                   {"mean_us", k.count ? Us(k.total_ns) / k.count : 0.0},
+                   {"total_us", NsToUs(k.total_ns)},
+                   {"mean_us", k.count ? NsToUs(k.total_ns) / k.count : 0.0},
                    {"pct", Pct(k.total_ns, total)},
                    {"category", KernelCategoryName(k.cls.category)},
                    {"precision", PrecisionName(k.cls.precision)},
@@ -268,7 +268,7 @@ json FindingsSection(const RankAnalysis& ra) {
   json out = json::array();
   for (const Finding& f : ra.findings) {
     json ranges = json::array();
-    for (const auto& [s, e] : f.time_ranges) ranges.push_back({Us(s), Us(e)});
+    for (const auto& [s, e] : f.time_ranges) ranges.push_back({NsToUs(s), NsToUs(e)});
     out.push_back({{"id", f.id},
                    {"severity", FindingSeverityName(f.severity)},
                    {"dimension", f.dimension.empty() ? json(nullptr) : json(f.dimension)},
@@ -405,9 +405,10 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
                         {"message", e.first_message}});
   }
   if (!job.extra.value("gpu_activity_recorded", false)) {
-    counters["no_gpu_activity"] = 1;
-    messages.push_back({{"code", "no_gpu_activity"},
-                        {"severity", "info"},
+    const DiagnosticInfo& no_gpu = DiagnosticInfoOf(DiagCode::kNoGpuActivity);
+    counters[no_gpu.id] = 1;
+    messages.push_back({{"code", no_gpu.id},
+                        {"severity", SeverityName(no_gpu.severity)},
                         {"count", 1},
                         {"file", nullptr},
                         {"first_offset", nullptr},

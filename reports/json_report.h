@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
+#include "base/status.h"
 #include "trace/trace_model.h"
 
 namespace ampscope {

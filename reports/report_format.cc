@@ -149,13 +149,6 @@ int SeverityRank(const std::string& severity) {
   return 2;
 }
 
-size_t DisplayWidth(std::string_view s) {
-  size_t n = 0;
-  for (char c : s)
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
-  return n;
-}
-
 std::string Truncate(std::string_view s, size_t columns) {
   if (DisplayWidth(s) <= columns) return std::string(s);
   if (columns == 0) return "";

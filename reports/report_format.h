@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+
 namespace ampscope::report_format {
 
 // Value at a JSON pointer ("/gpu/busy_pct"), if it is a finite number.
@@ -39,8 +41,8 @@ int StatusClass(const std::string& status);
 // Severity rank for sorting: critical 0, warning 1, info 2.
 int SeverityRank(const std::string& severity);
 
-// Display width in terminal columns (UTF-8 code points; no wide-character handling).
-size_t DisplayWidth(std::string_view s);
+// Display width in terminal columns: the one definition is in base/strings.h.
+using ::ampscope::DisplayWidth;
 // Cuts to at most `columns` display columns, ending with "…" when cut.
 std::string Truncate(std::string_view s, size_t columns);
 

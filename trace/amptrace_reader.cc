@@ -132,7 +132,7 @@ class ChunkFile {
       done_ = true;
       if (!footer_seen_) {
         truncated_ = true;
-        diag.Add("truncated_file", Severity::kDataLoss, static_cast<int64_t>(offset_),
+        diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_),
                  "file ends at byte " + std::to_string(offset_) +
                      " without a footer: the process did not finish writing it (killed, crashed, or still running)");
       }
@@ -140,21 +140,21 @@ class ChunkFile {
     }
     if (footer_seen_) {
       done_ = true;
-      diag.Add("trailing_bytes", Severity::kInfo, static_cast<int64_t>(offset_),
+      diag.Add(DiagCode::kTrailingBytes, static_cast<int64_t>(offset_),
                std::to_string(size_ - offset_) + " bytes after the footer were ignored");
       return false;
     }
     if (size_ - offset_ < sizeof(AmpChunkHeader)) {
       done_ = true;
       truncated_ = true;
-      diag.Add("truncated_file", Severity::kDataLoss, static_cast<int64_t>(offset_),
+      diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_),
                "file ends inside a chunk header at byte " + std::to_string(offset_));
       return false;
     }
     if (std::fseek(f_, static_cast<long>(offset_), SEEK_SET) != 0 || std::fread(h, sizeof(*h), 1, f_) != 1) {
       done_ = true;
       truncated_ = true;
-      diag.Add("truncated_file", Severity::kDataLoss, static_cast<int64_t>(offset_), "cannot read a chunk header");
+      diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_), "cannot read a chunk header");
       return false;
     }
     if (h->magic != kAmptraceChunkMagic ||
@@ -163,7 +163,7 @@ class ChunkFile {
       // The framing cannot be trusted, so nothing after this point can be located.
       done_ = true;
       corrupt_ = true;
-      diag.Add("corrupt_chunk", Severity::kDataLoss, static_cast<int64_t>(offset_),
+      diag.Add(DiagCode::kCorruptChunk, static_cast<int64_t>(offset_),
                "bad chunk header at byte " + std::to_string(offset_) + "; the rest of the file (" +
                    std::to_string(size_ - offset_) + " bytes) was not read");
       return false;
@@ -171,7 +171,7 @@ class ChunkFile {
     if (size_ - offset_ - sizeof(AmpChunkHeader) < h->payload_bytes) {
       done_ = true;
       truncated_ = true;
-      diag.Add("truncated_file", Severity::kDataLoss, static_cast<int64_t>(offset_),
+      diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_),
                "file ends inside a " + std::string(AmpChunkTypeName(static_cast<AmpChunkType>(h->type))) +
                    " chunk at byte " + std::to_string(offset_) + " (payload " + std::to_string(h->payload_bytes) +
                    " bytes, " + std::to_string(size_ - offset_ - sizeof(AmpChunkHeader)) + " present)");
@@ -189,14 +189,14 @@ class ChunkFile {
   bool ReadPayload(const AmpChunkHeader& h, std::vector<uint8_t>* out, Diagnostics& diag) {
     out->resize(h.payload_bytes);
     if (h.payload_bytes > 0 && std::fread(out->data(), 1, h.payload_bytes, f_) != h.payload_bytes) {
-      diag.Add("corrupt_chunk", Severity::kDataLoss, static_cast<int64_t>(chunk_offset_), "cannot read chunk payload");
+      diag.Add(DiagCode::kCorruptChunk, static_cast<int64_t>(chunk_offset_), "cannot read chunk payload");
       corrupt_ = true;
       return false;
     }
     if (AmptraceCrc32(out->data(), out->size()) != h.payload_crc32) {
       corrupt_ = true;
       if (h.type == static_cast<uint16_t>(AmpChunkType::kFooter)) footer_seen_ = false;
-      diag.Add("corrupt_chunk", Severity::kDataLoss, static_cast<int64_t>(chunk_offset_),
+      diag.Add(DiagCode::kCorruptChunk, static_cast<int64_t>(chunk_offset_),
                std::string(AmpChunkTypeName(static_cast<AmpChunkType>(h.type))) + " chunk at byte " +
                    std::to_string(chunk_offset_) + " fails its checksum; its " + std::to_string(h.record_count) +
                    " records were skipped");
@@ -208,7 +208,7 @@ class ChunkFile {
       const size_t known = KnownRecordSize(h.type);
       if (uint64_t{h.record_size} * h.record_count != h.payload_bytes || (known != 0 && h.record_size < known)) {
         corrupt_ = true;
-        diag.Add("bad_record_size", Severity::kDataLoss, static_cast<int64_t>(chunk_offset_),
+        diag.Add(DiagCode::kBadRecordSize, static_cast<int64_t>(chunk_offset_),
                  std::string(AmpChunkTypeName(static_cast<AmpChunkType>(h.type))) + " chunk at byte " +
                      std::to_string(chunk_offset_) + " has record size " + std::to_string(h.record_size) + " x " +
                      std::to_string(h.record_count) + " for " + std::to_string(h.payload_bytes) +
@@ -363,9 +363,9 @@ class TraceBuilder {
       case AmpChunkType::kWarnings: {
         std::vector<AmptraceWarning> warnings;
         if (!ParseWarnings(payload, &warnings))
-          trace_.diagnostics.Add("corrupt_chunk", Severity::kDataLoss, offset, "malformed warnings chunk");
+          trace_.diagnostics.Add(DiagCode::kCorruptChunk, offset, "malformed warnings chunk");
         for (const AmptraceWarning& w : warnings) {
-          trace_.diagnostics.Add(w.code, ToSeverity(w.severity), -1, w.message);
+          trace_.diagnostics.AddFromInput(w.code, ToSeverity(w.severity), -1, w.message);
           std::string& all = trace_.metadata.extra["collector_warnings"];
           if (!all.empty()) all += "\n";
           all += w.code + ": " + w.message;
@@ -433,7 +433,7 @@ class TraceBuilder {
         }
         break;
       default:
-        trace_.diagnostics.Add("unknown_chunk_type", Severity::kInfo, offset,
+        trace_.diagnostics.Add(DiagCode::kUnknownChunkType, offset,
                                "chunk type " + std::to_string(h.type) + " is not known to this reader; skipped");
         return;
     }
@@ -447,15 +447,15 @@ class TraceBuilder {
     if (footer_flags_ & kAmpFooterFlagSignal) m.extra["closed_by_signal"] = "true";
     if (have_stats_) {
       Diagnostics& d = trace_.diagnostics;
-      d.AddCount("cupti_dropped_records", Severity::kDataLoss, stats_.cupti_dropped_records, -1,
+      d.AddCount(DiagCode::kCuptiDroppedRecords, stats_.cupti_dropped_records, -1,
                  "CUPTI dropped activity records (its buffers were full or not returned in time)");
-      d.AddCount("cupti_buffers_refused", Severity::kDataLoss, stats_.buffers_refused, -1,
+      d.AddCount(DiagCode::kCuptiBuffersRefused, stats_.buffers_refused, -1,
                  "CUPTI asked for a buffer while the collector's bounded pool was empty; its records were dropped");
-      d.AddCount("nvtx_events_dropped", Severity::kDataLoss, stats_.nvtx_events_dropped, -1,
+      d.AddCount(DiagCode::kNvtxEventsDropped, stats_.nvtx_events_dropped, -1,
                  "NVTX events were dropped because the collector's queue was full");
-      d.AddCount("api_records_filtered", Severity::kInfo, stats_.records_filtered, -1,
+      d.AddCount(DiagCode::kApiRecordsFiltered, stats_.records_filtered, -1,
                  "high-rate trivial CUDA API calls (cudaGetDevice, cudaPeekAtLastError, ...) were not recorded");
-      d.AddCount("unknown_cupti_records", Severity::kInfo, stats_.unknown_records, -1,
+      d.AddCount(DiagCode::kUnknownCuptiRecords, stats_.unknown_records, -1,
                  "CUPTI records of kinds the collector does not convert were skipped");
       m.extra["dropped_records"] = std::to_string(stats_.cupti_dropped_records + stats_.buffers_refused +
                                                   stats_.nvtx_events_dropped);
@@ -490,7 +490,7 @@ class TraceBuilder {
     if (file_id == 0) return kNoString;
     auto it = strings_.find(file_id);
     if (it != strings_.end()) return it->second;
-    trace_.diagnostics.Add("unknown_string_id", Severity::kDataLoss, offset,
+    trace_.diagnostics.Add(DiagCode::kUnknownStringId, offset,
                            "record refers to string id " + std::to_string(file_id) + " that no strings chunk defined");
     return kNoString;
   }
@@ -508,7 +508,7 @@ class TraceBuilder {
       pos += len;
     }
     if (pos != p.size())
-      trace_.diagnostics.Add("corrupt_chunk", Severity::kDataLoss, offset, "malformed strings chunk");
+      trace_.diagnostics.Add(DiagCode::kCorruptChunk, offset, "malformed strings chunk");
   }
 
   void Seen(int64_t t) {
@@ -705,7 +705,7 @@ class TraceBuilder {
         case AmpNvtxType::kPop: {
           auto& stack = stacks[{e.tid, n.domain}];
           if (stack.empty()) {
-            trace_.diagnostics.Add("nvtx_unmatched_pop", Severity::kInfo, -1,
+            trace_.diagnostics.Add(DiagCode::kNvtxUnmatchedPop, -1,
                                    "an NVTX pop on thread " + std::to_string(e.tid) + " had no open push");
             break;
           }
@@ -717,7 +717,7 @@ class TraceBuilder {
         case AmpNvtxType::kEnd: {
           auto it = started.find(e.range_id);
           if (it == started.end()) {
-            trace_.diagnostics.Add("nvtx_unmatched_end", Severity::kInfo, -1,
+            trace_.diagnostics.Add(DiagCode::kNvtxUnmatchedEnd, -1,
                                    "an NVTX range end (id " + std::to_string(e.range_id) + ") had no start");
             break;
           }
@@ -727,7 +727,7 @@ class TraceBuilder {
         }
         case AmpNvtxType::kMark: emit(Open{t, e.tid, n.name, n.domain}, t, RangeKind::kNvtxMark); break;
         default:
-          trace_.diagnostics.Add("unknown_nvtx_event", Severity::kInfo, -1,
+          trace_.diagnostics.Add(DiagCode::kUnknownNvtxEvent, -1,
                                  "NVTX event type " + std::to_string(e.type) + " is not known; skipped");
       }
     }
@@ -737,9 +737,9 @@ class TraceBuilder {
     for (auto& [key, stack] : stacks)
       for (const Open& o : stack) emit(o, std::max(o.start_ns, last_ns), RangeKind::kNvtx), ++unclosed;
     for (auto& [id, o] : started) emit(o, std::max(o.start_ns, last_ns), RangeKind::kNvtx), ++unclosed;
-    trace_.diagnostics.AddCount("nvtx_unclosed_range", file.clean_end() ? Severity::kInfo : Severity::kDataLoss,
-                                unclosed, -1,
-                                "NVTX ranges were still open when the file ended; they end at the last timestamp");
+    trace_.diagnostics.AddCountEscalated(DiagCode::kNvtxUnclosedRange,
+                                         file.clean_end() ? Severity::kInfo : Severity::kDataLoss, unclosed, -1,
+                                         "NVTX ranges were still open when the file ended; they end at the last timestamp");
   }
 
   Trace& trace_;

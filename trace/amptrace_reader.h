@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "trace/amptrace_format.h"
-#include "trace/status.h"
+#include "base/status.h"
 #include "trace/trace_model.h"
 
 namespace ampscope {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "trace/amptrace_format.h"
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 

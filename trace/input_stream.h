@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 

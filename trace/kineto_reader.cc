@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trace/json_scanner.h"
+#include "base/strings.h"
 
 namespace ampscope {
 
@@ -351,9 +352,6 @@ bool IsAnnotationOpName(std::string_view name) {
   return false;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
 bool IsAmdDeviceName(std::string_view name) {
   if (Contains(name, "AMD") || Contains(name, "Instinct") || Contains(name, "Radeon") || Contains(name, "gfx"))
     return true;
@@ -536,20 +534,19 @@ class KinetoParser {
   // only the first occurrence of a code keeps its message and offset; the rest are counted
   // here and handed to Trace::diagnostics once, at the end (FlushDiagnostics).
   template <typename Message>
-  void Diag(const char* code, Severity severity, const char* at, Message&& message) {
+  void Diag(DiagCode code, const char* at, Message&& message) {
     for (PendingDiagnostic& d : pending_diagnostics_) {
-      if (d.code == code || std::strcmp(d.code, code) == 0) {
+      if (d.code == code) {
         ++d.count;
-        if (severity > d.severity) d.severity = severity;
         return;
       }
     }
     pending_diagnostics_.push_back(
-        {code, severity, 1, at ? static_cast<int64_t>(OffsetOf(at)) : -1, std::string(std::forward<Message>(message))});
+        {code, 1, at ? static_cast<int64_t>(OffsetOf(at)) : -1, std::string(std::forward<Message>(message))});
   }
   void FlushDiagnostics() {
     for (const PendingDiagnostic& d : pending_diagnostics_)
-      trace_.diagnostics.AddCount(d.code, d.severity, d.count, d.offset, d.message);
+      trace_.diagnostics.AddCount(d.code, d.count, d.offset, d.message);
     pending_diagnostics_.clear();
   }
 
@@ -597,8 +594,7 @@ class KinetoParser {
   bool have_rank_ = false;
   std::vector<uint64_t> kernel_offsets_, memcpy_offsets_, memset_offsets_;  // for unmatched_correlation
   struct PendingDiagnostic {
-    const char* code;
-    Severity severity;
+    DiagCode code;
     uint64_t count;
     int64_t offset;
     std::string message;
@@ -912,7 +908,7 @@ Status KinetoParser::Time(const RawEvent& ev, const Value& v, const char* field,
 }
 
 void KinetoParser::BadType(const RawEvent& ev, const Value& v, const std::string& what) {
-  Diag("bad_field_type", Severity::kDataLoss, v.where ? v.where : ev.begin, what + ", found " + json::KindName(v.kind));
+  Diag(DiagCode::kBadFieldType, v.where ? v.where : ev.begin, what + ", found " + json::KindName(v.kind));
 }
 
 std::string_view KinetoParser::Text(const Value& v, std::string* scratch, const RawEvent& ev, const char* field) {
@@ -923,7 +919,7 @@ std::string_view KinetoParser::Text(const Value& v, std::string* scratch, const 
   }
   if (!v.escaped) return v.text;
   if (!json::DecodeString(v.text, scratch)) {
-    Diag("bad_field_type", Severity::kDataLoss, v.where, std::string("invalid escape in the string \"") + field + "\"");
+    Diag(DiagCode::kBadFieldType, v.where, std::string("invalid escape in the string \"") + field + "\"");
     return v.text;
   }
   return *scratch;
@@ -1032,7 +1028,7 @@ Status KinetoParser::OnEvent(const RawEvent& ev) {
   ++event_count_;
   if (ev.ph.kind != Kind::kString || ev.ph.text.empty()) {
     if (ev.ph.kind == Kind::kNone) {
-      Diag("missing_field", Severity::kDataLoss, ev.begin, "event without \"ph\" (phase) skipped");
+      Diag(DiagCode::kMissingField, ev.begin, "event without \"ph\" (phase) skipped");
     } else {
       BadType(ev, ev.ph, "expected a string for \"ph\"");
     }
@@ -1048,7 +1044,7 @@ Status KinetoParser::OnEvent(const RawEvent& ev) {
     case 'C': return OnCounter(ev);
     case 'M': OnMetadata(ev); return Status::Ok();
     default:
-      Diag("unsupported_phase", Severity::kInfo, ev.begin,
+      Diag(DiagCode::kUnsupportedPhase, ev.begin,
            "events with phase \"" + std::string(ev.ph.text.substr(0, 8)) + "\" are not modelled; skipped");
       return Status::Ok();
   }
@@ -1056,22 +1052,22 @@ Status KinetoParser::OnEvent(const RawEvent& ev) {
 
 Status KinetoParser::OnComplete(const RawEvent& ev) {
   if (ev.ts.kind == Kind::kNone) {
-    Diag("missing_field", Severity::kDataLoss, ev.begin, "complete event without \"ts\" skipped");
+    Diag(DiagCode::kMissingField, ev.begin, "complete event without \"ts\" skipped");
     return Status::Ok();
   }
   int64_t start = 0, dur = 0;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &start));
   if (ev.dur.kind == Kind::kNone) {
-    Diag("missing_field", Severity::kDataLoss, ev.begin, "complete event without \"dur\" read as zero-length");
+    Diag(DiagCode::kMissingField, ev.begin, "complete event without \"dur\" read as zero-length");
   } else {
     AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.dur, "dur", &dur));
   }
   if (dur < 0) {
-    Diag("negative_duration", Severity::kDataLoss, ev.dur.where,
+    Diag(DiagCode::kNegativeDuration, ev.dur.where,
          "negative \"dur\" " + std::string(ev.dur.text.substr(0, 24)) + " us; the event was read as zero-length");
     dur = 0;
   } else if (dur == 0) {
-    Diag("zero_duration", Severity::kInfo, ev.begin, "event with zero duration");
+    Diag(DiagCode::kZeroDuration, ev.begin, "event with zero duration");
   }
   const int64_t end = start + dur;  // both within +/-2^62, so no overflow
   if (end > kMaxAbsTimeNs) {
@@ -1082,7 +1078,7 @@ Status KinetoParser::OnComplete(const RawEvent& ev) {
   std::string_view cat = Text(ev.cat, &scratch_cat_, ev, "cat");
   EventClass cls = EventClass::kUnknown;
   if (!EventClasses().Find(cat, &cls)) {
-    Diag("unknown_category", Severity::kInfo, ev.begin,
+    Diag(DiagCode::kUnknownCategory, ev.begin,
          "complete event with unknown category \"" + std::string(cat.substr(0, 64)) + "\" kept as an other event");
   }
   std::string_view name = Text(ev.name, &scratch_name_, ev, "name");
@@ -1209,7 +1205,7 @@ Status KinetoParser::OnComplete(const RawEvent& ev) {
       s.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, tid));
       std::string_view kind = ev.Has(kArgSyncKind) ? ArgText(ev, kArgSyncKind) : name;
       if (!SyncKinds().Find(kind, &s.type) && !SyncKinds().Find(name, &s.type)) {
-        Diag("unknown_sync_kind", Severity::kInfo, ev.begin,
+        Diag(DiagCode::kUnknownSyncKind, ev.begin,
              "cuda_sync event of unknown kind \"" + std::string(kind.substr(0, 64)) + "\"");
       }
       Append(trace_.syncs, s);
@@ -1270,7 +1266,7 @@ Status KinetoParser::OnComplete(const RawEvent& ev) {
 
 Status KinetoParser::OnInstant(const RawEvent& ev) {
   if (ev.ts.kind == Kind::kNone) {
-    Diag("missing_field", Severity::kDataLoss, ev.begin, "instant event without \"ts\" skipped");
+    Diag(DiagCode::kMissingField, ev.begin, "instant event without \"ts\" skipped");
     return Status::Ok();
   }
   int64_t ts = 0;
@@ -1305,7 +1301,7 @@ Status KinetoParser::OnInstant(const RawEvent& ev) {
 
 Status KinetoParser::OnFlow(const RawEvent& ev, char phase) {
   if (ev.ts.kind == Kind::kNone) {
-    Diag("missing_field", Severity::kDataLoss, ev.begin, "flow event without \"ts\" skipped");
+    Diag(DiagCode::kMissingField, ev.begin, "flow event without \"ts\" skipped");
     return Status::Ok();
   }
   FlowEvent f;
@@ -1325,7 +1321,7 @@ Status KinetoParser::OnFlow(const RawEvent& ev, char phase) {
     }
     if (!ok) BadType(ev, ev.id, "expected an integer flow \"id\"");
   } else {
-    Diag("missing_field", Severity::kDataLoss, ev.begin, "flow event without a usable \"id\"");
+    Diag(DiagCode::kMissingField, ev.begin, "flow event without a usable \"id\"");
   }
   f.pid = Id(ev.pid, ev, "pid");
   f.tid = Id(ev.tid, ev, "tid");
@@ -1339,7 +1335,7 @@ Status KinetoParser::OnFlow(const RawEvent& ev, char phase) {
 
 Status KinetoParser::OnCounter(const RawEvent& ev) {
   if (ev.ts.kind == Kind::kNone) {
-    Diag("missing_field", Severity::kDataLoss, ev.begin, "counter event without \"ts\" skipped");
+    Diag(DiagCode::kMissingField, ev.begin, "counter event without \"ts\" skipped");
     return Status::Ok();
   }
   int64_t ts = 0;
@@ -1379,7 +1375,7 @@ void KinetoParser::OnMetadata(const RawEvent& ev) {
     int64_t tid = Id(ev.tid, ev, "tid");
     auto [it, inserted] = proc.thread_names.emplace(tid, std::string());
     if (!inserted) {
-      Diag("duplicate_metadata", Severity::kInfo, ev.begin,
+      Diag(DiagCode::kDuplicateMetadata, ev.begin,
            "thread_name given again for pid " + std::to_string(pid) + " tid " + std::to_string(tid) + "; first kept");
       return;
     }
@@ -1387,7 +1383,7 @@ void KinetoParser::OnMetadata(const RawEvent& ev) {
   } else {
     slot = is_labels ? &proc.labels : &proc.name;
     if (!slot->empty()) {
-      Diag("duplicate_metadata", Severity::kInfo, ev.begin,
+      Diag(DiagCode::kDuplicateMetadata, ev.begin,
            std::string(what) + " given again for pid " + std::to_string(pid) + "; first kept");
       return;
     }
@@ -1399,12 +1395,12 @@ void KinetoParser::OnTopLevelMember(std::string_view key, const Value& value) {
   auto parse = [&](const char* what) -> nlohmann::json {
     nlohmann::json j = nlohmann::json::parse(value.text.begin(), value.text.end(), nullptr, false);
     if (j.is_discarded())
-      Diag("bad_field_type", Severity::kDataLoss, value.where, std::string("unreadable ") + what + "; ignored");
+      Diag(DiagCode::kBadFieldType, value.where, std::string("unreadable ") + what + "; ignored");
     return j;
   };
   if (key == "deviceProperties" || key == "computeProperties") {
     if (value.kind != Kind::kArray) {
-      Diag("bad_field_type", Severity::kDataLoss, value.where,
+      Diag(DiagCode::kBadFieldType, value.where,
            std::string(key) + " should be an array, found " + json::KindName(value.kind));
       return;
     }
@@ -1414,7 +1410,7 @@ void KinetoParser::OnTopLevelMember(std::string_view key, const Value& value) {
   }
   if (key == "distributedInfo") {
     if (value.kind != Kind::kObject) {
-      Diag("bad_field_type", Severity::kDataLoss, value.where,
+      Diag(DiagCode::kBadFieldType, value.where,
            "distributedInfo should be an object, found " + std::string(json::KindName(value.kind)));
       return;
     }
@@ -1469,7 +1465,7 @@ void KinetoParser::ReadDeviceProperties(const nlohmann::json& list, bool old_key
         get_int(p, {"sharedMemPerMultiprocessor", "sharedMemPerMultiProcessor", "maxSharedMemoryPerMultiProcessor"}, -1);
     (void)old_keys;
     if (trace_.FindDevice(d.id) != nullptr) {
-      Diag("duplicate_metadata", Severity::kInfo, nullptr, "deviceProperties lists device " + std::to_string(d.id) + " twice");
+      Diag(DiagCode::kDuplicateMetadata, nullptr, "deviceProperties lists device " + std::to_string(d.id) + " twice");
       continue;
     }
     trace_.devices.push_back(std::move(d));
@@ -1508,7 +1504,7 @@ void KinetoParser::Finish() {
     return it != by_corr.end() && it->first == corr ? &trace_.api_calls[it->second] : nullptr;
   };
   auto unmatched = [&](const char* what, int64_t corr, uint64_t offset) {
-    trace_.diagnostics.Add("unmatched_correlation", Severity::kDataLoss, static_cast<int64_t>(offset),
+    trace_.diagnostics.Add(DiagCode::kUnmatchedCorrelation, static_cast<int64_t>(offset),
                            std::string(what) + " with correlation " + std::to_string(corr) +
                                " has no runtime call in the trace");
   };
@@ -1567,7 +1563,7 @@ void KinetoParser::Finish() {
     for (const MemsetEvent& m : trace_.memsets) ids.insert(m.device);
     ids.erase(-1);
     if (!ids.empty()) {
-      trace_.diagnostics.Add("missing_device_properties", Severity::kInfo, -1,
+      trace_.diagnostics.Add(DiagCode::kMissingDeviceProperties, -1,
                              "no deviceProperties in the trace; devices inferred from GPU events");
     }
     for (int32_t id : ids) {

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "trace/input_stream.h"
-#include "trace/status.h"
+#include "base/status.h"
 #include "trace/trace_model.h"
 
 namespace ampscope {

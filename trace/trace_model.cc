@@ -54,14 +54,6 @@ const char* SyncTypeName(SyncType t) {
   }
 }
 
-const char* SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kDataLoss: return "data_loss";
-    default: return "error";
-  }
-}
-
 const Device* Trace::FindDevice(int32_t id) const {
   for (const Device& d : devices)
     if (d.id == id) return &d;
@@ -101,7 +93,7 @@ void FinalizeTrace(Trace& trace) {
   resorted += SortIfNeeded(trace.memory_events, [](const MemoryEvent& e) { return e.time_ns; });
   resorted += SortIfNeeded(trace.counters, [](const CounterSample& e) { return e.time_ns; });
   if (resorted > 0)
-    trace.diagnostics.Add("unsorted_events", Severity::kInfo, -1,
+    trace.diagnostics.Add(DiagCode::kUnsortedEvents, -1,
                           "input events were not in time order; sorted after reading");
 
   // Nesting depth per (pid, tid, kind): a stack of open end times.

@@ -15,12 +15,11 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/diagnostics.h"
+#include "base/diagnostics.h"
+#include "base/units.h"
 #include "trace/string_table.h"
 
 namespace ampscope {
-
-using TimeNs = int64_t;
 
 enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace };
 const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "unknown"

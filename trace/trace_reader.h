@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "trace/status.h"
+#include "base/status.h"
 #include "trace/trace_model.h"
 
 namespace ampscope {

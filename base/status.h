@@ -1,4 +1,4 @@
-// Status and StatusOr: the one way parsing and analysis report failure.
+// Status and StatusOr: the one way parsing, analysis and output report failure.
 // Exceptions never cross a library boundary; errors carry a message a user can act on
 // (file, byte offset or record, what was expected).
 #pragma once
