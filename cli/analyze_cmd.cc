@@ -1,9 +1,6 @@
 // ampscope analyze TRACE... : read traces (ranks of one job), analyse, write reports.
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -11,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
+#include "base/atomic_write.h"
 #include "cli/command.h"
 #include "reports/chrome_trace.h"
 #include "reports/html_report.h"
@@ -74,6 +72,12 @@ int RunAnalyze(int argc, char** argv) {
     std::fprintf(stderr, "ampscope analyze: --steps: expected N..M, N.., ..M or N, got '%s'\n", steps_text.c_str());
     return 2;
   }
+  // Before reading anything: no output may overwrite an input or another output.
+  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, html_path, markdown_path});
+      !paths.ok()) {
+    std::fprintf(stderr, "ampscope analyze: %s\n", paths.message().c_str());
+    return 2;
+  }
 
   std::vector<Trace> traces;
   traces.reserve(inputs.size());
@@ -99,38 +103,20 @@ int RunAnalyze(int argc, char** argv) {
   }
   nlohmann::json report = BuildJsonReport(job, traces, options);
 
-  // Render everything first, then write: a failure leaves no partial set of outputs.
-  std::vector<std::pair<std::string, std::string>> outputs;
-  if (!report_path.empty()) outputs.emplace_back(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!html_path.empty()) outputs.emplace_back(html_path, RenderHtml(report));
-  if (!markdown_path.empty()) outputs.emplace_back(markdown_path, RenderMarkdown(report));
-  for (const auto& [path, text] : outputs) {
-    Status st = WriteTextFile(text, path);
-    if (!st.ok()) {
-      std::fprintf(stderr, "ampscope: %s\n", st.message().c_str());
-      return 2;
-    }
+  // Render the text outputs, then write the whole set: a failure leaves none of them behind.
+  std::vector<OutputSpec> outputs;
+  if (!report_path.empty())
+    outputs.push_back(TextOutput(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, RenderHtml(report)));
+  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, RenderMarkdown(report)));
+  if (!chrome_path.empty())
+    outputs.push_back({chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }});
+  if (!perfetto_path.empty())
+    outputs.push_back({perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }});
+  if (Status written = WriteOutputs(outputs); !written.ok()) {
+    std::fprintf(stderr, "ampscope: %s\n", written.message().c_str());
+    return 2;
   }
-  auto write_stream = [&](const std::string& path, auto writer) -> bool {
-    std::string tmp = path + ".tmp." + std::to_string(getpid());
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    Status st = out ? writer(out) : Status::Error(path + ": cannot write");
-    out.close();
-    if (st.ok() && !out) st = Status::Error(path + ": write failed");
-    if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) st = Status::Error(path + ": cannot rename into place");
-    if (!st.ok()) {
-      std::remove(tmp.c_str());
-      std::fprintf(stderr, "ampscope: %s\n", st.message().c_str());
-      return false;
-    }
-    return true;
-  };
-  if (!chrome_path.empty() &&
-      !write_stream(chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }))
-    return 2;
-  if (!perfetto_path.empty() &&
-      !write_stream(perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }))
-    return 2;
 
   if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
   return 0;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/atomic_write.h"
 #include "cli/command.h"
 #include "gate/gate.h"
 #include "gate/gate_config.h"
@@ -55,6 +56,11 @@ int RunGateCommand(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Before reading anything: no output may overwrite an input or another output.
+  if (ampscope::Status paths = ampscope::CheckOutputPaths({baseline_path, current_path, config_path},
+                                                          {junit_path, markdown_path, json_path});
+      !paths.ok())
+    return Fail(paths.message());
   GateConfig config = ampscope::gate::DefaultGateConfig();
   if (!config_path.empty()) {
     auto loaded = ampscope::gate::LoadGateConfig(config_path);
@@ -87,11 +93,13 @@ int RunGateCommand(int argc, char** argv) {
                             baseline_path, current_path, fmt::join(parts, ", ")));
   }
 
-  std::vector<ampscope::gate::OutputFile> outputs;
-  if (!junit_path.empty()) outputs.push_back({junit_path, ampscope::gate::FormatGateJUnit(result)});
-  if (!markdown_path.empty()) outputs.push_back({markdown_path, ampscope::gate::FormatGateMarkdown(result)});
-  if (!json_path.empty()) outputs.push_back({json_path, DumpJson(ampscope::gate::GateResultToJson(result))});
-  ampscope::Status written = ampscope::gate::WriteFilesAtomically(outputs);
+  std::vector<ampscope::OutputSpec> outputs;
+  if (!junit_path.empty()) outputs.push_back(ampscope::TextOutput(junit_path, ampscope::gate::FormatGateJUnit(result)));
+  if (!markdown_path.empty())
+    outputs.push_back(ampscope::TextOutput(markdown_path, ampscope::gate::FormatGateMarkdown(result)));
+  if (!json_path.empty())
+    outputs.push_back(ampscope::TextOutput(json_path, DumpJson(ampscope::gate::GateResultToJson(result))));
+  ampscope::Status written = ampscope::WriteOutputs(outputs);
   if (!written.ok()) return Fail(written.message());
 
   if (!quiet) std::fputs(ampscope::gate::FormatGateTable(result).c_str(), stdout);

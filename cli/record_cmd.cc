@@ -19,12 +19,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_write.h"
 #include "base/strings.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
@@ -340,13 +340,8 @@ int RunRecord(int argc, char** argv) {
   session["warnings"] = warnings;
 
   const std::string path = out_dir + "/session.json";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << session.dump(2) << "\n";
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    std::fprintf(stderr, "ampscope record: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+  if (Status written = WriteFileAtomically(path, session.dump(2) + "\n"); !written.ok())
+    std::fprintf(stderr, "ampscope record: %s\n", written.message().c_str());
   std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
                exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");
   return exit_code;

@@ -46,12 +46,4 @@ std::optional<std::string> StringAt(const nlohmann::json& root, std::string_view
 // steps.durations_us (µs per step), in report order.
 std::vector<double> StepDurationsUs(const nlohmann::json& report);
 
-// Writes several files so that either all of them appear or none does: each is written to a
-// temporary file next to its target and renamed only after every write succeeded.
-struct OutputFile {
-  std::string path;
-  std::string contents;
-};
-Status WriteFilesAtomically(const std::vector<OutputFile>& files);
-
 }  // namespace ampscope::gate

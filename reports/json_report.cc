@@ -1,15 +1,11 @@
 #include "reports/json_report.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-
-#include <unistd.h>
 
 #include "analyzers/gpu_peaks.h"
+#include "base/atomic_write.h"
 #include "base/units.h"
 
 #ifndef AMPSCOPE_VERSION
@@ -426,25 +422,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   return report;
 }
 
-Status WriteTextFile(const std::string& text, const std::string& path) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Error(path + ": cannot write: " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::Error(path + ": write failed: " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return Status::Error(path + ": cannot rename into place: " + std::strerror(err));
-  }
-  return Status::Ok();
-}
+Status WriteTextFile(const std::string& text, const std::string& path) { return WriteFileAtomically(path, text); }
 
 Status WriteJsonFile(const json& report, const std::string& path, int indent) {
   return WriteTextFile(report.dump(indent, ' ', false, json::error_handler_t::replace) + "\n", path);

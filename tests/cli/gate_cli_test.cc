@@ -138,6 +138,17 @@ TEST_F(GateCliTest, MalformedJsonIsAnInputError) {
   EXPECT_FALSE(Exists(junit + ".ampscope-tmp"));
 }
 
+// Issue 16: an output path that is an input is refused before anything is read.
+TEST_F(GateCliTest, OutputThatIsAnInputIsRefused) {
+  const std::string a = WriteReport("a.json", base_);
+  const std::string b = WriteReport("b.json", base_);
+  const std::string before = ReadFile(a);
+  RunResult r = Run("gate --baseline " + a + " --current " + b + " --junit " + a);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "ampscope gate: " + a + ": is also an input (" + a + "); refusing to overwrite it\n");
+  EXPECT_EQ(ReadFile(a), before);
+}
+
 TEST_F(GateCliTest, WrongSchemaAndMissingFieldsAreInputErrors) {
   const std::string a = WriteReport("a.json", base_);
   json wrong = BuildTestReport(base_);
