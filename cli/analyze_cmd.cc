@@ -2,13 +2,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <regex>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
 #include "base/atomic_write.h"
+#include "base/step_range.h"
 #include "cli/command.h"
 #include "reports/chrome_trace.h"
 #include "reports/html_report.h"
@@ -22,23 +21,6 @@
 namespace ampscope::cli {
 
 namespace {
-
-// Parses "N..M", "N..", "..M" or "N" into the analysis options.
-bool ParseStepRange(const std::string& text, AnalysisOptions& options) {
-  static const std::regex re(R"(^\s*(\d*)\s*(\.\.\s*(\d*))?\s*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return false;
-  if (m[1].length() > 0) options.first_step = std::stoll(m[1]);
-  if (m[2].matched) {
-    if (m[3].length() > 0) options.last_step = std::stoll(m[3]);
-  } else if (m[1].length() > 0) {
-    options.last_step = options.first_step;
-  } else {
-    return false;
-  }
-  return !(options.first_step && options.last_step && *options.last_step < *options.first_step);
-}
-
 
 int RunAnalyze(int argc, char** argv) {
   CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON or .amptrace files; several files are ranks of one job."};
@@ -68,9 +50,14 @@ int RunAnalyze(int argc, char** argv) {
   AnalysisOptions options;
   options.gpu_override = gpu;
   if (!pattern.empty()) options.step_range_pattern = pattern;
-  if (!steps_text.empty() && !ParseStepRange(steps_text, options)) {
-    std::fprintf(stderr, "ampscope analyze: --steps: expected N..M, N.., ..M or N, got '%s'\n", steps_text.c_str());
-    return 2;
+  if (!steps_text.empty()) {
+    StatusOr<StepRange> range = ParseStepRange(steps_text);
+    if (!range.ok()) {
+      std::fprintf(stderr, "ampscope analyze: --steps: %s\n", range.status().message().c_str());
+      return 2;
+    }
+    options.first_step = range->first;
+    options.last_step = range->last;
   }
   // Before reading anything: no output may overwrite an input or another output.
   if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, html_path, markdown_path});

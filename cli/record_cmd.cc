@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_write.h"
+#include "base/step_range.h"
 #include "base/strings.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
@@ -55,15 +56,6 @@ constexpr const char* kUsage =
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ampscope record: %s\n(try 'ampscope record --help')\n", message.c_str());
   return 2;
-}
-
-bool ValidStepRange(const std::string& s) {
-  size_t dots = s.find("..");
-  auto digits = [](const std::string& x) { return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos; };
-  if (dots == std::string::npos) return digits(s);
-  std::string a = s.substr(0, dots), b = s.substr(dots + 2);
-  if (!digits(a) || (!b.empty() && !digits(b))) return false;
-  return b.empty() || std::stoull(b) >= std::stoull(a);
 }
 
 std::string DefaultDir() {
@@ -201,7 +193,13 @@ int RunRecord(int argc, char** argv) {
     }
   }
   if (command.empty()) return UsageError("no command to run (put it after --)");
-  if (!steps.empty() && !ValidStepRange(steps)) return UsageError("--steps '" + steps + "' is not N..M");
+  if (!steps.empty()) {
+    // The collector parses the same text with the same parser (base/step_range.h); it records
+    // from a first step on, so "..M" is not accepted here.
+    StatusOr<StepRange> range = ParseStepRange(steps);
+    if (!range.ok()) return UsageError("--steps: " + range.status().message());
+    if (!range->first) return UsageError("--steps '" + steps + "' needs a first step (N..M, N.. or N)");
+  }
   if (!capture_range.empty() && capture_range != "nvtx")
     return UsageError("--capture-range '" + capture_range + "' is not supported (only 'nvtx')");
   if (!nvtx_capture.empty()) capture_range = "nvtx";

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "base/step_range.h"
+
 namespace ampscope::collector {
 
 namespace {
@@ -76,19 +78,11 @@ std::string SessionConfig::FilePath() const {
 }
 
 bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last) {
-  size_t dots = text.find("..");
-  if (dots == std::string::npos) {
-    int64_t v;
-    if (!ParseInt(text, &v) || v < 0) return false;
-    *first = *last = v;
-    return true;
-  }
-  int64_t a, b = std::numeric_limits<int64_t>::max();
-  if (!ParseInt(text.substr(0, dots), &a) || a < 0) return false;
-  std::string rest = text.substr(dots + 2);
-  if (!rest.empty() && (!ParseInt(rest, &b) || b < a)) return false;
-  *first = a;
-  *last = b;
+  // The parser `ampscope record --steps` and `analyze --steps` use; recording needs a first step.
+  StatusOr<StepRange> range = ampscope::ParseStepRange(text);
+  if (!range.ok() || !range->first) return false;
+  *first = *range->first;
+  *last = range->last.value_or(std::numeric_limits<int64_t>::max());
   return true;
 }
 

@@ -229,4 +229,11 @@ TEST_F(AnalyzeCli, FullDiskLeavesNoPartialSet) {
     EXPECT_EQ(e.path().filename().string().find("ampscope-tmp"), std::string::npos) << e.path();
 }
 
+TEST_F(AnalyzeCli, HugeStepNumberIsAUsageError) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json --steps 1..99999999999999999999999 -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "ampscope analyze: --steps: step 99999999999999999999999 is out of range (at most 9223372036854775807)\n");
+}
+
 }  // namespace

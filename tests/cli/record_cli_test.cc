@@ -80,6 +80,15 @@ TEST(RecordCliTest, ArgumentsArePassedExactlyWithoutAShell) {
   EXPECT_EQ(Session(dir)["command"], nlohmann::json(cmd));
 }
 
+// Issue 16: "--steps 1..99999999999999999999999" aborted with std::out_of_range (exit 134).
+TEST(RecordCliTest, HugeStepNumberIsAUsageError) {
+  std::string dir = testing::MakeTempDir("record") + "/out";
+  auto r = Record(dir, {"/bin/true"}, {"--steps", "1..99999999999999999999999"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_EQ(r.err.rfind("ampscope record: --steps: step 99999999999999999999999 is out of range", 0), 0u) << r.err;
+  EXPECT_FALSE(Exists(dir));
+}
+
 TEST(RecordCliTest, MissingProgramIsAClearErrorAndLeavesNothing) {
   std::string base = testing::MakeTempDir("record");
   auto r = Record(base + "/out", {"/nonexistent/train"});
