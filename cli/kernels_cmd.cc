@@ -11,6 +11,7 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
+#include "base/strings.h"
 #include "base/units.h"
 #include "cli/command.h"
 #include "trace/trace_reader.h"
@@ -88,7 +89,7 @@ int RunKernels(int argc, char** argv) {
     for (size_t i = 0; i < limit; ++i) {
       const KernelSummary& k = kernels[i];
       nlohmann::json o = {
-          {"name", k.name_str},
+          {"name", SanitizeUtf8(k.name_str)},  // kernel names need not be UTF-8; JSON must be
           {"count", k.count},
           {"total_us", NsToUs(k.total_ns)},
           {"mean_us", k.count ? NsToUs(k.total_ns) / static_cast<double>(k.count) : 0.0},

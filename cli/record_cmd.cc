@@ -267,20 +267,22 @@ int RunRecord(int argc, char** argv) {
   // session.json: what ran, how it ended, and what each process's file says about itself.
   nlohmann::json session;
   session["schema"] = "ampscope.session/1";
-  session["command"] = command;
-  session["command_line"] = JoinCommand(command);
-  session["output_dir"] = out_dir;
-  session["injection_library"] = library;
+  nlohmann::json command_json = nlohmann::json::array();
+  for (const std::string& a : command) command_json.push_back(SanitizeUtf8(a));
+  session["command"] = command_json;
+  session["command_line"] = SanitizeUtf8(JoinCommand(command));
+  session["output_dir"] = SanitizeUtf8(out_dir);
+  session["injection_library"] = SanitizeUtf8(library);
   session["start_time_unix_s"] = std::chrono::duration<double>(started.time_since_epoch()).count();
   session["duration_s"] = std::chrono::duration<double>(ended - started).count();
   session["exit_code"] = exit_code;
   session["signal"] = run.signal > 0 ? nlohmann::json(run.signal) : nlohmann::json(nullptr);
   if (run.signal > 0) session["signal_name"] = SignalName(run.signal);
   nlohmann::json options;
-  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(steps);
+  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(steps));
   options["step_range_name"] = steps.empty() ? nlohmann::json(nullptr)
-                                             : nlohmann::json(step_range_name.empty() ? "step" : step_range_name);
-  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(nvtx_capture);
+                                             : nlohmann::json(SanitizeUtf8(step_range_name.empty() ? "step" : step_range_name));
+  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(nvtx_capture));
   options["tensor_metrics"] = tensor_metrics;
   session["options"] = options;
 
@@ -289,12 +291,12 @@ int RunRecord(int argc, char** argv) {
   uint64_t total_dropped = 0;
   for (const std::string& name : ListAmptraceFiles(out_dir)) {
     nlohmann::json f;
-    f["file"] = name;
+    f["file"] = SanitizeUtf8(name);
     auto summary = ReadAmptraceSummary(out_dir + "/" + name);
     if (!summary.ok()) {
-      f["error"] = summary.status().message();
-      warnings.push_back({{"file", name}, {"code", "unreadable_file"}, {"severity", "error"},
-                          {"message", summary.status().message()}});
+      f["error"] = SanitizeUtf8(summary.status().message());
+      warnings.push_back({{"file", SanitizeUtf8(name)}, {"code", "unreadable_file"}, {"severity", "error"},
+                          {"message", SanitizeUtf8(summary.status().message())}});
       files.push_back(f);
       continue;
     }
@@ -303,7 +305,7 @@ int RunRecord(int argc, char** argv) {
     total_dropped += dropped;
     f["bytes"] = s.file_bytes;
     f["pid"] = s.pid;
-    f["host"] = s.host;
+    f["host"] = SanitizeUtf8(s.host);
     f["rank"] = s.rank;
     f["local_rank"] = s.local_rank;
     f["world_size"] = s.world_size;
@@ -318,13 +320,14 @@ int RunRecord(int argc, char** argv) {
     f["records_by_type"] = by_type;
     nlohmann::json fw = nlohmann::json::array();
     for (const AmptraceWarning& w : s.warnings) {
-      fw.push_back({{"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
-      warnings.push_back({{"file", name}, {"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
+      const std::string code = SanitizeUtf8(w.code), message = SanitizeUtf8(w.message);
+      fw.push_back({{"code", code}, {"severity", SeverityText(w.severity)}, {"message", message}});
+      warnings.push_back({{"file", SanitizeUtf8(name)}, {"code", code}, {"severity", SeverityText(w.severity)}, {"message", message}});
     }
     if (!s.clean_end) {
       std::string why = "the file has no footer: the process was killed or crashed before the collector closed it; "
                         "it reads up to its last complete chunk";
-      warnings.push_back({{"file", name}, {"code", "truncated_file"}, {"severity", "warning"}, {"message", why}});
+      warnings.push_back({{"file", SanitizeUtf8(name)}, {"code", "truncated_file"}, {"severity", "warning"}, {"message", why}});
     }
     f["warnings"] = fw;
     files.push_back(f);
@@ -337,8 +340,11 @@ int RunRecord(int argc, char** argv) {
   session["total_dropped_records"] = total_dropped;
   session["warnings"] = warnings;
 
+  // Every string above went through SanitizeUtf8 (arguments and file names need not be UTF-8,
+  // JSON must be); `replace` keeps a missed one from aborting the dump.
   const std::string path = out_dir + "/session.json";
-  if (Status written = WriteFileAtomically(path, session.dump(2) + "\n"); !written.ok())
+  if (Status written = WriteFileAtomically(path, session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      !written.ok())
     std::fprintf(stderr, "ampscope record: %s\n", written.message().c_str());
   std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
                exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");

@@ -119,6 +119,24 @@ TEST(KernelsCli, TopAndTable) {
   EXPECT_NE(t.out.find("... 65 more"), std::string::npos) << t.out;
 }
 
+// Issue 16: `kernels --json` aborted (nlohmann type_error 316, exit 134) on a kernel name with
+// the bytes \xff\xfe. Each bad byte is now U+FFFD and the output is valid JSON.
+TEST(KernelsCli, JsonWithInvalidUtf8KernelName) {
+  std::string dir = MakeTempDir("ampscope_kernels_utf8");
+  std::string trace = dir + "/t.json";
+  ampscope::testing::WriteFile(trace,
+                               "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad_\xff\xfe_kernel\", "
+                               "\"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 2, \"args\": {\"correlation\": 1}}]}");
+  Result r = RunKernels(trace + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json arr = nlohmann::json::parse(r.out);
+  ASSERT_EQ(arr.size(), 1u);
+  EXPECT_EQ(arr[0]["name"], "bad_\xEF\xBF\xBD\xEF\xBF\xBD_kernel");
+  EXPECT_EQ(arr[0]["count"], 1);
+  std::remove(trace.c_str());
+  std::remove(dir.c_str());
+}
+
 TEST(KernelsCli, ErrorsAreOneLineAndExit2) {
   Result missing = RunKernels("/nonexistent/dir/trace.json");
   EXPECT_EQ(missing.exit_code, 2);

@@ -80,6 +80,20 @@ TEST(RecordCliTest, ArgumentsArePassedExactlyWithoutAShell) {
   EXPECT_EQ(Session(dir)["command"], nlohmann::json(cmd));
 }
 
+// Issue 16: `record -- prog $'\xff'` aborted writing session.json (nlohmann type_error 316,
+// exit 134, a 0-byte session.json.tmp left behind). The argument reaches the program as it
+// was; session.json shows each bad byte as U+FFFD.
+TEST(RecordCliTest, NonUtf8ArgumentsGiveAValidSessionJson) {
+  std::string dir = testing::MakeTempDir("record") + "/out";
+  auto r = Record(dir, {"printf", "%s", "a\xff\xfe"});
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(r.out, "a\xff\xfe");  // untouched for the program itself
+  nlohmann::json s = Session(dir);
+  EXPECT_EQ(s["command"][2], "a\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(s["exit_code"], 0);
+  EXPECT_FALSE(Exists(dir + "/session.json.tmp"));
+}
+
 // Issue 16: "--steps 1..99999999999999999999999" aborted with std::out_of_range (exit 134).
 TEST(RecordCliTest, HugeStepNumberIsAUsageError) {
   std::string dir = testing::MakeTempDir("record") + "/out";
