@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/kernel_classifier.h"
-#include "trace/trace_model.h"
+#include "trace/classify/kernel_classifier.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

@@ -1,5 +1,5 @@
 // Precision mix, Tensor Core use, casts and op-level precision, from the kernel classifier
-// (trace/kernel_classifier.h) and, when the trace has them, the cpu_op events.
+// (trace/classify/kernel_classifier.h) and, when the trace has them, the cpu_op events.
 //
 // Only kernels whose start lies in the analysed step windows count (the union of
 // ra.steps.steps; the whole trace when there are no steps). See docs/classifier.md.

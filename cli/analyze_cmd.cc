@@ -16,7 +16,7 @@
 #include "reports/perfetto_writer.h"
 #include "reports/progress.h"
 #include "reports/terminal_summary.h"
-#include "trace/trace_reader.h"
+#include "trace/reader.h"
 
 namespace ampscope::cli {
 

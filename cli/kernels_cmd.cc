@@ -14,7 +14,7 @@
 #include "base/strings.h"
 #include "base/units.h"
 #include "cli/command.h"
-#include "trace/trace_reader.h"
+#include "trace/reader.h"
 
 
 namespace ampscope::cli {

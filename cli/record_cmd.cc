@@ -29,7 +29,7 @@
 #include "base/strings.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
-#include "trace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope::cli {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "analyzers/analysis.h"
 #include "base/status.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

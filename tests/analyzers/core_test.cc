@@ -7,7 +7,7 @@
 
 #include "analyzers/analyze.h"
 #include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {

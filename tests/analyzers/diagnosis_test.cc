@@ -9,7 +9,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/diagnosis.h"
 #include "analyzers/gpu_peaks.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "test_subprocess.h"
 #include "test_support.h"
-#include "trace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
 namespace {

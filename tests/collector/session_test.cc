@@ -17,7 +17,7 @@
 #include "collector/session.h"
 #include "fake_cupti.h"
 #include "test_support.h"
-#include "trace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
 namespace {

@@ -15,7 +15,7 @@
 #include "reports/json_report.h"
 #include "test_support.h"
 #include "tests/scenario/scenario.h"
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 #include "trace_event_checks.h"
 
 namespace ampscope {

@@ -5,7 +5,7 @@
 #include "analyzers/analyze.h"
 #include "reports/json_report.h"
 #include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {

@@ -13,7 +13,7 @@
 #include "report_fixtures.h"
 #include "reports/json_report.h"
 #include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {

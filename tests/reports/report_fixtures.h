@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analysis.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope::testing {
 

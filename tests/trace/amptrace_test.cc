@@ -11,8 +11,8 @@
 #include <random>
 
 #include "test_support.h"
-#include "trace/amptrace_reader.h"
-#include "trace/amptrace_writer.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope {
 namespace {

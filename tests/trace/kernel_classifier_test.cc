@@ -1,4 +1,4 @@
-// Tests of the kernel classifier (trace/kernel_classifier.cc).
+// Tests of the kernel classifier (trace/classify/kernel_classifier.cc).
 //
 // Expected values come from:
 //   - shared/reference/kernel_names.tsv: real names, labelled from the naming conventions
@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "test_support.h"
-#include "trace/kernel_classifier.h"
+#include "trace/classify/kernel_classifier.h"
 
 namespace ampscope {
 namespace {

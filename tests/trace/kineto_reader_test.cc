@@ -13,8 +13,8 @@
 
 #include "kineto_test_dump.h"
 #include "test_support.h"
-#include "trace/input_stream.h"
-#include "trace/kineto_reader.h"
+#include "trace/io/input_stream.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {

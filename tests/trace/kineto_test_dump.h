@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope::testing {
 

@@ -22,7 +22,7 @@
 
 #include "kineto_test_dump.h"
 #include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {

@@ -1,4 +1,4 @@
-// Reads .amptrace files (layout: trace/amptrace_format.h, docs/amptrace.md) into the trace model.
+// Reads .amptrace files (layout: trace/formats/amptrace/amptrace_format.h, docs/amptrace.md) into the trace model.
 //
 // - Streams chunk by chunk: memory grows with the events kept, not with the file size.
 // - A file cut off anywhere (a crash, SIGKILL, a copy of a file still being written) reads up
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "trace/amptrace_format.h"
+#include "trace/formats/amptrace/amptrace_format.h"
 #include "base/status.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

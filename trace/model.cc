@@ -1,4 +1,4 @@
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "trace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 #include <sys/stat.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

@@ -1,4 +1,4 @@
-#include "trace/input_stream.h"
+#include "trace/io/input_stream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

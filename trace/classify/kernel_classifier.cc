@@ -13,7 +13,7 @@
 // Everything here works on string_views of the name: no allocation, no std::regex. The name is
 // scanned once for all table strings (an Aho-Corasick automaton built on first use) and once for
 // type tags; ampscope also classifies each distinct name once and caches the result by StringId.
-#include "trace/kernel_classifier.h"
+#include "trace/classify/kernel_classifier.h"
 
 #include <algorithm>
 #include <array>

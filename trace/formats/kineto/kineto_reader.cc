@@ -1,7 +1,7 @@
 // Streaming Kineto reader. Pipeline: ByteSource (plain / gzip) -> a growable window of the
 // uncompressed bytes -> json::Scanner, one unit (event or top-level member) at a time ->
 // RawEvent (views into the window) -> the Trace tables.
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 #include <algorithm>
 #include <array>
@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/json_scanner.h"
+#include "trace/io/json_scanner.h"
 #include "base/strings.h"
 
 namespace ampscope {

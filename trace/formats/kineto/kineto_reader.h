@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "trace/input_stream.h"
+#include "trace/io/input_stream.h"
 #include "base/status.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

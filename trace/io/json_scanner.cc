@@ -1,4 +1,4 @@
-#include "trace/json_scanner.h"
+#include "trace/io/json_scanner.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "trace/amptrace_writer.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
 
 #include <fcntl.h>
 #include <unistd.h>

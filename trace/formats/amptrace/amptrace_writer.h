@@ -1,4 +1,4 @@
-// Writes .amptrace files (layout: trace/amptrace_format.h, docs/amptrace.md).
+// Writes .amptrace files (layout: trace/formats/amptrace/amptrace_format.h, docs/amptrace.md).
 //
 // Used by the collector inside a training process, so it is built for that setting:
 // - Thread-safe. Any thread may intern strings and append records (a short critical section:
@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "trace/amptrace_format.h"
+#include "trace/formats/amptrace/amptrace_format.h"
 #include "base/status.h"
 
 namespace ampscope {
