@@ -16,8 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "trace/io/input_stream.h"
 #include "base/status.h"
+#include "trace/formats/kineto/kineto_time.h"
+#include "trace/io/input_stream.h"
 #include "trace/model.h"
 
 namespace ampscope {
@@ -39,11 +40,7 @@ StatusOr<Trace> ReadKinetoTraceFromString(std::string_view json, const std::stri
 StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string& display_name,
                                           const KinetoReadOptions& options = {});
 
-// The one conversion of Kineto microseconds to int64 ns. `number_text` is the JSON number
-// as written (e.g. "1682725898237042.123", "42", "1.5e3", "-3.25"). Exact decimal
-// arithmetic, never a double: ns = integer part * 1000 + the first 3 fractional digits,
-// rounded half away from zero on the 4th. Returns false if the text is not a finite JSON
-// number or the result does not fit in int64.
-bool ParseMicrosToNs(std::string_view number_text, int64_t* ns);
+// The one conversion of Kineto microseconds to int64 ns, ParseMicrosToNs, is declared in
+// kineto_time.h (included here for the code that used to find it in this header).
 
 }  // namespace ampscope
