@@ -8,7 +8,8 @@
 
 #include "analyzers/diagnosis.h"
 #include "analyzers/precision.h"
-#include "base/strings.h"
+#include "trace/classify/api_roles.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope {
 
@@ -24,36 +25,6 @@ const char* IdleKindName(IdleKind k) {
     case IdleKind::kKernelWait: return "kernel_wait";
     default: return "other";
   }
-}
-
-bool IsSyncApi(std::string_view name) {
-  // Host-blocking synchronization calls (diagnosis_rules.md §D). cudaStreamWaitEvent is not host-blocking.
-  static constexpr std::string_view kSync[] = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-      "cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize",   "hipDeviceSynchronize",
-      "hipStreamSynchronize",  "hipEventSynchronize"};
-  for (std::string_view s : kSync)
-    if (StartsWith(name, s)) return true;  // also matches _v2 / _ptsz suffixes
-  return false;
-}
-
-bool IsLaunchApi(std::string_view name) {
-  static constexpr std::string_view kLaunch[] = {"cudaLaunchKernel",  "cudaLaunchCooperativeKernel",
-                                                  "cudaGraphLaunch",   "cuLaunchKernel",
-                                                  "cuLaunchCooperativeKernel", "cuGraphLaunch",
-                                                  "cudaLaunchKernelExC", "hipLaunchKernel",
-                                                  "hipExtLaunchKernel", "hipModuleLaunchKernel",
-                                                  "hipExtModuleLaunchKernel", "hipGraphLaunch"};
-  for (std::string_view s : kLaunch)
-    if (StartsWith(name, s)) return true;
-  return false;
-}
-
-// Synchronous memcpy APIs: cudaMemcpy, cudaMemcpy2D, cudaMemcpyToSymbol... but not *Async.
-static bool IsSyncMemcpyApi(std::string_view name) {
-  if (!(StartsWith(name, "cudaMemcpy") || StartsWith(name, "cuMemcpy") || StartsWith(name, "hipMemcpy")))
-    return false;
-  return name.find("Async") == std::string_view::npos;
 }
 
 LaunchIndex::LaunchIndex(const Trace& trace) {
@@ -123,7 +94,8 @@ std::vector<GpuWork> CollectGpuWork(const Trace& trace, bool kernels_only) {
 std::vector<const Range*> FindProfilerSteps(const Trace& trace) {
   std::vector<const Range*> out;
   for (const Range& r : trace.ranges)
-    if (r.kind == RangeKind::kCpuAnnotation && StartsWith(trace.str(r.name), "ProfilerStep#")) out.push_back(&r);
+    if (r.kind == RangeKind::kCpuAnnotation && ClassifyHostRange(trace.str(r.name)) == HostRangeRole::kProfilerStep)
+      out.push_back(&r);
   return out;
 }
 
@@ -523,10 +495,11 @@ static void AnalyzeSyncs(const Trace& trace, const StepAnalysis& steps, SyncAnal
   for (const ApiCall& a : trace.api_calls) {
     if (!InWindows(windows, a.start_ns)) continue;
     std::string_view name = trace.str(a.name);
+    const ApiRole role = ClassifyApi(name);
     std::string label;
-    if (IsSyncApi(name)) {
+    if (role == ApiRole::kSync) {
       label = std::string(name);
-    } else if (IsSyncMemcpyApi(name)) {
+    } else if (role == ApiRole::kMemcpySync) {
       auto it = memcpy_by_corr.find(a.correlation);
       if (it != memcpy_by_corr.end() && it->second->kind == MemcpyKind::kHtoD && it->second->bytes <= 64 * 1024)
         continue;  // nsys cuda_memcpy_sync rule: small H2D copies are staged, not a real sync
@@ -569,7 +542,7 @@ static void AnalyzeLaunches(const Trace& trace, const StepAnalysis& steps, const
   out.kernels = gpu.kernel_count;
   out.kernels_per_step = steps.steps.empty() ? 0.0 : static_cast<double>(gpu.kernel_count) / steps.steps.size();
   for (const ApiCall& a : trace.api_calls) {
-    if (!InWindows(windows, a.start_ns) || !IsLaunchApi(trace.str(a.name))) continue;
+    if (!InWindows(windows, a.start_ns) || ClassifyApi(trace.str(a.name)) != ApiRole::kLaunch) continue;
     out.launch_api_calls++;
     out.launch_api_time_ns += a.duration_ns();
   }

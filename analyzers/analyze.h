@@ -78,10 +78,4 @@ struct HtaBreakdown {
 };
 HtaBreakdown ComputeHtaBreakdown(const Trace& trace, int32_t stream);
 
-// True if `name` is a host-blocking sync API (cudaDeviceSynchronize, cudaStreamSynchronize,
-// cudaEventSynchronize and their driver twins).
-bool IsSyncApi(std::string_view name);
-// True for kernel launch APIs (runtime, driver, graph, HIP).
-bool IsLaunchApi(std::string_view name);
-
 }  // namespace ampscope

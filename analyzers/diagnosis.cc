@@ -21,6 +21,8 @@
 #include "analyzers/gpu_peaks.h"
 #include "base/units.h"
 #include "base/strings.h"
+#include "trace/classify/api_roles.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope {
 namespace {
@@ -361,10 +363,11 @@ class Diagnoser {
 
     // Named host ranges: DataLoader and Optimizer.step (user annotations, NVTX, 2021 Operators).
     auto visit_range = [&](std::string_view name, TimeNs s, TimeNs e, int64_t tid) {
-      if (StartsWith(name, "enumerate(DataLoader)")) {
+      const HostRangeRole role = ClassifyHostRange(name);
+      if (role == HostRangeRole::kDataLoader) {
         dataloader_.push_back({s, e});
         dataloader_names_.insert(std::string(name));
-      } else if (StartsWith(name, "Optimizer.step#") || StartsWith(name, "Optimizer.step")) {
+      } else if (role == HostRangeRole::kOptimizerStep) {
         optimizer_ranges_.push_back({s, e, tid});
         optimizer_names_.insert(std::string(name));
       }
@@ -374,7 +377,9 @@ class Diagnoser {
         visit_range(t_.str(r.name), r.start_ns, r.end_ns, r.tid);
     for (const CpuOp& op : t_.cpu_ops) {
       std::string_view n = t_.str(op.name);
-      if (StartsWith(n, "enumerate(DataLoader)") || StartsWith(n, "Optimizer.step")) visit_range(n, op.start_ns, op.end_ns, op.tid);
+      const HostRangeRole role = ClassifyHostRange(n);
+      if (role == HostRangeRole::kDataLoader || role == HostRangeRole::kOptimizerStep)
+        visit_range(n, op.start_ns, op.end_ns, op.tid);
     }
     dataloader_ = MergeIntervals(std::move(dataloader_));
     std::sort(optimizer_ranges_.begin(), optimizer_ranges_.end(),
@@ -479,11 +484,6 @@ class Diagnoser {
     return -1;
   }
 
-  bool IsFusedOptimizerKernel(std::string_view name) const {
-    return Contains(name, "FusedAdam") || Contains(name, "fused_adam") || Contains(name, "FusedSgd") ||
-           Contains(name, "fused_sgd") || Contains(name, "FusedOptimizerTensorListMetadata");
-  }
-
   void BuildSteps() {
     const auto& s = ra_.steps.steps;
     steps_.resize(s.size());
@@ -503,16 +503,15 @@ class Diagnoser {
       const int64_t st = StepOfLaunch(t);
       if (st < 0) continue;
       StepFacts& f = steps_[static_cast<size_t>(st)];
-      const std::string_view name = t_.str(t_.kernels[ki].name);
       const KernelClass& c = kclass_[ki];
-      if (Contains(name, "amp_update_scale")) f.updates++;
-      if (Contains(name, "non_finite_check_and_unscale")) f.unscales++;
+      if (c.role == KernelRole::kAmpUpdateScale) f.updates++;
+      if (c.role == KernelRole::kAmpUnscale) f.unscales++;
       if (c.category == KernelCategory::kOptimizer) f.optimizer_category_kernels++;
-      if (IsFusedOptimizerKernel(name)) f.fused_optimizer = true;
+      if (c.role == KernelRole::kOptimizerFused) f.fused_optimizer = true;
       const ApiCall& a = t_.api_calls[static_cast<size_t>(launch_of_.at(ki))];
       if (OptimizerRangeAt(t, a.tid) >= 0) {
         f.optimizer_kernels++;
-        if (!Contains(name, "multi_tensor_apply")) f.per_param_optimizer_kernels++;
+        if (!c.multi_tensor_apply) f.per_param_optimizer_kernels++;
       }
     }
   }
@@ -529,15 +528,15 @@ class Diagnoser {
     for (const ApiCall& a : t_.api_calls) {
       if (!InWindows(a.start_ns)) continue;
       std::string_view name = t_.str(a.name);
-      if (IsSyncApi(name)) {
+      const ApiRole role = ClassifyApi(name);
+      if (role == ApiRole::kSync) {
         calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name), true});
         continue;
       }
-      const bool memcpy_api = StartsWith(name, "cudaMemcpy") || StartsWith(name, "cuMemcpy") || StartsWith(name, "hipMemcpy");
-      if (!memcpy_api) continue;
+      if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) continue;
       auto it = memcpy_by_corr_.find(a.correlation);
       const MemcpyEvent* m = it == memcpy_by_corr_.end() ? nullptr : it->second;
-      const bool async = Contains(name, "Async");
+      const bool async = role == ApiRole::kMemcpyAsync;
       bool blocking = false;
       if (!async) {
         // cudaMemcpy: synchronous, except small H2D copies (staged) and device-only copies [nsys].
@@ -587,7 +586,7 @@ class Diagnoser {
       if (it != kernel_launch_.begin()) {
         const uint32_t ki = std::prev(it)->second;
         p.waited_for = ShortName(t_.str(t_.kernels[ki].name), 70);
-        p.scaler = kclass_[ki].category == KernelCategory::kAmpScaler || Contains(t_.str(t_.kernels[ki].name), "non_finite_check_and_unscale");
+        p.scaler = kclass_[ki].category == KernelCategory::kAmpScaler || kclass_[ki].role == KernelRole::kAmpUnscale;
       }
       const std::string ops = OpChainName(p.tid, p.start_ns);
       if (!ops.empty()) p.label = ops + ": " + p.label;
@@ -606,16 +605,17 @@ class Diagnoser {
     std::vector<Interval> pageable_api, alloc_api, free_api;
     for (const ApiCall& a : t_.api_calls) {
       std::string_view name = t_.str(a.name);
-      if (StartsWith(name, "cudaMalloc") || StartsWith(name, "cuMemAlloc") || StartsWith(name, "cudaFree") || StartsWith(name, "cuMemFree")) {
+      const ApiRole role = ClassifyApi(name);
+      if (role == ApiRole::kAlloc || role == ApiRole::kFree) {
         alloc_api.push_back({a.start_ns, a.end_ns});
-        if (StartsWith(name, "cudaFree") || StartsWith(name, "cuMemFree")) free_api.push_back({a.start_ns, a.end_ns});
+        if (role == ApiRole::kFree) free_api.push_back({a.start_ns, a.end_ns});
         if (InWindows(a.start_ns)) {
           const int64_t st = StepOfLaunch(a.start_ns);
           alloc_calls_.push_back({a.start_ns, st, std::string(name)});
         }
         continue;
       }
-      if (!Contains(name, "emcpy")) continue;
+      if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) continue;
       auto it = memcpy_by_corr_.find(a.correlation);
       if (it != memcpy_by_corr_.end() && it->second->kind == MemcpyKind::kHtoD && it->second->src_kind == MemoryKind::kPageable)
         pageable_api.push_back({a.start_ns, a.end_ns});
@@ -999,17 +999,11 @@ class Diagnoser {
   }
 
   void LossNormCheck() {
-    static constexpr std::string_view kFp32Ops[] = {
-        "aten::layer_norm", "aten::native_layer_norm", "aten::group_norm", "aten::nll_loss", "aten::nll_loss_nd",
-        "aten::nll_loss2d", "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss",
-        "aten::kl_div", "aten::binary_cross_entropy_with_logits", "aten::cosine_embedding_loss", "aten::margin_ranking_loss"};
     std::set<std::string> names;
     for (const CpuOp& op : t_.cpu_ops) {
       if (!InWindows(op.start_ns) || op.input_types == kNoString) continue;
       std::string_view n = t_.str(op.name);
-      bool listed = false;
-      for (std::string_view k : kFp32Ops) listed = listed || n == k;
-      if (!listed) continue;
+      if (!IsAutocastFp32Op(n)) continue;
       const Precision p = PrecisionFromTypeTags(t_.str(op.input_types));
       if (p == Precision::kFp16 || p == Precision::kBf16) {
         ++lowp_loss_ops_;
@@ -1057,11 +1051,12 @@ class Diagnoser {
         return c[c.size() - 2] == k;
       };
       bool ok = false;
-      if (name == "aten::mm" || name == "aten::matmul" || name == "aten::bmm") {
+      const GemmOpForm form = ClassifyGemmOp(name);
+      if (form == GemmOpForm::kAB) {
         ok = d.size() >= 2 && last2(d[0], d[1]);
-      } else if (name == "aten::addmm" || name == "aten::baddbmm" || name == "aten::addbmm") {
+      } else if (form == GemmOpForm::kBiasAB) {
         ok = d.size() >= 3 && last2(d[1], d[2]);
-      } else if (name == "aten::linear") {
+      } else if (form == GemmOpForm::kLinear) {
         // linear(x[..., k], w[n, k])
         if (d.size() >= 2 && d[0].size() >= 2 && d[1].size() == 2 && d[1][1] == d[0].back()) {
           m = 1;
@@ -1189,9 +1184,8 @@ class Diagnoser {
     if (steps_.empty()) {
       for (size_t i = 0; i < t_.kernels.size(); ++i) {
         if (!in_window_[i]) continue;
-        std::string_view n = t_.str(t_.kernels[i].name);
-        updates += Contains(n, "amp_update_scale");
-        unscales += Contains(n, "non_finite_check_and_unscale");
+        updates += kclass_[i].role == KernelRole::kAmpUpdateScale;
+        unscales += kclass_[i].role == KernelRole::kAmpUnscale;
       }
     }
     const bool scaler = updates > 0 || unscales > 0;
@@ -1833,7 +1827,7 @@ class Diagnoser {
       if (a.step < kWarmupStepsExcluded) continue;
       ++steady_calls;
       by_name[a.name]++;
-      if (StartsWith(a.name, "cudaFree") || StartsWith(a.name, "cuMemFree")) ++steady_frees;
+      if (ClassifyApi(a.name) == ApiRole::kFree) ++steady_frees;
     }
     const size_t steady_steps = steps_.size() > static_cast<size_t>(kWarmupStepsExcluded) ? steps_.size() - kWarmupStepsExcluded : 0;
     std::vector<std::string> parts;

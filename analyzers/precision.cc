@@ -163,42 +163,6 @@ const char* Tf32Switch(int32_t cc_major, TimeNs tf32_ns, TimeNs fp32_simt_ns) {
   return "mixed";
 }
 
-// ---------------------------------------------------------------------------------------
-// Tensor-Core-eligible ops
-
-// Exact op names (forward ops, in-place and backward aten ops).
-constexpr std::string_view kEligibleOps[] = {
-    // autocast lower_precision_fp (CUDA), PyTorch 2.x, diagnosis_rules.md §B
-    "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
-    "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d", "aten::convolution",
-    "aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::einsum", "aten::mm",
-    "aten::mv", "aten::linalg_vecdot", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
-    "aten::chain_matmul", "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell",
-    "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell", "aten::rnn_relu_cell",
-    "aten::_scaled_dot_product_flash_attention", "aten::scaled_dot_product_attention",
-    "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
-    // TensorBoard plugin TC_OP_Allowlist extras (tensor_core.py)
-    "aten::_convolution_nogroup", "aten::addmm_", "aten::cudnn_convolution_backward",
-    "aten::cudnn_convolution_backward_input", "aten::cudnn_convolution_backward_weight",
-    "aten::cudnn_convolution_transpose_backward", "aten::cudnn_convolution_transpose_backward_input",
-    "aten::cudnn_convolution_transpose_backward_weight",
-    // ops that do the same math in PyTorch 2.x (backward convs, attention kernels, fused/fp8 GEMMs)
-    "aten::convolution_backward", "aten::baddbmm_", "aten::addbmm_", "aten::_addmm_activation", "aten::_scaled_mm",
-    "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
-    "aten::_scaled_dot_product_flash_attention_backward", "aten::_scaled_dot_product_efficient_attention_backward",
-    "aten::_scaled_dot_product_cudnn_attention_backward", "aten::_flash_attention_forward",
-    "aten::_flash_attention_backward", "aten::_efficient_attention_forward", "aten::_efficient_attention_backward",
-};
-
-// Autograd backward nodes, matched after stripping the trailing version digits
-// (MmBackward / MmBackward0, CudnnConvolutionBackward / ...Backward0).
-constexpr std::string_view kEligibleBackwardNodes[] = {
-    "CudnnConvolutionBackward", "CudnnConvolutionTransposeBackward", "ConvolutionBackward",
-    "MmBackward", "BmmBackward", "AddmmBackward", "AddbmmBackward", "BaddbmmBackward", "AddmvBackward",
-    "MvBackward", "AddrBackward", "ScaledDotProductFlashAttentionBackward",
-    "ScaledDotProductEfficientAttentionBackward", "ScaledDotProductCudnnAttentionBackward",
-};
-
 enum class DtypeClass : uint8_t { kLowp, kFull, kUnknown };
 DtypeClass ClassOf(Precision p) {
   switch (p) {
@@ -498,23 +462,6 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
 }
 
 }  // namespace
-
-bool IsTensorCoreEligibleOp(std::string_view name) {
-  for (std::string_view e : kEligibleOps)
-    if (name == e) return true;
-  std::string_view base = name;
-  while (!base.empty() && base.back() >= '0' && base.back() <= '9') base.remove_suffix(1);
-  for (std::string_view e : kEligibleBackwardNodes)
-    if (base == e) return true;
-  return false;
-}
-
-bool IsExcludedFromOpKernelTime(std::string_view name) {
-  if (StartsWith(name, "enumerate(DataLoader)#") && name.size() >= 9 && name.substr(name.size() - 9) == ".__next__")
-    return true;
-  return StartsWith(name, "Optimizer.") || StartsWith(name, "ProfilerStep#") || name == "DataParallel.forward" ||
-         name == "DistributedDataParallel.forward";
-}
 
 std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalysis& steps) {
   WindowSet window(steps);

@@ -1,4 +1,5 @@
-// The kernel classifier: one ordered pattern table (kRules) plus a type-tag pass for precision.
+// The kernel classifier's matcher: the ordered pattern table (kRules, kernel_rules_table.cc) plus
+// a type-tag pass for precision and the role markers.
 //
 // How a name is classified (docs/classifier.md has the full story):
 //   1. The first row of kRules whose pattern matches decides the category, the Tensor Core use,
@@ -9,6 +10,8 @@
 //      know lists the input type first), with the row's precision as the fallback when the name
 //      carries no tag; or decoded from a family's own code (cuBLASLt nvjet_<abc>, Tensile Cijk_).
 //   3. No row matches: category "other", no Tensor Cores, precision from the type tags.
+//   4. The role is the row's, unless a role marker (a word the analyzers look for in any kernel,
+//      e.g. amp_update_scale) occurs in the name.
 //
 // Everything here works on string_views of the name: no allocation, no std::regex. The name is
 // scanned once for all table strings (an Aho-Corasick automaton built on first use) and once for
@@ -22,6 +25,9 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "base/status.h"
+#include "trace/classify/kernel_rules.h"
 
 namespace ampscope {
 
@@ -62,6 +68,24 @@ const char* PrecisionName(Precision p) {
   return "unknown";
 }
 
+const char* KernelRoleName(KernelRole r) {
+  switch (r) {
+    case KernelRole::kAmpUpdateScale: return "amp_update_scale";
+    case KernelRole::kAmpUnscale: return "amp_unscale";
+    case KernelRole::kOptimizerFused: return "optimizer_fused";
+    case KernelRole::kOptimizerForeach: return "optimizer_foreach";
+    case KernelRole::kOptimizerPerParam: return "optimizer_per_param";
+    case KernelRole::kFill: return "fill";
+    case KernelRole::kCast: return "cast";
+    case KernelRole::kLayoutTransform: return "layout_transform";
+    case KernelRole::kCopy: return "copy";
+    case KernelRole::kNcclCollective: return "nccl_collective";
+    case KernelRole::kNone:
+    case KernelRole::kCount: break;
+  }
+  return "none";
+}
+
 const char* TensorCoreUseName(TensorCoreUse t) {
   switch (t) {
     case TensorCoreUse::kYes: return "yes";
@@ -73,9 +97,7 @@ const char* TensorCoreUseName(TensorCoreUse t) {
 
 namespace {
 
-using Cat = KernelCategory;
-using P = Precision;
-using Tc = TensorCoreUse;
+using namespace ::ampscope::kernel_rules;  // the table's row type and rows
 
 // ---------------------------------------------------------------------------------------
 // Type tags
@@ -291,281 +313,6 @@ Precision TensilePrecision(std::string_view name) {
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// The pattern table
-
-enum class Match : uint8_t {
-  kPrefix,    // the name (or the name after "void ") starts with the pattern
-  kContains,  // the pattern occurs anywhere
-  kWord,      // the pattern occurs as a whole word (bounded by non-alphanumerics or the ends)
-};
-
-enum class PrecRule : uint8_t {
-  kFixed,          // the row's precision, always (the family implies it)
-  kTags,           // the first type tag in the name; else the row's precision
-  kTagsFloatOnly,  // as kTags, ignoring integer tags (NCCL names int8_t for raw byte transfers)
-  kNvjet,          // decode nvjet_<abc>
-  kTensile,        // decode Cijk_..._<types>
-};
-
-// Category markers for rows whose family does both GEMMs and convolutions (mma codes, tensorop,
-// hmma): the kernel is a convolution if the name contains one of these.
-constexpr std::string_view kConvMarkers[] = {"fprop", "dgrad", "wgrad", "cudnn", "implicit_gemm",
-                                             "convolution", "Convolution", "conv1d", "conv2d",
-                                             "conv3d", "Conv"};
-
-struct Rule {
-  Match match;
-  std::string_view pattern;
-  std::string_view also;   // if not empty, must also occur (contains)
-  Cat category;
-  bool gemm_or_conv;       // category = conv if HasConvMarker(name), else `category`
-  PrecRule prec_rule;
-  Precision precision;     // fixed value or fallback
-  Tc tc;
-  bool simt;               // a GEMM/conv doing its math on CUDA cores (flagged when fp32)
-  bool rocm;
-  bool fused_cast;         // the name shows a fused dtype conversion
-};
-
-// Row builders keep the table readable: one line per pattern.
-constexpr Rule R(Match m, std::string_view pat, Cat c, PrecRule pr, Precision p, Tc tc,
-                 std::string_view also = {}) {
-  return Rule{m, pat, also, c, false, pr, p, tc, false, false, false};
-}
-constexpr Rule Simt(Rule r) { r.simt = true; return r; }
-constexpr Rule Rocm(Rule r) { r.rocm = true; return r; }
-constexpr Rule GemmOrConv(Rule r) { r.gemm_or_conv = true; return r; }
-constexpr Rule FusedCast(Rule r) { r.fused_cast = true; return r; }
-
-constexpr Match kPre = Match::kPrefix;
-constexpr Match kSub = Match::kContains;
-constexpr Match kWrd = Match::kWord;
-constexpr PrecRule kFix = PrecRule::kFixed;
-constexpr PrecRule kTag = PrecRule::kTags;
-
-// Ordered: the first matching row wins. Generated names that embed op names (Triton/Inductor)
-// and library families come before generic PyTorch substrings; Tensor Core families before
-// CUDA-core ones; specific PyTorch kernels (casts, norms) before the elementwise/reduce wrappers
-// that contain them.
-constexpr Rule kRules[] = {
-    // --- Triton / TorchInductor: triton_{poi,red,per}_fused_<ops>_<n>, triton_tem_ (templates),
-    // old-style triton__0d1d2d. Tensor Core use depends on tl.dot and the dtype: unknown.
-    GemmOrConv(R(kPre, "triton_tem_", Cat::kGemm, kFix, P::kUnknown, Tc::kUnknown)),
-    FusedCast(R(kPre, "triton_", Cat::kTritonFused, kFix, P::kUnknown, Tc::kUnknown, "_to_copy")),
-    FusedCast(R(kPre, "triton_", Cat::kTritonFused, kFix, P::kUnknown, Tc::kUnknown, "convert_element_type")),
-    R(kPre, "triton_", Cat::kTritonFused, kFix, P::kUnknown, Tc::kUnknown),
-    R(kPre, "triton", Cat::kTritonFused, kFix, P::kUnknown, Tc::kUnknown),
-
-    // --- ROCm (AMD): not NVIDIA Tensor Cores; matrix-core use is reported as unknown.
-    Rocm(R(kPre, "Cijk_", Cat::kGemm, PrecRule::kTensile, P::kUnknown, Tc::kUnknown)),
-    Rocm(R(kSub, "MIOpenBatchNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo)),
-    Rocm(R(kSub, "MIOpenSoftmax", Cat::kSoftmax, kTag, P::kUnknown, Tc::kNo)),
-    Rocm(R(kSub, "MIOpen", Cat::kConv, kTag, P::kUnknown, Tc::kUnknown)),
-    Rocm(R(kSub, "miopen", Cat::kConv, kTag, P::kUnknown, Tc::kUnknown)),
-    Rocm(R(kPre, "igemm_", Cat::kConv, kTag, P::kUnknown, Tc::kUnknown, "gtc")),
-    Rocm(R(kPre, "naive_conv_", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Rocm(R(kPre, "__amd_rocclr_", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo)),
-    Rocm(R(kSub, "kernel_gemm_xdl", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
-    Rocm(R(kPre, "rocblas_", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
-    Rocm(R(kPre, "hipblaslt", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
-
-    // --- Communication: NCCL/RCCL old ncclKernel_<Coll>_<ALGO>_<PROTO>_<Op>_<type> and new
-    // ncclDevKernel_<Coll>_<Op>_<type>_<ALGO>_<PROTO>; NVSHMEM; custom all-reduce kernels.
-    R(kPre, "nccl", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
-    R(kSub, "nvshmem", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
-    R(kSub, "cross_device_reduce", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
-    R(kSub, "userbuffers", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
-
-    // --- Attention. FlashAttention 2 (pytorch_flash::flash_fwd_kernel, flash_fwd_splitkv_kernel,
-    // flash_bwd_*), FlashAttention 3 (flash::FlashAttnFwdSm90 ...), mem-efficient (fmha_cutlass*),
-    // cuDNN SDPA. Pre/post-processing kernels do no MMA.
-    R(kSub, "flash_bwd_dot_do_o", Cat::kAttention, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "flash_bwd_convert_d", Cat::kAttention, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "flash_bwd_clear_d", Cat::kAttention, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "FlashAttnBwdPreprocess", Cat::kAttention, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "FlashAttnBwdPostprocess", Cat::kAttention, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "prepare_varlen_num_blocks", Cat::kAttention, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "flash_fwd", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "flash_bwd", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "FlashAttn", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "flashinfer", Cat::kAttention, kTag, P::kUnknown, Tc::kUnknown),
-    R(kSub, "fmha", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "sdpa", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
-
-    // --- xmma (cuBLAS/cuDNN sm75..sm100): sm80_xmma_{gemm,fprop,dgrad,wgrad}_<AB>_<C><acc>_...
-    R(kSub, "xmma_fprop", Cat::kConv, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "xmma_dgrad", Cat::kConv, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "xmma_wgrad", Cat::kConv, kTag, P::kUnknown, Tc::kYes),
-    R(kSub, "xmma_gemm", Cat::kGemm, kTag, P::kUnknown, Tc::kYes),
-    GemmOrConv(R(kSub, "xmma", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-
-    // --- MMA instruction families named in the kernel (fixed precision: the instruction implies it).
-    GemmOrConv(R(kSub, "hmma", Cat::kGemm, kFix, P::kFp16, Tc::kYes)),
-    GemmOrConv(R(kSub, "imma", Cat::kGemm, kFix, P::kInt8, Tc::kYes)),
-    GemmOrConv(R(kSub, "dmma", Cat::kGemm, kFix, P::kFp64, Tc::kYes)),
-    GemmOrConv(R(kSub, "wgmma", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    GemmOrConv(R(kSub, "gmma", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-
-    // --- Legacy cuBLAS/cuDNN and CUTLASS 2 mma codes: <arch>_[<in>_]<acc><mnk>{gemm,cudnn,fprop,..}
-    // (volta_h884gemm, volta_fp16_s884cudnn_fp16, turing_fp16_s1688gemm_fp16, ampere_bf16_s16816gemm_bf16,
-    // cutlass_80_tensorop_s1688gemm = TF32, cutlass_80_tensorop_c1688gemm = complex TF32).
-    // Type tags win over the fallback (turing_fp16_s1688gemm is fp16, not tf32).
-    GemmOrConv(R(kSub, "h884", Cat::kGemm, kTag, P::kFp16, Tc::kYes)),
-    GemmOrConv(R(kSub, "s884", Cat::kGemm, kTag, P::kFp16, Tc::kYes)),
-    GemmOrConv(R(kSub, "i8816", Cat::kGemm, kFix, P::kInt8, Tc::kYes)),
-    GemmOrConv(R(kSub, "h1688", Cat::kGemm, kTag, P::kFp16, Tc::kYes)),
-    GemmOrConv(R(kSub, "s1688", Cat::kGemm, kTag, P::kTf32, Tc::kYes)),
-    GemmOrConv(R(kSub, "c1688", Cat::kGemm, kTag, P::kTf32, Tc::kYes)),
-    GemmOrConv(R(kSub, "d884", Cat::kGemm, kFix, P::kFp64, Tc::kYes)),
-    GemmOrConv(R(kSub, "z884", Cat::kGemm, kFix, P::kFp64, Tc::kYes)),
-    GemmOrConv(R(kSub, "h16816", Cat::kGemm, kTag, P::kFp16, Tc::kYes)),
-    GemmOrConv(R(kSub, "i16832", Cat::kGemm, kFix, P::kInt8, Tc::kYes)),
-    GemmOrConv(R(kSub, "i16864", Cat::kGemm, kFix, P::kInt8, Tc::kYes)),
-    GemmOrConv(R(kSub, "16816", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    GemmOrConv(R(kSub, "16832", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    GemmOrConv(R(kSub, "161616", Cat::kGemm, kTag, P::kFp16, Tc::kYes)),
-    // PyProf/tb_plugin's Volta cuDNN Tensor Core kernels that carry no mma code.
-    R(kSub, "dgrad_1x1_stride_2x2", Cat::kConv, kTag, P::kFp16, Tc::kYes),
-    R(kSub, "first_layer_wgrad_kernel", Cat::kConv, kTag, P::kFp16, Tc::kYes),
-    R(kSub, "conv1x1", Cat::kConv, kTag, P::kFp16, Tc::kYes),
-    R(kSub, "conv2d_c1_k1", Cat::kConv, kTag, P::kFp16, Tc::kYes),
-    R(kSub, "direct_group", Cat::kConv, kTag, P::kFp16, Tc::kYes),
-
-    // --- CUTLASS 2/3 and cuDNN's embedded CUTLASS: "tensorop" = Tensor Core MMA.
-    // cutlass3x_sm90/sm100_tensorop_s64x128x16gemm_<A>_<B>_<acc>_..., cutlass_tensorop_s1688fprop_*,
-    // mangled cutlass templates (MmaTensorOp, ImplicitGemmConvolution<...TensorOp...>).
-    GemmOrConv(R(kSub, "tensorop", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    GemmOrConv(R(kSub, "TensorOp", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    GemmOrConv(R(kSub, "cutlass3x", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    GemmOrConv(R(kSub, "KernelTmaWarpSpecialized", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
-    R(kSub, "ImplicitGemmConvolution", Cat::kConv, kTag, P::kUnknown, Tc::kUnknown),
-    GemmOrConv(R(kSub, "ReduceSplitK", Cat::kGemm, kTag, P::kUnknown, Tc::kNo)),
-
-    // --- cuBLASLt nvjet (Hopper/Blackwell cuBLAS): nvjet_[smNN_]<abc>_<tile>_...
-    R(kPre, "nvjet", Cat::kGemm, PrecRule::kNvjet, P::kUnknown, Tc::kYes),
-    R(kSub, "deep_gemm", Cat::kGemm, kTag, P::kFp8, Tc::kYes),
-
-    // --- Convolutions on CUDA cores (cuDNN implicit/explicit/precomputed sgemm, scudnn, winograd,
-    // FFT, dgrad/wgrad engines, depthwise/grouped) and their helper kernels.
-    Simt(R(kSub, "implicit_convolve_sgemm", Cat::kConv, kFix, P::kFp32, Tc::kNo)),
-    Simt(R(kSub, "explicit_convolve_sgemm", Cat::kConv, kFix, P::kFp32, Tc::kNo)),
-    Simt(R(kSub, "precomputed_convolve_sgemm", Cat::kConv, kFix, P::kFp32, Tc::kNo)),
-    R(kSub, "convolve_hgemm", Cat::kConv, kFix, P::kFp16, Tc::kNo),
-    Simt(R(kSub, "convolve_dgemm", Cat::kConv, kFix, P::kFp64, Tc::kNo)),
-    Simt(R(kWrd, "scudnn", Cat::kConv, kFix, P::kFp32, Tc::kNo)),
-    R(kWrd, "hcudnn", Cat::kConv, kFix, P::kFp16, Tc::kNo),
-    Simt(R(kWrd, "dcudnn", Cat::kConv, kFix, P::kFp64, Tc::kNo)),
-    R(kSub, "generateWinogradTiles", Cat::kConv, kTag, P::kUnknown, Tc::kNo),
-    Simt(R(kSub, "winograd", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "fft", Cat::kConv, kTag, P::kUnknown, Tc::kNo, "cudnn")),
-    Simt(R(kSub, "dgrad_engine", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "dgrad2d_alg", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "wgrad_alg", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "conv_depthwise", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "conv2d_grouped_direct", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "slow_conv", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
-    R(kSub, "im2col", Cat::kConv, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "col2im", Cat::kConv, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "cask_cudnn", Cat::kConv, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "reduce_wgrad", Cat::kConv, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "flip_filter", Cat::kConv, kTag, P::kUnknown, Tc::kNo),
-
-    // --- GEMMs on CUDA cores: <arch>_sgemm_*, cutlass_*_simt_*, cuBLAS small-N/gemv/gemmk1 paths
-    // and helpers (split-K reduction, cuBLASLt epilogue).
-    Simt(R(kWrd, "sgemm", Cat::kGemm, kFix, P::kFp32, Tc::kNo)),
-    R(kWrd, "hgemm", Cat::kGemm, kFix, P::kFp16, Tc::kNo),
-    Simt(R(kWrd, "dgemm", Cat::kGemm, kFix, P::kFp64, Tc::kNo)),
-    Simt(R(kWrd, "cgemm", Cat::kGemm, kFix, P::kFp32, Tc::kNo)),
-    Simt(R(kWrd, "gcgemm", Cat::kGemm, kFix, P::kFp32, Tc::kNo)),
-    Simt(R(kWrd, "zgemm", Cat::kGemm, kFix, P::kFp64, Tc::kNo)),
-    R(kWrd, "igemm", Cat::kGemm, kFix, P::kInt8, Tc::kNo),
-    Simt(R(kSub, "gemmSN_", Cat::kGemm, kTag, P::kFp32, Tc::kNo)),
-    Simt(R(kSub, "gemmk1_kernel", Cat::kGemm, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "gemv", Cat::kGemm, kTag, P::kUnknown, Tc::kNo)),
-    Simt(R(kSub, "dot_kernel", Cat::kGemm, kTag, P::kUnknown, Tc::kNo)),
-    R(kSub, "splitKreduce", Cat::kGemm, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "cublasLtEpilogue", Cat::kGemm, kTag, P::kUnknown, Tc::kNo),
-    Simt(R(kWrd, "simt", Cat::kGemm, kTag, P::kUnknown, Tc::kNo)),
-    R(kSub, "scal_kernel", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "axpy_kernel", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-
-    // --- AMP GradScaler: unscale_ (foreach and TensorIterator fallback) and update.
-    R(kSub, "_amp_foreach_non_finite_check_and_unscale", Cat::kAmpScaler, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "_amp_non_finite_check_and_unscale", Cat::kAmpScaler, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "amp_update_scale", Cat::kAmpScaler, kTag, P::kUnknown, Tc::kNo),
-
-    // --- Optimizers: foreach / fused multi_tensor_apply (PyTorch, apex), fused Adam/SGD.
-    R(kSub, "multi_tensor_apply_kernel", Cat::kOptimizer, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "fused_adam", Cat::kOptimizer, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "FusedAdam", Cat::kOptimizer, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "fused_sgd", Cat::kOptimizer, kTag, P::kUnknown, Tc::kNo),
-
-    // --- Casts (aten/src/ATen/native/cuda/Copy.cu): <type>_copy_kernel_cuda and
-    // <type>tofloat32_copy_kernel_cuda; direct_copy_kernel_cuda is a cast only when it converts
-    // (LoadWithCast/StoreWithCast), else a plain copy.
-    R(kSub, "direct_copy_kernel_cuda", Cat::kCast, kTag, P::kUnknown, Tc::kNo, "WithCast"),
-    R(kSub, "direct_copy_kernel_cuda", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "copy_kernel_cuda", Cat::kCast, kTag, P::kUnknown, Tc::kNo),
-
-    // --- NCHW <-> NHWC layout transforms (cuDNN). The untemplated legacy name (cuDNN 7) appears
-    // only on fp16 Tensor Core paths, hence the fp16 fallback.
-    R(kSub, "nchwToNhwc", Cat::kLayoutTransform, kTag, P::kFp16, Tc::kNo),
-    R(kSub, "nhwcToNchw", Cat::kLayoutTransform, kTag, P::kFp16, Tc::kNo),
-    R(kSub, "NchwToNhwc", Cat::kLayoutTransform, kTag, P::kFp16, Tc::kNo),
-    R(kSub, "NhwcToNchw", Cat::kLayoutTransform, kTag, P::kFp16, Tc::kNo),
-    R(kSub, "transpose_readWrite_alignment", Cat::kLayoutTransform, kTag, P::kUnknown, Tc::kNo),
-
-    // --- Normalization.
-    R(kSub, "bn_fw", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "bn_bw", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "batch_norm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "BatchNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "layer_norm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "LayerNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "group_norm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "GroupNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "instance_norm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "rms_norm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "RMSNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "RmsNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "RowwiseMoments", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "GammaBetaBackward", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "GradGammaBeta", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo),
-
-    // --- Softmax.
-    R(kSub, "softmax", Cat::kSoftmax, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "SoftMax", Cat::kSoftmax, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "Softmax", Cat::kSoftmax, kTag, P::kUnknown, Tc::kNo),
-
-    // --- Copy-like kernels (concatenation, gathers).
-    R(kSub, "CatArrayBatchedCopy", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "indexSelect", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "index_select", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "vectorized_gather", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo),
-
-    // --- Reductions: losses, pooling, ATen reduce_kernel, CUB reductions.
-    R(kSub, "nll_loss", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "NLLCriterion", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "cross_entropy", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "max_pool", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "avg_pool", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "adaptive_average_pool", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "adaptive_max_pool", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "reduce_kernel", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "DeviceReduce", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "DeviceSegmentedReduce", Cat::kReduction, kTag, P::kUnknown, Tc::kNo),
-
-    // --- ATen elementwise launch wrappers (vectorized_/unrolled_/elementwise_kernel, index_,
-    // scatter_gather_, distribution_ variants), dropout, cuDNN scaling.
-    R(kSub, "elementwise_kernel", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "distribution_elementwise", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "fused_dropout", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-    R(kSub, "scalePackedTensor", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
-};
-
-constexpr size_t kRuleCount = sizeof(kRules) / sizeof(kRules[0]);
-static_assert(kRuleCount < 0xFFFF, "rule index must fit KernelClass::rule");
 
 // Leading qualifiers that do not belong to the kernel's own name.
 std::string_view StripVoid(std::string_view name) {
@@ -587,10 +334,13 @@ class SubstringIndex {
  public:
   SubstringIndex() {
     for (size_t i = 0; i < kRuleCount; ++i) {
-      row_pattern_[i] = Add(kRules[i].pattern);
-      row_also_[i] = kRules[i].also.empty() ? -1 : Add(kRules[i].also);
+      row_pattern_.push_back(Add(kRules[i].pattern));
+      row_also_.push_back(kRules[i].also.empty() ? -1 : Add(kRules[i].also));
     }
-    for (size_t i = 0; i < std::size(kConvMarkers); ++i) marker_[i] = Add(kConvMarkers[i]);
+    for (size_t i = 0; i < kConvMarkerCount; ++i) marker_.push_back(Add(kConvMarkers[i]));
+    for (size_t i = 0; i < kRoleMarkerCount; ++i) role_marker_.push_back(Add(kRoleMarkers[i].text));
+    multi_tensor_ = Add(kMultiTensorApplyMarker);
+    AMPSCOPE_CHECK(strings_.size() <= kMaxStrings);
     Build();
   }
 
@@ -608,6 +358,13 @@ class SubstringIndex {
       if (f.test(static_cast<size_t>(id))) return true;
     return false;
   }
+  // The first role marker that occurs, or `fallback`.
+  KernelRole MarkedRole(const Found& f, KernelRole fallback) const {
+    for (size_t i = 0; i < role_marker_.size(); ++i)
+      if (f.test(static_cast<size_t>(role_marker_[i]))) return kRoleMarkers[i].role;
+    return fallback;
+  }
+  bool MultiTensorApply(const Found& f) const { return f.test(static_cast<size_t>(multi_tensor_)); }
 
  private:
   int Add(std::string_view s) {
@@ -674,9 +431,11 @@ class SubstringIndex {
   std::vector<uint32_t> delta_;                 // [state * width_ + class] -> state
   std::vector<uint32_t> out_begin_;             // per state, into out_ids_ (size states + 1)
   std::vector<uint16_t> out_ids_;               // string ids that end at each state
-  std::array<int, kRuleCount> row_pattern_{};
-  std::array<int, kRuleCount> row_also_{};
-  std::array<int, std::size(kConvMarkers)> marker_{};
+  std::vector<int> row_pattern_;   // string id of each row's pattern
+  std::vector<int> row_also_;      // ... and of its "also" string, or -1
+  std::vector<int> marker_;        // conv markers
+  std::vector<int> role_marker_;   // role markers, in kRoleMarkers order
+  int multi_tensor_ = -1;
 };
 
 const SubstringIndex& Index() {
@@ -737,12 +496,16 @@ KernelClass ClassifyKernel(std::string_view name) {
     out.fp32_simt_gemm = r.simt && out.precision == P::kFp32;
     out.rocm = r.rocm;
     out.fused_cast = r.fused_cast;
+    out.role = index.MarkedRole(found, r.role);
+    out.multi_tensor_apply = index.MultiTensorApply(found);
     out.rule = static_cast<uint16_t>(i);
     return out;
   }
   out.category = Cat::kOther;
   out.precision = PrecisionFromTags(name, false);
   out.tensor_core = Tc::kNo;
+  out.role = index.MarkedRole(found, KernelRole::kNone);
+  out.multi_tensor_apply = index.MultiTensorApply(found);
   out.rule = kNoKernelRule;
   return out;
 }
@@ -773,5 +536,7 @@ std::string DescribeKernelRule(uint16_t rule) {
 }
 
 Precision PrecisionFromTypeTags(std::string_view text) { return PrecisionFromTags(text, false); }
+
+bool IsTensileKernelName(std::string_view name) { return name.substr(0, 5) == "Cijk_"; }
 
 }  // namespace ampscope

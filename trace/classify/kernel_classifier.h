@@ -1,6 +1,7 @@
-// The kernel classifier: kernel name -> category, math precision, Tensor Core use.
-// Data-driven: one pattern table in kernel_classifier.cc, tested against every labelled
-// name in shared/reference/kernel_names.tsv.
+// The kernel classifier: kernel name -> category, math precision, Tensor Core use and role.
+// Data-driven: one pattern table (kernel_rules_table.cc), matched by kernel_classifier.cc and
+// tested against every labelled name in shared/reference/kernel_names.tsv. Nothing outside
+// trace/classify/ matches kernel names: analyzers ask for the class (or the role) instead.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +37,23 @@ const char* PrecisionName(Precision p);  // "fp8", "fp16", "bf16", "tf32", "fp32
 enum class TensorCoreUse : uint8_t { kNo, kYes, kUnknown };
 const char* TensorCoreUseName(TensorCoreUse t);  // "no", "yes", "unknown"
 
+// What a kernel is for, where its name says so (analyzers use it instead of matching names).
+enum class KernelRole : uint8_t {
+  kNone,
+  kAmpUpdateScale,      // GradScaler.update(): amp_update_scale_cuda_kernel
+  kAmpUnscale,          // GradScaler.unscale_(): _amp_(foreach_)non_finite_check_and_unscale
+  kOptimizerFused,      // fused=True optimizers (FusedAdam/FusedSgd math functors), apex fused_adam
+  kOptimizerForeach,    // foreach (multi_tensor_apply) kernels
+  kOptimizerPerParam,   // kernels only the for-loop optimizers launch (addcmul_/addcdiv_)
+  kFill,                // fill_ / zero_ (FillFunctor)
+  kCast,                // dtype conversion kernels (<type>_copy_kernel_cuda, direct copy with cast)
+  kLayoutTransform,     // NCHW <-> NHWC transposes (cuDNN)
+  kCopy,                // device copies done by a kernel (direct_copy without cast, cat)
+  kNcclCollective,      // NCCL/RCCL collectives
+  kCount
+};
+const char* KernelRoleName(KernelRole r);  // "none", "amp_update_scale", ..., "nccl_collective"
+
 // KernelClass::rule when no table row matched.
 inline constexpr uint16_t kNoKernelRule = 0xFFFF;
 
@@ -47,6 +65,8 @@ struct KernelClass {
   bool rocm = false;            // a ROCm/HIP kernel name (Cijk_*, hip*, ...)
   bool fused_cast = false;      // a fused kernel whose name shows a dtype conversion (Triton "_to_copy",
                                 // "convert_element_type"); not counted as a cast kernel
+  KernelRole role = KernelRole::kNone;
+  bool multi_tensor_apply = false;  // launched through multi_tensor_apply: one kernel for a list of tensors
   uint16_t rule = 0;            // index of the matching table row (for `ampscope kernels --explain`);
                                 // kNoKernelRule when none matched
 };
@@ -62,5 +82,9 @@ std::string DescribeKernelRule(uint16_t rule);
 // The first type tag in `text` (c10::Half, __nv_bfloat16, cutlass::half_t, float, f16, bf16, tf32,
 // ...), kUnknown if none. The classifier's precision pass, exposed for op input types.
 Precision PrecisionFromTypeTags(std::string_view text);
+
+// A rocBLAS/hipBLASLt Tensile GEMM (the name starts with "Cijk_"): evidence that a trace without
+// device properties came from an AMD GPU.
+bool IsTensileKernelName(std::string_view name);
 
 }  // namespace ampscope

@@ -7,6 +7,9 @@
 #include <cstring>
 
 #include "base/strings.h"
+#include "trace/classify/api_roles.h"
+#include "trace/classify/host_roles.h"
+#include "trace/classify/kernel_classifier.h"
 #include "trace/formats/kineto/kineto_time.h"
 
 namespace ampscope::kineto {
@@ -266,7 +269,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
         k.comm_index = static_cast<int32_t>(trace_.comm_infos.size());
         Append(trace_.comm_infos, c);
       }
-      if (StartsWith(name, "Cijk_")) evidence_.amd = true;
+      if (IsTensileKernelName(name)) evidence_.amd = true;
       Append(trace_.kernels, k);
       Append<uint64_t>(links_.kernel_offsets, input_.OffsetOf(ev.begin));
       return Status::Ok();
@@ -324,10 +327,9 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
       a.name = Intern(name);
       a.cbid = static_cast<int32_t>(ArgInt(ev, kArgCbid, -1));
       // Driver calls are cu*, runtime calls cuda* (hip* on ROCm).
-      a.domain = cls == EventClass::kDriver || (StartsWith(name, "cu") && !StartsWith(name, "cuda"))
-                     ? ApiDomain::kDriver
-                     : ApiDomain::kRuntime;
-      if (StartsWith(name, "hip")) {
+      const ApiFamily family = ApiFamilyOf(name);
+      a.domain = cls == EventClass::kDriver || family == ApiFamily::kCudaDriver ? ApiDomain::kDriver : ApiDomain::kRuntime;
+      if (family == ApiFamily::kHip) {
         evidence_.amd = true;
         // ROCm puts the copy size and launch dimensions on the runtime call.
         if (a.correlation >= 0 && (ev.Has(kArgRocmSize) || ev.Has(kArgGrid))) {
@@ -336,7 +338,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
           info.has_dims = ArgDim3(ev, kArgGrid, info.grid) && ArgDim3(ev, kArgBlock, info.block);
           links_.runtime_launch_info[a.correlation] = info;
         }
-      } else if (StartsWith(name, "cu")) {
+      } else if (family == ApiFamily::kCudaRuntime || family == ApiFamily::kCudaDriver) {
         evidence_.cuda = true;
       }
       if (trace_.metadata.pid < 0) trace_.metadata.pid = pid;

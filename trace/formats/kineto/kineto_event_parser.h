@@ -180,8 +180,6 @@ class TraceBuilder final : public EventSink {
   std::vector<PendingDiagnostic> pending_diagnostics_;
 };
 
-// Operator/cpu_op names that are really record_function ranges in 2021 traces.
-bool IsAnnotationOpName(std::string_view name);
 // Rank from a file name: "rank-0.Apr_03...", "rank0.json", "a_rank_3.json", "worker0.1623...".
 int32_t RankFromFileName(const std::string& path);
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "base/strings.h"
+#include "trace/classify/api_roles.h"
 #include "trace/formats/kineto/kineto_event_parser.h"
 
 namespace ampscope::kineto {
@@ -59,9 +59,7 @@ void TraceBuilder::LinkCorrelations() {
     }
     std::string_view api = trace_.str(call->name);
     // cudaMemcpy / cuMemcpyDtoH / hipMemcpy... without "Async" block the host.
-    if ((StartsWith(api, "cudaMemcpy") || StartsWith(api, "cuMemcpy") || StartsWith(api, "hipMemcpy")) &&
-        !Contains(api, "Async"))
-      m.async = false;
+    if (ClassifyApi(api) == ApiRole::kMemcpySync) m.async = false;
     if (m.bytes == 0 && !links_.runtime_launch_info.empty()) {
       auto it = links_.runtime_launch_info.find(m.correlation);
       if (it != links_.runtime_launch_info.end() && it->second.size_bytes > 0)

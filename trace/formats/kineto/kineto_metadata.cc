@@ -40,14 +40,6 @@ bool IsNvidiaDeviceName(std::string_view name) {
 
 }  // namespace
 
-// Operator/cpu_op names that are really record_function ranges in 2021 traces.
-bool IsAnnotationOpName(std::string_view name) {
-  static constexpr std::string_view kPrefixes[] = {"ProfilerStep#", "enumerate(DataLoader)", "Optimizer.", "## "};
-  for (std::string_view p : kPrefixes)
-    if (name.substr(0, p.size()) == p) return true;
-  return false;
-}
-
 // Rank from a file name: "rank-0.Apr_03...", "rank0.json", "a_rank_3.json", "worker0.1623...".
 int32_t RankFromFileName(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
