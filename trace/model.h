@@ -2,7 +2,7 @@
 //
 // Units: every timestamp and duration is int64 nanoseconds on the trace's single clock
 // (field names end in _ns). Kineto's microsecond numbers are converted once, in
-// kineto_reader.cc (ParseMicrosToNs). Byte counts are uint64 bytes.
+// trace/formats/kineto/kineto_time.cc (ParseMicrosToNs). Byte counts are uint64 bytes.
 //
 // Tables are vectors of packed records with a static_assert on their size, so a trace
 // with millions of kernels stays compact. Strings (kernel names, op names, ...) are

@@ -13,7 +13,7 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/diagnosis.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #include "tests/scenario/scenario.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
@@ -264,7 +264,7 @@ TEST(Scenario, SkippedStepsMatchThePlan) {
 // The TensorBoard plugin's ResNet50 trace (FP32 on a V100): its two recommendations.
 
 TEST(RealTrace, TbPluginResNet50DataLoaderAndAmpNotInUse) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   auto trace = ReadKinetoTrace(testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   auto r = AnalyzeTrace(trace.value(), AnalysisOptions{});

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {
@@ -86,7 +86,7 @@ TEST(AtomicWrite, AFailingWriterLeavesNoPartialSet) {
 
 TEST(AtomicWrite, AFullDeviceIsAnErrorAndLeavesNoPartialSet) {
   // /dev/full: every write fails with ENOSPC, the injected write failure of issue 16.
-  if (!Exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  AMPSCOPE_REQUIRE_INPUT(Exists("/dev/full"), "no /dev/full on this system");
   const std::string dir = MakeTempDir("atomic_write");
   Status st = WriteOutputs({TextOutput(dir + "/r.json", "report"), TextOutput("/dev/full", "chrome trace")});
   ASSERT_FALSE(st.ok());

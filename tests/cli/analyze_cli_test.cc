@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace {
 
@@ -218,7 +218,7 @@ TEST_F(AnalyzeCli, FifoOutputIsWrittenInPlace) {
 
 // A failing output (here /dev/full: every write is ENOSPC) leaves no other output behind.
 TEST_F(AnalyzeCli, FullDiskLeavesNoPartialSet) {
-  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists("/dev/full"), "no /dev/full on this system");
   WriteFile(dir_ + "/t.json", kSmallTrace);
   RunResult r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/out.json --html " + dir_ +
                             "/out.html --chrome-trace /dev/full -q");

@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
-#include "tests/gate/test_report_builder.h"
+#include "support/test_support.h"
+#include "support/report_builder.h"
 #include "tests/gate/xml_check.h"
 
 namespace {

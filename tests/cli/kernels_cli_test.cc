@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ const nlohmann::json* FindByName(const nlohmann::json& arr, const std::string& n
 }
 
 TEST(KernelsCli, JsonOnNcclDataA100) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   Result r = RunKernels(SharedPath("traces/kineto/hta/nccl_data.json.gz") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json arr = nlohmann::json::parse(r.out);
@@ -90,7 +90,7 @@ TEST(KernelsCli, JsonOnNcclDataA100) {
 }
 
 TEST(KernelsCli, TritonKernelHasUnknownTensorCoreUse) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   Result r = RunKernels(SharedPath("traces/kineto/hta/triton_example.json.gz") + " --json --explain");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json arr = nlohmann::json::parse(r.out);
@@ -105,7 +105,7 @@ TEST(KernelsCli, TritonKernelHasUnknownTensorCoreUse) {
 }
 
 TEST(KernelsCli, TopAndTable) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::string trace = SharedPath("traces/kineto/hta/nccl_data.json.gz");
   Result j = RunKernels(trace + " --json --top 3");
   ASSERT_EQ(j.exit_code, 0) << j.err;

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../collector/test_subprocess.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {

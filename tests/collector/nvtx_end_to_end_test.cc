@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_subprocess.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {

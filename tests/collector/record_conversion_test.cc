@@ -10,7 +10,7 @@
 
 #include "collector/cupti_api.h"
 #include "collector/record_converter.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {

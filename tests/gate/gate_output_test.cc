@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/gate/test_report_builder.h"
+#include "support/report_builder.h"
 #include "tests/gate/xml_check.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope::gate {
 namespace {

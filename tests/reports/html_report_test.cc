@@ -18,7 +18,7 @@
 #include "chromium_driver.h"
 #include "report_fixtures.h"
 #include "reports/json_report.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #include "tests/scenario/scenario.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
@@ -214,8 +214,8 @@ class HtmlInBrowser : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   void SetUp() override {
-    if (browser_.empty())
-      GTEST_SKIP() << "chromium is not installed (Debian package chromium; scripts/setup.sh --browser installs it)";
+    AMPSCOPE_REQUIRE_INPUT(!browser_.empty(),
+                           "chromium is not installed (Debian package chromium; scripts/setup.sh --browser installs it)");
     ASSERT_NE(driver_, nullptr) << "chromium did not start: " << start_error_ << "\n"
                                 << testing::ReadFile(dir_ + "/chromium.log").substr(0, 4000);
   }
@@ -291,7 +291,7 @@ TEST_F(HtmlInBrowser, TheDriverSeesLeaksAndErrors) {
 }
 
 TEST_F(HtmlInBrowser, ResNet50TbPluginTrace) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ traces not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::vector<Trace> traces;
   StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"));
   ASSERT_TRUE(t.ok()) << t.status().message();

@@ -12,7 +12,7 @@
 #include "analyzers/analyze.h"
 #include "report_fixtures.h"
 #include "reports/json_report.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
@@ -122,7 +122,7 @@ TEST(MarkdownReport, ManyRanksAreCapped) {
 }
 
 TEST(MarkdownReport, SnapshotOfTheResNet50Trace) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ traces not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::vector<Trace> traces;
   StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"));
   ASSERT_TRUE(t.ok()) << t.status().message();

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "support/trace_builder.h"
+
 namespace ampscope::testing {
 
 const char* const kNastyKernelName =
@@ -29,7 +31,8 @@ TimeNs At(int64_t us) { return kBaseNs + us * 1000; }
 //   cudaStreamSynchronize [192,199) + a cuda_sync record; outside the steps: memset [205,206),
 //   K5 with an invalid UTF-8 name [210,211).
 Trace MakeSmallTrace(int32_t rank) {
-  Trace t;
+  TraceBuilder b;
+  Trace& t = b.trace();
   t.metadata.format = SourceFormat::kKineto;
   t.metadata.path = rank >= 0 ? "memory://small.rank" + std::to_string(rank) + ".json" : "memory://small.json";
   t.metadata.rank = rank;
@@ -57,39 +60,17 @@ Trace MakeSmallTrace(int32_t rank) {
   gpu.labels = "GPU 0";
   t.processes[kDevice] = gpu;
 
-  auto name = [&](const std::string& s) { return t.strings.Intern(s); };
+  auto name = [&](const std::string& s) { return b.Str(s); };
 
-  auto range = [&](const char* n, int64_t s, int64_t e) {
-    Range r;
-    r.start_ns = At(s);
-    r.end_ns = At(e);
-    r.pid = kPid;
-    r.tid = kTid;
-    r.name = name(n);
-    r.kind = RangeKind::kCpuAnnotation;
-    t.ranges.push_back(r);
-  };
+  auto range = [&](const char* n, int64_t s, int64_t e) { b.AddRange(n, At(s), At(e), RangeKind::kCpuAnnotation, kTid, kPid); };
   range("ProfilerStep#1", 0, 100);
   range("ProfilerStep#2", 100, 200);
-  Range mark;
-  mark.start_ns = mark.end_ns = At(150);
-  mark.pid = kPid;
-  mark.tid = kTid;
-  mark.name = name("checkpoint mark");
-  mark.kind = RangeKind::kNvtxMark;
-  t.ranges.push_back(mark);
+  b.AddRange("checkpoint mark", At(150), At(150), RangeKind::kNvtxMark, kTid, kPid);
 
   auto api = [&](const char* n, int64_t corr, int64_t s, int64_t dur) {
-    ApiCall a;
-    a.start_ns = At(s);
-    a.end_ns = At(s) + dur * 1000;
-    a.correlation = corr;
+    ApiCall& a = b.AddApi(n, At(s), At(s) + dur * 1000, corr, kTid, kPid);
     a.external_id = corr + 100;
-    a.pid = kPid;
-    a.tid = kTid;
-    a.name = name(n);
     a.cbid = 211;
-    t.api_calls.push_back(a);
   };
   api("cudaLaunchKernel", 1, 10, 5);
   api("cudaLaunchKernel", 2, 16, 3);
@@ -100,27 +81,14 @@ Trace MakeSmallTrace(int32_t rank) {
   api("cudaMemsetAsync", 6, 201, 2);
   api("cudaLaunchKernel", 8, 208, 1);
 
-  CpuOp op;
-  op.start_ns = At(9);
-  op.end_ns = At(20);
-  op.pid = kPid;
-  op.tid = kTid;
-  op.external_id = 101;
+  CpuOp& op = b.AddCpuOp("aten::mm", At(9), At(20), 101, {}, {}, kTid, kPid);
   op.sequence_number = 17;
-  op.name = name("aten::mm");
   op.input_dims = name("[[32,64],[64,128]]");
   op.input_types = name("[\"float\",\"float\"]");
-  t.cpu_ops.push_back(op);
 
   auto kernel = [&](const std::string& n, int64_t corr, int64_t s, int64_t e) {
-    KernelEvent k;
-    k.start_ns = At(s);
-    k.end_ns = At(e);
-    k.correlation = corr;
+    KernelEvent& k = b.AddKernel(n, At(s), At(e), corr, kStream, kDevice);
     k.external_id = corr + 100;
-    k.name = name(n);
-    k.device = kDevice;
-    k.stream = kStream;
     k.grid[0] = 80;
     k.grid[1] = k.grid[2] = 1;
     k.block[0] = 256;
@@ -129,7 +97,6 @@ Trace MakeSmallTrace(int32_t rank) {
     k.static_shared_bytes = 0;
     k.blocks_per_sm = 0.74f;
     k.est_occupancy_pct = 25.0f;
-    t.kernels.push_back(k);
   };
   kernel("volta_sgemm_128x64_nn", 1, 20, 40);
   kernel(kNastyKernelName, 2, 45, 50);

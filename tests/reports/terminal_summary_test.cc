@@ -12,6 +12,7 @@
 #include "report_fixtures.h"
 #include "reports/progress.h"
 #include "reports/report_format.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {
@@ -118,7 +119,7 @@ TEST(TerminalSummary, NoColorAndNonTerminals) {
   std::fclose(f);
   // A pseudo-terminal is, unless NO_COLOR is set (no-color.org) or TERM=dumb.
   int master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) GTEST_SKIP() << "no pseudo-terminals here";
+  AMPSCOPE_REQUIRE_INPUT(!(master < 0 || grantpt(master) != 0 || unlockpt(master) != 0), "no pseudo-terminals here (posix_openpt failed)");
   std::FILE* tty = std::fopen(ptsname(master), "w");
   ASSERT_NE(tty, nullptr);
   const char* old_no_color = std::getenv("NO_COLOR");

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <random>
 
-#include "test_support.h"
+#include "support/test_support.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/amptrace/amptrace_writer.h"
 

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "base/strings.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #include "trace/classify/api_roles.h"
 #include "trace/classify/host_roles.h"
 #include "trace/classify/kernel_classifier.h"
@@ -111,7 +111,7 @@ TEST(KernelRoles, RealPyTorchAndLibraryNames) {
 // optimizer kernel fused or foreach, every cast a cast, every layout transform one, and every
 // name starting with "nccl" a collective.
 TEST(KernelRoles, AgreeWithKernelNamesTsvLabels) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::ifstream in(testing::SharedPath("reference/kernel_names.tsv"));
   ASSERT_TRUE(in);
   std::string line;
@@ -199,7 +199,7 @@ void ExpectApiRolesMatchLegacy(const std::string& n) {
 }
 
 TEST(ClassifyRoles, SameAnswersAsTheFormerAnalyzerMatchesOnEverySharedTrace) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   const char* kTraces[] = {
       "traces/kineto/hta/nccl_data.json.gz",
       "traces/kineto/hta/a100_16rank_recsys_rank0.json.gz",

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "support/test_support.h"
 #include "trace/classify/kernel_classifier.h"
 
 namespace ampscope {
@@ -61,7 +61,7 @@ std::vector<std::string> SplitTabs(const std::string& line) {
 }
 
 TEST(KernelClassifier, EveryLabelledNameInKernelNamesTsv) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::ifstream in(testing::SharedPath("reference/kernel_names.tsv"));
   ASSERT_TRUE(in) << "cannot open kernel_names.tsv";
   std::string line;

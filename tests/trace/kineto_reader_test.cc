@@ -11,8 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "kineto_test_dump.h"
-#include "test_support.h"
+#include "support/trace_dump.h"
+#include "support/test_support.h"
 #include "trace/io/input_stream.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
