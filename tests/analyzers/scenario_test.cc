@@ -1,4 +1,4 @@
-// End-to-end diagnosis tests: a generated scenario trace (tests/scenario) with one planted
+// End-to-end diagnosis tests: a generated scenario trace (tools/scenario) with one planted
 // problem -> ReadKinetoTraceFromString -> AnalyzeTrace (core analyzers, precision, diagnosis).
 // Each scenario must get the right statuses and the right top finding; the healthy one must
 // get no warning. Expected numbers come from the generator's own schedule (ScenarioSummary,
@@ -14,7 +14,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/diagnosis.h"
 #include "support/test_support.h"
-#include "tests/scenario/scenario.h"
+#include "tools/scenario/scenario.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {

@@ -14,7 +14,7 @@
 #include "report_fixtures.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
-#include "tests/scenario/scenario.h"
+#include "tools/scenario/scenario.h"
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace_event_checks.h"
 

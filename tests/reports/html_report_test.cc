@@ -19,7 +19,7 @@
 #include "report_fixtures.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
-#include "tests/scenario/scenario.h"
+#include "tools/scenario/scenario.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
@@ -302,7 +302,7 @@ TEST_F(HtmlInBrowser, ResNet50TbPluginTrace) {
 }
 
 TEST_F(HtmlInBrowser, ScenarioTraceWithTwoRanks) {
-  // Two ranks of a DDP job with host syncs planted (tests/scenario), through the real pipeline.
+  // Two ranks of a DDP job with host syncs planted (tools/scenario), through the real pipeline.
   std::vector<Trace> traces;
   for (int rank = 0; rank < 2; ++rank) {
     scenario::ScenarioOptions o;

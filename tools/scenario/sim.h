@@ -1,5 +1,5 @@
 // The discrete-event simulation behind the scenario generator: host threads with op stacks,
-// GPU streams, a caching allocator, and the Kineto JSON writer. Internal to tests/scenario.
+// GPU streams, a caching allocator, and the Kineto JSON writer. Internal to tools/scenario.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/scenario/scenario.h"
+#include "tools/scenario/scenario.h"
 
 namespace ampscope::scenario::internal {
 

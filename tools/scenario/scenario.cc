@@ -5,7 +5,7 @@
 // GEMMs at a fraction of the 312 TFLOP/s fp16/bf16 dense Tensor Core peak (19.5 TFLOP/s fp32
 // SIMT), memory-bound kernels at a fraction of the 2039 GB/s HBM bandwidth. Host times are
 // typical PyTorch 2.x dispatcher / Python costs.
-#include "tests/scenario/scenario.h"
+#include "tools/scenario/scenario.h"
 
 #include <algorithm>
 #include <array>
@@ -15,10 +15,8 @@
 #include <functional>
 #include <sstream>
 
-#include <zlib.h>
-
-#include "tests/scenario/kernel_names.h"
-#include "tests/scenario/sim.h"
+#include "tools/scenario/kernel_names.h"
+#include "tools/scenario/sim.h"
 
 namespace ampscope::scenario {
 
@@ -1400,30 +1398,6 @@ void Simulate(const ScenarioOptions& options, std::ostream* out, ScenarioSummary
   sim.WriteFooter();
 }
 
-// std::streambuf writing through zlib's gz* API.
-class GzipStreambuf : public std::streambuf {
- public:
-  explicit GzipStreambuf(gzFile f) : file_(f) {}
-  bool ok() const { return ok_; }
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (ch == traits_type::eof()) return traits_type::not_eof(ch);
-    const char c = static_cast<char>(ch);
-    return xsputn(&c, 1) == 1 ? ch : traits_type::eof();
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    if (!ok_) return 0;
-    const int written = gzwrite(file_, s, static_cast<unsigned>(n));
-    if (written != n) ok_ = false;
-    return ok_ ? n : 0;
-  }
-
- private:
-  gzFile file_;
-  bool ok_ = true;
-};
-
 }  // namespace
 
 const char* ProblemName(Problem p) {
@@ -1458,40 +1432,6 @@ std::string GenerateKinetoJson(const ScenarioOptions& options, ScenarioSummary* 
 void WriteKinetoJson(const ScenarioOptions& options, std::ostream& out, ScenarioSummary* summary) {
   if (summary != nullptr) *summary = ScenarioSummary{};
   Simulate(options, &out, summary);
-}
-
-bool WriteKinetoFile(const ScenarioOptions& options, const std::string& path, std::string* error, ScenarioSummary* summary) {
-  const std::string tmp = path + ".tmp";
-  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  bool ok = true;
-  if (gz) {
-    gzFile f = gzopen(tmp.c_str(), "wb6");
-    if (f == nullptr) {
-      if (error) *error = "cannot open " + tmp + " for writing";
-      return false;
-    }
-    GzipStreambuf buf(f);
-    std::ostream os(&buf);
-    WriteKinetoJson(options, os, summary);
-    os.flush();
-    ok = buf.ok() && os.good();
-    if (gzclose(f) != Z_OK) ok = false;
-  } else {
-    std::ofstream os(tmp, std::ios::binary);
-    if (!os) {
-      if (error) *error = "cannot open " + tmp + " for writing";
-      return false;
-    }
-    WriteKinetoJson(options, os, summary);
-    os.flush();
-    ok = os.good();
-  }
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    if (error) *error = "write failed: " + path;
-    return false;
-  }
-  return true;
 }
 
 }  // namespace ampscope::scenario

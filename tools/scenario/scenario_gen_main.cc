@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/scenario/scenario.h"
+#include "tools/scenario/scenario.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "tests/scenario/kernel_names.h"
+#include "tools/scenario/kernel_names.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "tests/scenario/sim.h"
+#include "tools/scenario/sim.h"
 
 #include <algorithm>
 #include <cmath>
