@@ -117,7 +117,10 @@ std::string_view SqliteStatement::text(int col) const {
 StatusOr<SqliteFile> SqliteFile::Open(const std::string& path) {
   AMPSCOPE_RETURN_IF_ERROR(CheckHeader(path));
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(ImmutableUri(path).c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  // NOMUTEX: the connection lives on one thread, so SQLite need not lock it on every
+  // sqlite3_column_* call (a sixth of the read time of a large export otherwise).
+  const int rc = sqlite3_open_v2(ImmutableUri(path).c_str(), &db,
+                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string why = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
