@@ -415,6 +415,41 @@ TEST_F(NsysReader, MissingRequiredColumnIsAnError) {
       << r.status().message();
 }
 
+TEST_F(NsysReader, GraphIdOrGraphNodeId) {
+  KernelRow k;
+  k.name = "k(int)";
+  k.start = 100;
+  k.end = 200;
+  {
+    NsysExportBuilder b(Path("node.sqlite"));  // schema 3.13: graphNodeId only
+    b.Api(10, 20, 1, "cudaGraphLaunch_v10000");
+    b.Kernel(k);
+    b.Exec("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET graphNodeId = 77");
+    k.start = 300;
+    k.end = 400;
+    b.Kernel(k);  // graphNodeId NULL: not from a graph
+  }
+  StatusOr<Trace> r = ReadNsysExport(Path("node.sqlite"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->kernels.size(), 2u);
+  EXPECT_EQ(r->kernels[0].graph_id, 77u);
+  EXPECT_EQ(r->kernels[1].graph_id, 0u);
+  EXPECT_EQ(r->diagnostics.Count("nsys_graph_id_from_node"), 1u);
+  EXPECT_EQ(r->diagnostics.Count("nsys_column_missing"), 0u);  // graphNodeId stands in for graphId
+  {
+    NsysExportBuilder b(Path("graph.sqlite"));  // nsys 2025: graphId as well
+    b.Api(10, 20, 1, "cudaGraphLaunch_v10000");
+    b.Exec("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN graphId INTEGER");
+    b.Kernel(k);
+    b.Exec("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET graphId = 5, graphNodeId = 77");
+  }
+  r = ReadNsysExport(Path("graph.sqlite"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->kernels.size(), 1u);
+  EXPECT_EQ(r->kernels[0].graph_id, 5u);
+  EXPECT_EQ(r->diagnostics.Count("nsys_graph_id_from_node"), 0u);
+}
+
 TEST_F(NsysReader, SeveralProcessesKeepTheirOwnCorrelations) {
   // Two processes whose CUPTI correlation ids collide (both 7): each kernel must stay
   // linked to its own process's launch.
