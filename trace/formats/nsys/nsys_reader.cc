@@ -374,7 +374,7 @@ Status Importer::ReadDevices() {
       if (!*more) break;
       RowValues v(*this, rows);
       Device d;
-      d.id = static_cast<int32_t>(v.OptIn(kId, "id", -1, 0, kInt32Max));
+      const int64_t id = v.Req(kId, "id");
       d.name = v.Text(kName).value_or("");
       d.cc_major = static_cast<int32_t>(v.OptIn(kMajor, "computeMajor", -1, 0, 100));
       d.cc_minor = static_cast<int32_t>(v.OptIn(kMinor, "computeMinor", -1, 0, 100));
@@ -384,7 +384,12 @@ Status Importer::ReadDevices() {
       d.regs_per_sm = static_cast<int32_t>(v.OptIn(kRegsPerSm, "maxRegistersPerSm", -1, 0, kInt32Max));
       const int64_t warps = v.OptIn(kWarpsPerSm, "maxWarpsPerSm", -1, 0, 1 << 16);
       const int64_t warp_size = v.OptIn(kThreadsPerWarp, "threadsPerWarp", -1, 0, 1 << 10);
-      if (v.bad() || d.id < 0) continue;
+      if (v.bad()) continue;
+      if (id < 0 || id > kInt32Max) {
+        v.MarkBad(NsysDiag::kBadValue, "id " + std::to_string(id) + " is out of range");
+        continue;
+      }
+      d.id = static_cast<int32_t>(id);
       if (warps > 0 && warp_size > 0) d.max_threads_per_sm = static_cast<int32_t>(warps * warp_size);
       d.vendor = GpuVendor::kNvidia;  // Nsight Systems traces NVIDIA GPUs only
       if (trace_.FindDevice(d.id) != nullptr) {
@@ -409,7 +414,10 @@ Status Importer::ReadDevices() {
     const int64_t sms = v.OptIn(kSms, "numMultiprocessors", -1, 0, kInt32Max);
     if (v.bad()) continue;
     const int64_t id = gpu >= 0 ? gpu : cuda_id;
-    if (id < 0 || id > kInt32Max) continue;
+    if (id < 0 || id > kInt32Max) {
+      v.MarkBad(NsysDiag::kBadValue, "device id " + std::to_string(id) + " is out of range");
+      continue;
+    }
     Device* d = nullptr;
     for (Device& existing : trace_.devices)
       if (existing.id == id) d = &existing;
