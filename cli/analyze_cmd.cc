@@ -23,12 +23,12 @@ namespace ampscope::cli {
 namespace {
 
 int RunAnalyze(int argc, char** argv) {
-  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON or .amptrace files; several files are ranks of one job."};
+  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON, .amptrace files or Nsight Systems SQLite exports; several files are ranks of one job."};
   app.name("ampscope analyze");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
   bool quiet = false, no_color = false;
-  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace)")->required();
+  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");

@@ -21,8 +21,8 @@
 
 namespace ampscope {
 
-enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace };
-const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "unknown"
+enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys };
+const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "unknown"
 
 enum class GpuVendor : uint8_t { kUnknown, kNvidia, kAmd };
 const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"
