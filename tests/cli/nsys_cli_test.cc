@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/nsys_export_builder.h"
 #include "support/test_support.h"
-#include "tests/trace/nsys_test_db.h"
 
 namespace {
 
@@ -87,7 +87,8 @@ class NsysCli : public ::testing::Test {
 };
 
 TEST_F(NsysCli, AnalyzesTheCloverleafExport) {
-  AMPSCOPE_REQUIRE_FILE(SharedPath(kCloverleaf));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(SharedPath(kCloverleaf)),
+                         "missing input " + SharedPath(kCloverleaf) + " (shared/traces/nsys)");
   RunResult r = RunAmpscope("analyze " + SharedPath(kCloverleaf) + " -o " + Path("report.json") + " --no-color");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   json rep = json::parse(ReadFile(Path("report.json")));
@@ -101,7 +102,8 @@ TEST_F(NsysCli, AnalyzesTheCloverleafExport) {
 }
 
 TEST_F(NsysCli, AnalyzesTheOldSaxpyExport) {
-  AMPSCOPE_REQUIRE_FILE(SharedPath(kSaxpy));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(SharedPath(kSaxpy)),
+                         "missing input " + SharedPath(kSaxpy) + " (shared/traces/nsys)");
   RunResult r = RunAmpscope("analyze " + SharedPath(kSaxpy) + " -o " + Path("report.json") + " -q");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   json rep = json::parse(ReadFile(Path("report.json")));
@@ -113,7 +115,8 @@ TEST_F(NsysCli, AnalyzesTheOldSaxpyExport) {
 }
 
 TEST_F(NsysCli, KernelsDiffAndGateWorkOnNsysReports) {
-  AMPSCOPE_REQUIRE_FILE(SharedPath(kCloverleaf));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(SharedPath(kCloverleaf)),
+                         "missing input " + SharedPath(kCloverleaf) + " (shared/traces/nsys)");
   RunResult k = RunAmpscope("kernels " + SharedPath(kCloverleaf) + " --json");
   ASSERT_EQ(k.exit_code, 0) << k.out;
   json kernels = json::parse(k.out);
@@ -132,7 +135,8 @@ TEST_F(NsysCli, KernelsDiffAndGateWorkOnNsysReports) {
 }
 
 TEST_F(NsysCli, TruncatedExport) {
-  AMPSCOPE_REQUIRE_FILE(SharedPath(kCloverleaf));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(SharedPath(kCloverleaf)),
+                         "missing input " + SharedPath(kCloverleaf) + " (shared/traces/nsys)");
   const std::string full = ReadFile(SharedPath(kCloverleaf));
   WriteFile(Path("trunc.sqlite"), full.substr(0, full.size() / 3));
   RunResult r = RunAmpscope("analyze " + Path("trunc.sqlite") + " -o " + Path("out.json"));
@@ -148,7 +152,8 @@ TEST_F(NsysCli, SqliteThatIsNotAnExport) {
 }
 
 TEST_F(NsysCli, ExportWithoutKernelAndRuntimeTables) {
-  AMPSCOPE_REQUIRE_FILE(SharedPath(kCloverleaf));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(SharedPath(kCloverleaf)),
+                         "missing input " + SharedPath(kCloverleaf) + " (shared/traces/nsys)");
   const std::string copy = CopyShared(kCloverleaf, "dropped.sqlite");
   ExecSql(copy, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME");
   RunResult r = RunAmpscope("analyze " + copy + " -o " + Path("out.json"));
@@ -157,7 +162,8 @@ TEST_F(NsysCli, ExportWithoutKernelAndRuntimeTables) {
 }
 
 TEST_F(NsysCli, ExportWithAnOptionalTableDroppedIsStillAnalysed) {
-  AMPSCOPE_REQUIRE_FILE(SharedPath(kCloverleaf));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(SharedPath(kCloverleaf)),
+                         "missing input " + SharedPath(kCloverleaf) + " (shared/traces/nsys)");
   const std::string copy = CopyShared(kCloverleaf, "nosync.sqlite");
   ExecSql(copy, "DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
   RunResult r = RunAmpscope("analyze " + copy + " -o " + Path("report.json") + " -q");

@@ -1,5 +1,6 @@
 // The Nsight Systems reader on small exports built here with the real nsys schema
-// (nsys_test_db.h). Every expected value is the one written into the file by the test.
+// (support/nsys_export_builder.h). Every expected value is the one written into the file by
+// the test.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -10,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nsys_test_db.h"
+#include "support/nsys_export_builder.h"
 #include "support/test_support.h"
 #include "trace/formats/nsys/nsys_reader.h"
 #include "trace/formats/nsys/nsys_schema.h"

@@ -15,6 +15,7 @@
 //     SELECT eventType, count(*) FROM NVTX_EVENTS GROUP BY 1  -> 59: 22, 75: 1, 39: 1
 //     SELECT eventClass, count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME GROUP BY 1 -> 0: 56, 1: 1, 67: 38
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -24,7 +25,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nsys_test_db.h"
+#include "support/nsys_export_builder.h"
 #include "support/test_support.h"
 #include "trace/formats/nsys/nsys_schema.h"
 #include "trace/reader.h"
@@ -87,7 +88,8 @@ const char* PipitCopyKind(MemcpyKind k) {
 
 TEST(NsysSharedExports, CloverleafGpuActivityIsPipitsGpuTrace) {
   const std::string path = SharedPath(kCloverleaf);
-  AMPSCOPE_REQUIRE_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path),
+                         "missing input " + path + " (shared/traces/nsys)");
   StatusOr<Trace> r = ReadTrace(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -132,7 +134,8 @@ TEST(NsysSharedExports, CloverleafGpuActivityIsPipitsGpuTrace) {
 
 TEST(NsysSharedExports, CloverleafApiCallsArePipitsApiTrace) {
   const std::string path = SharedPath(kCloverleaf);
-  AMPSCOPE_REQUIRE_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path),
+                         "missing input " + path + " (shared/traces/nsys)");
   StatusOr<Trace> r = ReadTrace(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -162,7 +165,8 @@ TEST(NsysSharedExports, CloverleafApiCallsArePipitsApiTrace) {
 
 TEST(NsysSharedExports, CloverleafDevicesSyncsAndMetadata) {
   const std::string path = SharedPath(kCloverleaf);
-  AMPSCOPE_REQUIRE_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path),
+                         "missing input " + path + " (shared/traces/nsys)");
   StatusOr<Trace> r = ReadTrace(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -191,7 +195,8 @@ TEST(NsysSharedExports, CloverleafDevicesSyncsAndMetadata) {
 
 TEST(NsysSharedExports, OldSaxpyExportWithItsNvtxRanges) {
   const std::string path = SharedPath(kSaxpy);
-  AMPSCOPE_REQUIRE_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path),
+                         "missing input " + path + " (shared/traces/nsys)");
   StatusOr<Trace> r = ReadTrace(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;

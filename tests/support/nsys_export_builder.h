@@ -10,7 +10,6 @@
 #pragma once
 
 #include <sqlite3.h>
-#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -21,18 +20,6 @@
 #include <gtest/gtest.h>
 
 namespace ampscope::testing {
-
-// A shared input that must exist: under CI=true its absence fails the test, elsewhere it
-// skips it (a checkout without ../shared). Use at the top of a TEST body.
-#define AMPSCOPE_REQUIRE_FILE(path)                                                        \
-  do {                                                                                     \
-    struct stat require_file_st_;                                                          \
-    if (stat((path).c_str(), &require_file_st_) != 0) {                                    \
-      const char* ci_ = std::getenv("CI");                                                 \
-      if (ci_ != nullptr && std::string(ci_) == "true") FAIL() << "missing input " << (path); \
-      GTEST_SKIP() << "missing input " << (path);                                          \
-    }                                                                                      \
-  } while (0)
 
 // (vm id << 48) | (pid << 24) | tid, as nsys serializes a thread's global id.
 inline int64_t GlobalTid(int64_t pid, int64_t tid) { return (int64_t{1} << 48) | (pid << 24) | tid; }
