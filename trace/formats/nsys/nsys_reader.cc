@@ -10,6 +10,7 @@
 #include <iterator>
 #include <limits>
 
+#include "trace/classify/api_roles.h"
 #include "trace/formats/nsys/nsys_importer.h"
 
 namespace ampscope {
@@ -496,10 +497,8 @@ void Importer::Finish() {
   for (MemcpyEvent& mc : trace_.memcpys) {
     const ApiCall* call = check("memcpy", mc.correlation, mc.start_ns);
     if (call == nullptr) continue;
-    // cudaMemcpy / cuMemcpyDtoH... without "Async" block the host.
-    const std::string_view api = trace_.str(call->name);
-    if ((api.rfind("cudaMemcpy", 0) == 0 || api.rfind("cuMemcpy", 0) == 0) && api.find("Async") == std::string_view::npos)
-      mc.async = false;
+    // cudaMemcpy / cuMemcpyDtoH... without "Async" block the host (classify/ names them).
+    if (ClassifyApi(trace_.str(call->name)) == ApiRole::kMemcpySync) mc.async = false;
   }
   for (const MemsetEvent& ms : trace_.memsets) check("memset", ms.correlation, ms.start_ns);
   for (SyncEvent& s : trace_.syncs) {
