@@ -199,6 +199,8 @@ enum ArgKey : uint8_t {
   kArgSyncKind,
   kArgInputDims,
   kArgInputType,
+  kArgInputStrides,
+  kArgConcreteInputs,
   kArgSequenceNumber,
   kArgFwdThreadId,
   kArgKernelBackend,
@@ -225,9 +227,9 @@ static_assert(kArgCount <= 64, "arg presence is a 64-bit mask");
 const char* const kArgDisplayNames[kArgCount] = {
     "correlation", "External id", "device", "stream", "grid", "block", "registers per thread", "shared memory",
     "blocks per SM", "est. achieved occupancy %", "bytes", "cbid", "cuda_sync_kind", "Input Dims", "Input type",
-    "Sequence number", "Fwd thread id", "kernel_backend", "Collective name", "In msg nelems", "Out msg nelems",
-    "Group size", "dtype", "Process Group Name", "Process Group Description", "Addr", "Bytes", "Total Allocated",
-    "Total Reserved", "Device Type", "Device Id", "name", "labels", "size"};
+    "Input Strides", "Concrete Inputs", "Sequence number", "Fwd thread id", "kernel_backend", "Collective name",
+    "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name", "Process Group Description",
+    "Addr", "Bytes", "Total Allocated", "Total Reserved", "Device Type", "Device Id", "name", "labels", "size"};
 
 const KeyTable<ArgKey>& ArgKeys() {
   static const KeyTable<ArgKey> table = {
@@ -248,6 +250,8 @@ const KeyTable<ArgKey>& ArgKeys() {
       {"cuda_sync_kind", kArgSyncKind},
       {"Input Dims", kArgInputDims},
       {"Input type", kArgInputType},
+      {"Input Strides", kArgInputStrides},
+      {"Concrete Inputs", kArgConcreteInputs},
       {"Sequence number", kArgSequenceNumber},
       {"Fwd thread id", kArgFwdThreadId},
       {"kernel_backend", kArgKernelBackend},
@@ -1227,6 +1231,8 @@ Status KinetoParser::OnComplete(const RawEvent& ev) {
       op.name = Intern(name);
       op.input_types = ArgCompactJson(ev, kArgInputType);
       op.input_dims = ArgCompactJson(ev, kArgInputDims);
+      op.input_strides = ArgCompactJson(ev, kArgInputStrides);
+      op.concrete_inputs = ArgCompactJson(ev, kArgConcreteInputs);
       op.kernel_backend = Intern(ArgText(ev, kArgKernelBackend));
       if (trace_.metadata.pid < 0) trace_.metadata.pid = pid;
       Append(trace_.cpu_ops, op);
