@@ -292,7 +292,13 @@ json DeviceJson(const Device& d, const std::string& gpu_override) {
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
-  if (const GpuPeak* p = LookupGpuPeak(gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override))) {
+  GpuQuery q;
+  q.name = gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override);
+  if (gpu_override.empty()) {
+    q.sm_count = d.sm_count;
+    q.memory_bytes = d.total_memory_bytes;
+  }
+  if (const GpuPeak* p = MatchGpu(q).peak) {
     peak = {{"fp16_tflops", p->fp16_tflops},
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
