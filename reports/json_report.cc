@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyzers/gpu_peaks.h"
+#include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -324,6 +325,7 @@ json RankSection(const RankAnalysis& ra) {
   r["syncs"] = SyncsSection(ra);
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
+  r["roofline"] = RooflineSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = statuses;
@@ -382,6 +384,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   report["launches"] = LaunchesSection(job);
   report["kernels"] = KernelsSection(job);
   report["precision"] = job.precision.is_object() ? job.precision : json::object();
+  report["roofline"] = RooflineSection(job);
 
   json ranks = json::array();
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));

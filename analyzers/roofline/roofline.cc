@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -254,11 +255,15 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
 
   Evaluator eval(trace, tree);
   const size_t N = tree.size();
-  // Which modelled ops are rows of the op table: a GEMM/conv/attention op with no such op below
-  // it (aten::mm, not the aten::linear around it); a memory-bound op with no modelled op below it
-  // and not inside a row (the fill_ inside flash attention is part of the attention's time, as
-  // TraceLens counts it).
-  std::vector<uint8_t> model_below(N, 0), matrix_below(N, 0), is_row(N, 0);
+  // Which modelled ops are rows of the op table, and the kernel time each call owns:
+  //   - a GEMM/conv/attention op with no such op below it (aten::mm, not the aten::linear around
+  //     it); everything under it is its time (the fill_ inside flash attention, as TraceLens
+  //     counts it);
+  //   - outside those, a memory-bound op with no modelled op below it, or with kernels of its own
+  //     besides those of the rows below it (aten::mul launching its kernel after a copy_ cast);
+  //     its time is what the rows below it do not own.
+  std::vector<uint8_t> model_below(N, 0), matrix_below(N, 0), is_row(N, 0), in_matrix_row(N, 0);
+  std::vector<TimeNs> row_ns_below(N, 0);  // kernel time of the rows strictly below a node
   auto is_matrix = [&](NodeId n) { return roofline::IsMatrixFamily(FamilyOf(trace.str(tree.name(n)))); };
   for (NodeId id = static_cast<NodeId>(N); id-- > 0;) {
     const NodeId p = tree.parent(id);
@@ -270,17 +275,22 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
   {
     NodeId row_until = 0;  // one past the subtree of the last GEMM/conv/attention row
     for (NodeId n = 0; n < N; ++n) {
-      if (!eval.HasModel(n)) continue;
-      if (is_matrix(n)) {
-        if (!matrix_below[n]) {
-          is_row[n] = 1;
-          row_until = std::max(row_until, tree.subtree_end(n));
-        }
-      } else if (!model_below[n] && n >= row_until) {
+      if (n < row_until) in_matrix_row[n] = 1;
+      if (eval.HasModel(n) && is_matrix(n) && !matrix_below[n] && n >= row_until) {
         is_row[n] = 1;
+        row_until = tree.subtree_end(n);
       }
     }
   }
+  for (NodeId n = static_cast<NodeId>(N); n-- > 0;) {
+    if (!is_row[n] && !in_matrix_row[n] && eval.HasModel(n) && !is_matrix(n) && !matrix_below[n]) {
+      const bool own = tree.subtree_kernel_ns(n) > row_ns_below[n];
+      if (!model_below[n] || own) is_row[n] = 1;
+    }
+    const NodeId p = tree.parent(n);
+    if (p != kNoNode) row_ns_below[p] += is_row[n] ? tree.subtree_kernel_ns(n) : row_ns_below[n];
+  }
+  auto row_ns = [&](NodeId n) { return tree.subtree_kernel_ns(n) - row_ns_below[n]; };
 
   // Kernel precision of a node's subtree: the matrix kernels' precision with the most time.
   std::vector<KernelClass> kclass(trace.strings.size() + 1);
@@ -359,7 +369,7 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       rows.push_back(std::move(acc));
     }
     RowAcc& acc = rows[it->second];
-    const TimeNs ns = tree.subtree_kernel_ns(n);
+    const TimeNs ns = row_ns(n);
     acc.row.timing.count++;
     acc.row.timing.kernel_time_us += static_cast<double>(ns) / 1e3;
     if (ns > 0) {
@@ -416,6 +426,24 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
     return std::tie(a.row.id.op, a.row.id.input_dims) < std::tie(b.row.id.op, b.row.id.input_dims);
   });
   for (RowAcc& acc : rows) out.ops.push_back(std::move(acc.row));
+  // Kernel time outside every row: the ops that launched it have no FLOP model.
+  {
+    NodeId row_end = 0;
+    for (NodeId n = 0; n < N; ++n) {
+      if (n < row_end) continue;
+      if (is_row[n]) {
+        row_end = tree.subtree_end(n);
+        continue;
+      }
+      if (tree.own_kernel_ns(n) <= 0 || step_of(n) < 0) continue;
+      const std::string name(trace.str(tree.name(n)));
+      RooflineCoverage::Unmodelled& u = unknown[{name, "no FLOP model"}];
+      u.op = name;
+      u.reason = "no FLOP model";
+      u.count++;
+      u.kernel_time_us += static_cast<double>(tree.own_kernel_ns(n)) / 1e3;
+    }
+  }
   for (auto& [k, u] : unknown) out.coverage.top_unknown.push_back(u);
   std::sort(out.coverage.top_unknown.begin(), out.coverage.top_unknown.end(),
             [](const auto& a, const auto& b) { return a.kernel_time_us > b.kernel_time_us; });
@@ -494,8 +522,10 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
   } else {
     const double p = peak->DenseTflops(sum.peak_precision);
     sum.peak_tflops = p;
-    sum.peak_source = peak->id + " dense " + PrecisionName(sum.peak_precision) + " " + std::to_string(p) +
-                      " TFLOP/s (" + peak->source + ")";
+    char value[32];
+    std::snprintf(value, sizeof(value), "%g", p);
+    sum.peak_source = peak->id + " dense " + PrecisionName(sum.peak_precision) + " " + value + " TFLOP/s (" +
+                      peak->source + ")";
     sum.mfu_pct = sum.achieved_tflops / p * 100;
     if (total_recompute > 0) sum.hfu_pct = (total_model + total_recompute) / total_ns / 1e3 / p * 100;
     for (StepRoofline& st : out.steps) {
@@ -505,7 +535,11 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
     }
   }
 
-  // Kernel time in the window (the coverage denominator).
+  // Kernel time in the window (the coverage denominator); kernels no recorded op launched are
+  // listed as such.
+  RooflineCoverage::Unmodelled orphans;
+  orphans.op = "(no op)";
+  orphans.reason = "kernels no recorded cpu_op launched (count = kernels)";
   for (size_t k = 0; k < trace.kernels.size(); ++k) {
     const NodeId n = tree.node_of_kernel(static_cast<uint32_t>(k));
     if (use_steps) {
@@ -515,7 +549,18 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       }
       if (!in) continue;
     }
-    out.coverage.kernel_time_us += static_cast<double>(std::max<TimeNs>(0, trace.kernels[k].duration_ns())) / 1e3;
+    const double us = static_cast<double>(std::max<TimeNs>(0, trace.kernels[k].duration_ns())) / 1e3;
+    out.coverage.kernel_time_us += us;
+    if (n == kNoNode) {
+      orphans.count++;
+      orphans.kernel_time_us += us;
+    }
+  }
+  if (orphans.count > 0) {
+    auto& list = out.coverage.top_unknown;
+    list.push_back(orphans);
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.kernel_time_us > b.kernel_time_us; });
+    if (list.size() > 10) list.resize(10);
   }
   out.available = true;
   return out;

@@ -106,7 +106,9 @@ struct RooflineCoverage {
     uint64_t count = 0;
     double kernel_time_us = 0;
   };
-  std::vector<Unmodelled> top_unknown;    // by kernel time, at most 10
+  // By kernel time, at most 10: modelled ops whose FLOPs are unknown for the call (with why), and
+  // ops outside every row that launched kernels ("no FLOP model"; count = calls).
+  std::vector<Unmodelled> top_unknown;
 };
 
 struct RooflineResult {
