@@ -177,5 +177,10 @@ TEST(GpuPeaks, AgreesWithTheSharedReferenceTable) {
   }
 }
 
+TEST(GpuPeaks, EveryRowIsInTheDocs) {
+  const std::string doc = testing::ReadFile(testing::SourcePath("docs/roofline.md"));
+  for (const GpuPeak& p : BuiltinGpuPeaks()) EXPECT_NE(doc.find("| " + p.id + " |"), std::string::npos) << p.id;
+}
+
 }  // namespace
 }  // namespace ampscope

@@ -155,9 +155,9 @@ class QwenGolden : public ::testing::Test {
       ASSERT_TRUE(row->timing.tbps.has_value());
       const double tb = Num(g, "TB/s_mean");
       EXPECT_NEAR(*row->timing.tbps, tb, 0.03 * tb) << "TB/s";
-      std::printf("  %s %s: GFLOP %.9g (TraceLens %.9g), TFLOP/s %.2f (%.2f), TB/s %.4f (%.4f), calls %llu (%s)\n",
+      std::printf("  %s %s: GFLOP %.9g (TraceLens %.9g), TFLOP/s %.3f (%.3f, %+.4f%%), TB/s %.5f (%.5f), calls %llu (%s)\n",
                   name.c_str(), g.at("Input Dims_first").c_str(), row->work.gflop, Num(g, "GFLOPS_first"),
-                  *row->timing.tflops, tf, *row->timing.tbps, tb,
+                  *row->timing.tflops, tf, 100 * (*row->timing.tflops / tf - 1), *row->timing.tbps, tb,
                   static_cast<unsigned long long>(row->timing.count), g.at("name_count").c_str());
       const double kt = Num(g, "Kernel Time (µs)_sum");
       EXPECT_NEAR(row->timing.kernel_time_us, kt, 0.03 * kt) << "kernel time";
