@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
+#include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/command.h"
@@ -34,7 +35,7 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
-  app.add_option("--gpu", gpu, "GPU to use for peak lookups when the trace does not say (e.g. A100-SXM4-80GB)");
+  app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
   app.add_option("--steps", steps_text, "Analyse only steps N..M (0-based positions among detected steps)");
   app.add_option("--step-pattern", pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
@@ -48,6 +49,14 @@ int RunAnalyze(int argc, char** argv) {
   }
 
   AnalysisOptions options;
+  if (!gpu.empty()) {
+    // Exact names only (a fuzzy match silently used another GPU's peaks): say what is close.
+    StatusOr<const GpuPeak*> row = ResolveGpuOverride(gpu, BuiltinGpuPeaks());
+    if (!row.ok()) {
+      std::fprintf(stderr, "ampscope analyze: %s\n", row.status().message().c_str());
+      return 2;
+    }
+  }
   options.gpu_override = gpu;
   if (!pattern.empty()) options.step_range_pattern = pattern;
   if (!steps_text.empty()) {

@@ -163,6 +163,8 @@ struct CpuOp {
   StringId name = kNoString;
   StringId input_types = kNoString;  // the "Input type" JSON array as compact text, e.g. ["c10::Half","float"]
   StringId input_dims = kNoString;   // the "Input Dims" JSON array as compact text, e.g. [[32,64],[64]]
+  StringId input_strides = kNoString;    // the "Input Strides" JSON array as compact text (newer traces)
+  StringId concrete_inputs = kNoString;  // the "Concrete Inputs" JSON array as compact text, e.g. ["","","0.","True"]
   StringId kernel_backend = kNoString;  // e.g. "triton"
 };
 
