@@ -19,7 +19,7 @@
 namespace ampscope {
 
 namespace roofline {
-struct RooflineResult;  // analyzers/roofline/roofline.h
+struct RooflineResult;  // analyzers/roofline/roofline_result.h
 }
 
 struct AnalysisOptions {

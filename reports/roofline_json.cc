@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "analyzers/roofline/roofline.h"
+#include "analyzers/roofline/roofline_result.h"
 
 namespace ampscope {
 namespace {

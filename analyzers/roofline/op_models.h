@@ -16,8 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/classify/kernel_classifier.h"
+#include "analyzers/roofline/roofline_result.h"
 #include "base/status.h"
+#include "trace/classify/kernel_classifier.h"
 
 namespace ampscope::roofline {
 
@@ -42,27 +43,6 @@ struct DtypeInfo {
   int bytes = 0;  // bytes per element; 0 = not a tensor dtype (or not known)
 };
 DtypeInfo DtypeOf(std::string_view torch_type);
-
-enum class OpFamily : uint8_t {
-  kGemm,           // mm, addmm, bmm, baddbmm, matmul, linear
-  kConvFwd,
-  kConvBwd,        // dgrad and/or wgrad (and the bias gradient) of one convolution
-  kAttentionFwd,   // scaled-dot-product / flash / memory-efficient attention
-  kAttentionBwd,
-  kNorm,           // layer, RMS, batch, group norm (forward)
-  kNormBwd,
-  kSoftmax,        // softmax / log_softmax forward and backward
-  kElementwise,
-  kReduction,
-  kEmbedding,
-  kCount
-};
-const char* OpFamilyName(OpFamily f);  // "gemm", "conv_fwd", ..., "embedding"
-
-// Where the math runs: matrix units (Tensor Cores / Matrix Cores) or the vector ALUs. MFU counts
-// matrix FLOPs only, as the PyTorch FLOP counter does (it registers formulas only for matmuls,
-// convolutions and attention).
-enum class MathUnit : uint8_t { kMatrix, kVector };
 
 struct OpCost {
   bool known = false;          // flop is computed (bytes may still be unknown, see bytes_known)

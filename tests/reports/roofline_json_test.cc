@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "analyzers/roofline/roofline.h"
+#include "analyzers/roofline/roofline_result.h"
 #include "reports/roofline_json.h"
 
 namespace ampscope {

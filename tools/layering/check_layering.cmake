@@ -29,8 +29,9 @@ set(PENDING_RENDER
 set(PENDING_EXPORT
   reports/chrome_trace.cc reports/chrome_trace.h reports/perfetto_writer.cc reports/perfetto_writer.h)
 
-# The analyzers' typed results: what reports and exporters may see of analyzers/.
-set(ANALYZER_RESULTS analyzers/analysis.h)
+# The analyzers' typed results: what reports and exporters may see of analyzers/ (the roofline's
+# results have their own header, beside the analyzer that computes them).
+set(ANALYZER_RESULTS analyzers/analysis.h analyzers/roofline/roofline_result.h)
 
 # Layer of a path relative to ROOT ("" for paths outside the product).
 function(layer_of path out)
