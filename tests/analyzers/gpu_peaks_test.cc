@@ -13,13 +13,14 @@
 //     as Ray's AMD product table lists it);
 //   - the CUDA names of the other parts as cudaGetDeviceProperties reports them.
 // Peak values are the vendors' datasheet figures named in each row's source.
+#include <filesystem>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "analyzers/gpu_peaks.h"
-#include "shared_input.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {
@@ -161,7 +162,7 @@ TEST(GpuPeaks, TableInvariants) {
 
 TEST(GpuPeaks, AgreesWithTheSharedReferenceTable) {
   const std::string path = testing::SharedPath("reference/gpu_peaks.tsv");
-  REQUIRE_SHARED_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path), "shared input not available: " + path);
   auto rows = LoadGpuPeaksTsv(path);
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   ASSERT_GE(rows.value().size(), 12u);

@@ -15,12 +15,14 @@
 //     node is created by the op with the derivative formula), 318 of each (Python over the JSON).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "analyzers/op_tree.h"
-#include "shared_input.h"
+#include "support/test_support.h"
+#include "support/trace_builder.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
@@ -28,53 +30,25 @@ namespace {
 
 using NodeId = OpTree::NodeId;
 
-struct Builder {
-  Trace t;
+// Rows through the one trace builder (tests/support), with the op tree's vocabulary: ops and
+// annotations with External ids and sequence numbers, launches and their kernels, fwdbwd flows.
+struct Builder : testing::TraceBuilder {
   int64_t next_corr = 1000;
 
   size_t Op(const char* name, TimeNs s, TimeNs e, int64_t tid, int64_t ext = -1, int64_t seq = -1) {
-    CpuOp op;
-    op.name = t.strings.Intern(name);
-    op.start_ns = s;
-    op.end_ns = e;
-    op.tid = tid;
-    op.external_id = ext;
-    op.sequence_number = seq;
-    t.cpu_ops.push_back(op);
-    return t.cpu_ops.size() - 1;
+    AddCpuOp(name, s, e, ext, {}, {}, tid).sequence_number = seq;
+    return trace().cpu_ops.size() - 1;
   }
   void Annotation(const char* name, TimeNs s, TimeNs e, int64_t tid, int64_t ext = -1) {
-    Range r;
-    r.name = t.strings.Intern(name);
-    r.start_ns = s;
-    r.end_ns = e;
-    r.tid = tid;
-    r.external_id = ext;
-    r.kind = RangeKind::kCpuAnnotation;
-    t.ranges.push_back(r);
+    AddRange(name, s, e, RangeKind::kCpuAnnotation, tid).external_id = ext;
   }
   // A launch at `at` on `tid` (carrying External id `api_ext`) and its kernel (carrying `k_ext`).
   size_t Kernel(TimeNs at, int64_t tid, TimeNs ks, TimeNs dur, int64_t k_ext = -1, int64_t api_ext = -1,
                 bool with_launch = true) {
     const int64_t corr = next_corr++;
-    if (with_launch) {
-      ApiCall c;
-      c.name = t.strings.Intern("cudaLaunchKernel");
-      c.start_ns = at;
-      c.end_ns = at + 2;
-      c.tid = tid;
-      c.correlation = corr;
-      c.external_id = api_ext;
-      t.api_calls.push_back(c);
-    }
-    KernelEvent k;
-    k.name = t.strings.Intern("k");
-    k.start_ns = ks;
-    k.end_ns = ks + dur;
-    k.correlation = corr;
-    k.external_id = k_ext;
-    t.kernels.push_back(k);
-    return t.kernels.size() - 1;
+    if (with_launch) AddApi("cudaLaunchKernel", at, at + 2, corr, tid).external_id = api_ext;
+    AddKernel("k", ks, ks + dur, corr).external_id = k_ext;
+    return trace().kernels.size() - 1;
   }
   void Flow(int64_t id, char phase, TimeNs at, int64_t tid) {
     FlowEvent f;
@@ -82,8 +56,8 @@ struct Builder {
     f.phase = phase;
     f.time_ns = at;
     f.tid = tid;
-    f.category = t.strings.Intern("fwdbwd");
-    t.flows.push_back(f);
+    f.category = Str("fwdbwd");
+    trace().flows.push_back(f);
   }
 };
 
@@ -128,23 +102,23 @@ TEST(OpTree, TreeOnAHandBuiltTrace) {
   const size_t k_lost = b.Kernel(0, 1, 1600, 3, -1, -1, /*with_launch=*/false);  // no id, no launch
   // (No FinalizeTrace: it would sort cpu_ops and change the indices kept above.)
 
-  const OpTree tree = OpTree::Build(b.t);
+  const OpTree tree = OpTree::Build(b.trace());
   ASSERT_EQ(tree.size(), 16u);  // 14 ops + 2 annotations
   using K = OpTree::NodeKind;
-  const NodeId step = NodeOf(tree, b.t, K::kAnnotation, 0);
-  const NodeId n_linear = NodeOf(tree, b.t, K::kCpuOp, linear);
-  const NodeId n_t = NodeOf(tree, b.t, K::kCpuOp, tr);
-  const NodeId n_addmm = NodeOf(tree, b.t, K::kCpuOp, addmm);
-  const NodeId n_relu = NodeOf(tree, b.t, K::kCpuOp, relu);
-  const NodeId n_opt = NodeOf(tree, b.t, K::kAnnotation, 1);
-  const NodeId n_dup = NodeOf(tree, b.t, K::kCpuOp, dup_a);
-  const NodeId n_eval = NodeOf(tree, b.t, K::kCpuOp, eval_addmm);
-  const NodeId n_node = NodeOf(tree, b.t, K::kCpuOp, node_addmm);
-  const NodeId n_mm1 = NodeOf(tree, b.t, K::kCpuOp, mm1);
-  const NodeId n_mm2 = NodeOf(tree, b.t, K::kCpuOp, mm2);
-  const NodeId n_eval_t = NodeOf(tree, b.t, K::kCpuOp, eval_t);
-  const NodeId n_eval_relu = NodeOf(tree, b.t, K::kCpuOp, eval_relu);
-  const NodeId n_node_relu = NodeOf(tree, b.t, K::kCpuOp, node_relu);
+  const NodeId step = NodeOf(tree, b.trace(), K::kAnnotation, 0);
+  const NodeId n_linear = NodeOf(tree, b.trace(), K::kCpuOp, linear);
+  const NodeId n_t = NodeOf(tree, b.trace(), K::kCpuOp, tr);
+  const NodeId n_addmm = NodeOf(tree, b.trace(), K::kCpuOp, addmm);
+  const NodeId n_relu = NodeOf(tree, b.trace(), K::kCpuOp, relu);
+  const NodeId n_opt = NodeOf(tree, b.trace(), K::kAnnotation, 1);
+  const NodeId n_dup = NodeOf(tree, b.trace(), K::kCpuOp, dup_a);
+  const NodeId n_eval = NodeOf(tree, b.trace(), K::kCpuOp, eval_addmm);
+  const NodeId n_node = NodeOf(tree, b.trace(), K::kCpuOp, node_addmm);
+  const NodeId n_mm1 = NodeOf(tree, b.trace(), K::kCpuOp, mm1);
+  const NodeId n_mm2 = NodeOf(tree, b.trace(), K::kCpuOp, mm2);
+  const NodeId n_eval_t = NodeOf(tree, b.trace(), K::kCpuOp, eval_t);
+  const NodeId n_eval_relu = NodeOf(tree, b.trace(), K::kCpuOp, eval_relu);
+  const NodeId n_node_relu = NodeOf(tree, b.trace(), K::kCpuOp, node_relu);
 
   // Nesting.
   EXPECT_EQ(tree.parent(step), OpTree::kNoNode);
@@ -231,7 +205,7 @@ TEST(OpTree, AutogradNodeNames) {
 
 TEST(OpTree, HtaTraceOptimizerKernelsAndBackwardLinks) {
   const std::string path = testing::SharedPath("traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
-  REQUIRE_SHARED_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path), "shared input not available: " + path);
   auto t = ReadKinetoTrace(path);
   ASSERT_TRUE(t.ok()) << t.status().message();
   const Trace& trace = t.value();
@@ -288,7 +262,7 @@ TEST(OpTree, HtaTraceOptimizerKernelsAndBackwardLinks) {
 
 TEST(OpTree, ResNet2021TraceBackwardBySequenceNumber) {
   const std::string path = testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz");
-  REQUIRE_SHARED_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path), "shared input not available: " + path);
   auto t = ReadKinetoTrace(path);
   ASSERT_TRUE(t.ok()) << t.status().message();
   const Trace& trace = t.value();
@@ -322,9 +296,9 @@ TEST(OpTree, ResNet2021TraceBackwardBySequenceNumber) {
 TEST(OpTree, BuildsTwoMillionEventsQuickly) {
   Builder b;
   const int kTop = 250000;
-  b.t.cpu_ops.reserve(4 * kTop);
-  b.t.kernels.reserve(4 * kTop);
-  b.t.api_calls.reserve(4 * kTop);
+  b.trace().cpu_ops.reserve(4 * kTop);
+  b.trace().kernels.reserve(4 * kTop);
+  b.trace().api_calls.reserve(4 * kTop);
   for (int i = 0; i < kTop; ++i) {
     const TimeNs s = static_cast<TimeNs>(i) * 100;
     b.Op("aten::linear", s, s + 90, 1, 4 * i + 1);
@@ -337,9 +311,9 @@ TEST(OpTree, BuildsTwoMillionEventsQuickly) {
     b.Kernel(s + 95, 1, s + 1070, 5, -1, -1);
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const OpTree tree = OpTree::Build(b.t);
+  const OpTree tree = OpTree::Build(b.trace());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("  OpTree::Build on %zu ops + %zu kernels: %.3f s\n", b.t.cpu_ops.size(), b.t.kernels.size(), s);
+  std::printf("  OpTree::Build on %zu ops + %zu kernels: %.3f s\n", b.trace().cpu_ops.size(), b.trace().kernels.size(), s);
   EXPECT_EQ(tree.size(), 4u * kTop);
   EXPECT_EQ(tree.roots().size(), 2u * kTop);
   EXPECT_EQ(tree.stats().kernels_unlinked, 0u);

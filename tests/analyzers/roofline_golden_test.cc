@@ -13,6 +13,7 @@
 // TraceLens analyses the whole trace, so the op table here does too (no step windows).
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -25,7 +26,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/op_tree.h"
 #include "analyzers/roofline/roofline.h"
-#include "shared_input.h"
+#include "support/test_support.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
@@ -98,12 +99,15 @@ double Num(const std::map<std::string, std::string>& row, const std::string& col
   return it == row.end() ? 0 : std::strtod(it->second.c_str(), nullptr);
 }
 
+std::string QwenTracePath() {
+  return testing::SharedPath("traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+}
+
 class QwenGolden : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string path =
-        testing::SharedPath("traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
-    if (!testing::FileExists(path)) return;
+    const std::string path = QwenTracePath();
+    if (!std::filesystem::exists(path)) return;  // each test then says what is missing
     auto t = ReadKinetoTrace(path);
     ASSERT_TRUE(t.ok()) << t.status().message();
     trace_ = new Trace(std::move(t).value());
@@ -119,8 +123,8 @@ class QwenGolden : public ::testing::Test {
 
   void CheckCsv(const std::string& csv_name) {
     const std::string csv = testing::SharedPath("traces/golden/tracelens_mi300_qwen/" + csv_name);
-    REQUIRE_SHARED_FILE(csv);
-    REQUIRE_SHARED_FILE(testing::SharedPath("traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"));
+    AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(csv), "shared input not available: " + csv);
+    AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(QwenTracePath()), "shared input not available: " + QwenTracePath());
     ASSERT_NE(result_, nullptr);
     ASSERT_TRUE(result_->available) << result_->reason;
     const auto golden = ReadCsv(csv);
@@ -181,7 +185,7 @@ TEST_F(QwenGolden, GemmRowsMatchTraceLens) { CheckCsv("GEMM.csv"); }
 TEST_F(QwenGolden, SdpaForwardRowsMatchTraceLens) { CheckCsv("SDPA_fwd.csv"); }
 
 TEST_F(QwenGolden, PeaksAreTheMi300xsAndMfuIsDefined) {
-  REQUIRE_SHARED_FILE(testing::SharedPath("traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"));
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(QwenTracePath()), "shared input not available: " + QwenTracePath());
   ASSERT_NE(result_, nullptr);
   // deviceProperties: "AMD Instinct MI300X VF", 304 CUs (an SR-IOV function with the whole GPU).
   ASSERT_TRUE(result_->gpu.peak.has_value()) << result_->gpu.match;

@@ -6,6 +6,7 @@
 // convolutions get the output shape from the trace (the autograd node's grad_output), and every
 // forward convolution of ResNet50 must then be known.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/op_tree.h"
 #include "analyzers/roofline/roofline.h"
-#include "shared_input.h"
+#include "support/test_support.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
@@ -48,7 +49,7 @@ TEST(RooflineSharedTraces, EveryTraceGetsAResultOrAReason) {
   for (const Expect& e : kTraces) {
     const std::string path = testing::SharedPath(e.path);
     SCOPED_TRACE(e.path);
-    REQUIRE_SHARED_FILE(path);
+    AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path), "shared input not available: " + path);
     auto t = ReadKinetoTrace(path);
     ASSERT_TRUE(t.ok()) << t.status().message();
     const Trace& trace = t.value();
@@ -88,7 +89,7 @@ TEST(RooflineSharedTraces, EveryTraceGetsAResultOrAReason) {
 // convolution must be known: its output shape comes from the trace.
 TEST(RooflineSharedTraces, ResNet50ForwardFlopsMatchTheModelCard) {
   const std::string path = testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz");
-  REQUIRE_SHARED_FILE(path);
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path), "shared input not available: " + path);
   auto t = ReadKinetoTrace(path);
   ASSERT_TRUE(t.ok()) << t.status().message();
   const OpTree tree = OpTree::Build(t.value());

@@ -9,6 +9,7 @@
 
 #include "analyzers/op_tree.h"
 #include "analyzers/roofline/roofline.h"
+#include "support/trace_builder.h"
 
 namespace ampscope {
 namespace {
@@ -20,48 +21,23 @@ constexpr const char* kHgemm = "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_sta
 constexpr const char* kFlash = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::half_t>>";
 constexpr const char* kFlashBwd = "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4, false, false, cutlass::half_t>>";
 
-struct Builder {
-  Trace t;
+// Rows through the one trace builder (tests/support) on an A100-SXM4-80GB: ops with their
+// recorded arguments, kernels found through their launch calls, back to back on the GPU.
+struct Builder : testing::TraceBuilder {
   int64_t corr = 1;
   TimeNs gpu_clock = 1'000'000;
 
-  Builder() {
-    Device d;
-    d.id = 0;
-    d.name = "NVIDIA A100-SXM4-80GB";
-    d.sm_count = 108;
-    d.total_memory_bytes = 85198045184;
-    t.devices.push_back(d);
-  }
+  Builder() { AddA100(); }
   void Op(const char* name, TimeNs s, TimeNs e, int64_t tid, const std::string& dims, const std::string& types,
           const std::string& concrete = "", int64_t seq = -1) {
-    CpuOp op;
-    op.name = t.strings.Intern(name);
-    op.start_ns = s;
-    op.end_ns = e;
-    op.tid = tid;
+    CpuOp& op = AddCpuOp(name, s, e, -1, types, dims, tid);
     op.sequence_number = seq;
-    if (!dims.empty()) op.input_dims = t.strings.Intern(dims);
-    if (!types.empty()) op.input_types = t.strings.Intern(types);
-    if (!concrete.empty()) op.concrete_inputs = t.strings.Intern(concrete);
-    t.cpu_ops.push_back(op);
+    if (!concrete.empty()) op.concrete_inputs = Str(concrete);
   }
   // A kernel launched at host time `at` on `tid` (found through its launch call), lasting `dur`.
   void Kernel(const char* name, TimeNs at, int64_t tid, TimeNs dur) {
-    ApiCall c;
-    c.name = t.strings.Intern("cudaLaunchKernel");
-    c.start_ns = at;
-    c.end_ns = at + 1;
-    c.tid = tid;
-    c.correlation = corr;
-    t.api_calls.push_back(c);
-    KernelEvent k;
-    k.name = t.strings.Intern(name);
-    k.start_ns = gpu_clock;
-    k.end_ns = gpu_clock + dur;
-    k.device = 0;
-    k.correlation = corr++;
-    t.kernels.push_back(k);
+    AddApi("cudaLaunchKernel", at, at + 1, corr, tid);
+    AddKernel(name, gpu_clock, gpu_clock + dur, corr++);
     gpu_clock += dur + 10;
   }
 };
@@ -132,9 +108,9 @@ Builder MlpTrace() {
 
 TEST(Roofline, MlpTrainingStepFlopsAndMfu) {
   Builder b = MlpTrace();
-  const OpTree tree = OpTree::Build(b.t);
+  const OpTree tree = OpTree::Build(b.trace());
   const StepAnalysis steps = OneStep(10'000'000);  // a 10 ms step
-  const auto r = roofline::AnalyzeRoofline(b.t, tree, steps, roofline::RooflineOptions());
+  const auto r = roofline::AnalyzeRoofline(b.trace(), tree, steps, roofline::RooflineOptions());
   ASSERT_TRUE(r.available) << r.reason;
   ASSERT_TRUE(r.gpu.peak.has_value()) << r.gpu.match;
   EXPECT_EQ(r.gpu.peak->id, "A100-80GB-SXM4");
@@ -184,9 +160,9 @@ TEST(Roofline, MlpTrainingStepFlopsAndMfu) {
 
 TEST(Roofline, UnknownGpuGivesNoMfuAndSaysWhy) {
   Builder b = MlpTrace();
-  b.t.devices[0].name = "NVIDIA B300";  // not an exact device name: never another GPU's peaks
-  const OpTree tree = OpTree::Build(b.t);
-  const auto r = roofline::AnalyzeRoofline(b.t, tree, OneStep(10'000'000), roofline::RooflineOptions());
+  b.trace().devices[0].name = "NVIDIA B300";  // not an exact device name: never another GPU's peaks
+  const OpTree tree = OpTree::Build(b.trace());
+  const auto r = roofline::AnalyzeRoofline(b.trace(), tree, OneStep(10'000'000), roofline::RooflineOptions());
   ASSERT_TRUE(r.available);
   EXPECT_FALSE(r.gpu.peak.has_value());
   EXPECT_FALSE(r.summary.mfu_pct.has_value());
@@ -195,7 +171,7 @@ TEST(Roofline, UnknownGpuGivesNoMfuAndSaysWhy) {
   // --gpu gives the peaks.
   roofline::RooflineOptions o;
   o.gpu_override = "H100-SXM5-80GB";
-  const auto r2 = roofline::AnalyzeRoofline(b.t, tree, OneStep(10'000'000), o);
+  const auto r2 = roofline::AnalyzeRoofline(b.trace(), tree, OneStep(10'000'000), o);
   ASSERT_TRUE(r2.summary.mfu_pct.has_value()) << r2.summary.mfu_reason;
   EXPECT_DOUBLE_EQ(*r2.summary.peak_tflops, 66.9);  // H100 SXM fp32
 }
@@ -214,8 +190,8 @@ TEST(Roofline, AutocastPrecisionComesFromTheInnerOpAndKernels) {
   b.Op("aten::softmax", 1100, 1500, 1, "[[64,1024],[],[]]", R"(["c10::Half","Int",""])");
   b.Op("aten::_softmax", 1200, 1400, 1, "[[64,1024],[],[]]", R"(["float","Int","Bool"])");
   b.Kernel("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float>", 1300, 1, 2'000);
-  const OpTree tree = OpTree::Build(b.t);
-  const auto r = roofline::AnalyzeRoofline(b.t, tree, OneStep(1'000'000), roofline::RooflineOptions());
+  const OpTree tree = OpTree::Build(b.trace());
+  const auto r = roofline::AnalyzeRoofline(b.trace(), tree, OneStep(1'000'000), roofline::RooflineOptions());
   ASSERT_TRUE(r.available) << r.reason;
   EXPECT_DOUBLE_EQ(r.summary.step_gflop, 67174400 / 1e9);  // once, not three times
   EXPECT_EQ(r.summary.peak_precision, Precision::kFp16);
@@ -248,8 +224,8 @@ TEST(Roofline, AttentionForwardBackwardAndItsRecompute) {
        R"(["c10::Half","c10::Half","c10::Half","c10::Half","c10::Half","float","","","Int","Int","Double","Bool","",""])",
        R"(["","","","","","","","","128","128","0.","True","",""])");
   b.Kernel(kFlashBwd, 2200, 2, 12'000);
-  const OpTree tree = OpTree::Build(b.t);
-  const auto r = roofline::AnalyzeRoofline(b.t, tree, OneStep(1'000'000), roofline::RooflineOptions());
+  const OpTree tree = OpTree::Build(b.trace());
+  const auto r = roofline::AnalyzeRoofline(b.trace(), tree, OneStep(1'000'000), roofline::RooflineOptions());
   ASSERT_TRUE(r.available) << r.reason;
   EXPECT_DOUBLE_EQ(r.steps[0].model_gflop, 50331648 / 1e9);
   EXPECT_DOUBLE_EQ(r.steps[0].hardware_gflop, 58720256 / 1e9);
@@ -287,8 +263,8 @@ TEST(Roofline, ActivationRecomputeGivesHfu) {
   b.Op("autograd::engine::evaluate_function: MmBackward0", 3000, 4000, 2, "", "", "", 51);
   b.Op("aten::mm", 3100, 3900, 2, "[[512,32],[32,256]]", R"(["float","float"])");
   b.Kernel(kSgemm, 3200, 2, 1'000);
-  const OpTree tree = OpTree::Build(b.t);
-  const auto r = roofline::AnalyzeRoofline(b.t, tree, OneStep(1'000'000), roofline::RooflineOptions());
+  const OpTree tree = OpTree::Build(b.trace());
+  const auto r = roofline::AnalyzeRoofline(b.trace(), tree, OneStep(1'000'000), roofline::RooflineOptions());
   ASSERT_TRUE(r.available) << r.reason;
   EXPECT_TRUE(r.summary.activation_recompute);
   EXPECT_DOUBLE_EQ(r.steps[0].model_gflop, 2 * 8388608 / 1e9);
@@ -300,13 +276,13 @@ TEST(Roofline, ActivationRecomputeGivesHfu) {
 TEST(Roofline, NotAvailableSaysWhy) {
   Builder b;
   b.Kernel(kSgemm, 100, 1, 1'000);
-  OpTree tree = OpTree::Build(b.t);
-  auto r = roofline::AnalyzeRoofline(b.t, tree, StepAnalysis(), roofline::RooflineOptions());
+  OpTree tree = OpTree::Build(b.trace());
+  auto r = roofline::AnalyzeRoofline(b.trace(), tree, StepAnalysis(), roofline::RooflineOptions());
   EXPECT_FALSE(r.available);
   EXPECT_NE(r.reason.find("no cpu_op"), std::string::npos);
   b.Op("aten::mm", 50, 200, 1, "", "");
-  tree = OpTree::Build(b.t);
-  r = roofline::AnalyzeRoofline(b.t, tree, StepAnalysis(), roofline::RooflineOptions());
+  tree = OpTree::Build(b.trace());
+  r = roofline::AnalyzeRoofline(b.trace(), tree, StepAnalysis(), roofline::RooflineOptions());
   EXPECT_FALSE(r.available);
   EXPECT_NE(r.reason.find("record_shapes"), std::string::npos);
 }
