@@ -4,14 +4,10 @@
 #include <numeric>
 #include <utility>
 
+#include "trace/classify/host_roles.h"
+
 namespace ampscope {
 namespace {
-
-constexpr std::string_view kEvaluateFunction = "autograd::engine::evaluate_function: ";
-
-bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
 
 // A candidate node before numbering.
 struct Item {
@@ -23,22 +19,6 @@ struct Item {
 };
 
 }  // namespace
-
-bool OpTree::IsAutogradNodeName(std::string_view name) {
-  if (name.substr(0, kEvaluateFunction.size()) == kEvaluateFunction) return true;
-  // AccumulateGrad nodes are named "torch::autograd::AccumulateGrad" (also "smith::autograd::...").
-  constexpr std::string_view kAccumulate = "::autograd::AccumulateGrad";
-  if (name.size() >= kAccumulate.size() && name.substr(name.size() - kAccumulate.size()) == kAccumulate) return true;
-  // A bare autograd node: an identifier ending in "Backward" plus optional digits (AddmmBackward0,
-  // CudnnConvolutionBackward, ReluBackward1). Op names ("aten::..._backward") contain "::".
-  size_t end = name.size();
-  while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
-  constexpr std::string_view kBackward = "Backward";
-  if (end <= kBackward.size() || name.substr(end - kBackward.size(), kBackward.size()) != kBackward) return false;
-  for (char c : name)
-    if (!IsIdentChar(c)) return false;
-  return true;
-}
 
 OpTree OpTree::Build(const Trace& trace) {
   // Launch call of each kernel by correlation (the analysis context will pass its own links).
@@ -355,9 +335,8 @@ void OpTree::MarkBackward(const Trace& trace) {
   // 3. An "evaluate_function: XBackward0" wrapper and its "XBackward0" child are one autograd
   // node: share the link found for either.
   for (NodeId id = 0; id < nodes_.size(); ++id) {
-    const std::string_view name = trace.str(nodes_[id].name);
-    if (name.substr(0, kEvaluateFunction.size()) != kEvaluateFunction) continue;
-    const std::string_view inner = name.substr(kEvaluateFunction.size());
+    const std::string_view inner = AutogradEvaluatedNode(trace.str(nodes_[id].name));
+    if (inner.empty()) continue;
     for (NodeId c : children(id)) {
       if (trace.str(nodes_[c].name) != inner) continue;
       if (nodes_[id].forward == kNoNode) nodes_[id].forward = nodes_[c].forward;

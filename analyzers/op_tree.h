@@ -113,15 +113,12 @@ class OpTree {
   bool is_backward(NodeId n) const { return nodes_[n].backward_root != kNoNode; }
   // The outermost autograd node above (or at) n, or kNoNode in the forward pass.
   NodeId backward_root(NodeId n) const { return nodes_[n].backward_root; }
-  // True for an autograd node itself (evaluate_function wrapper or XBackward node).
+  // True for an autograd node itself (evaluate_function wrapper or XBackward node: classify/'s
+  // IsAutogradNodeName).
   bool is_autograd_node(NodeId n) const { return nodes_[n].autograd; }
   // For an autograd node: the forward op that created it (kNoNode if not found). For other nodes:
   // the link of the nearest autograd node above them.
   NodeId forward_of(NodeId n) const;
-
-  // True if `name` names an autograd node ("autograd::engine::evaluate_function: ..." or a bare
-  // "XBackward0" / "XBackward" node name).
-  static bool IsAutogradNodeName(std::string_view name);
 
  private:
   struct Node {

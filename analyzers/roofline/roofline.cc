@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "trace/classify/host_roles.h"
+
 namespace ampscope::roofline {
 namespace {
 
@@ -159,9 +161,11 @@ class Evaluator {
   void GradMaskFromChildren(NodeId n, OpHints* h) {
     bool any = false, in = false, wt = false;
     for (NodeId c : tree_.children(n)) {
-      const std::string_view name = t_.str(tree_.name(c));
-      if (name.find("_backward_input") != std::string_view::npos) any = in = true;
-      if (name.find("_backward_weight") != std::string_view::npos) any = wt = true;
+      switch (ClassifyConvBackwardOp(t_.str(tree_.name(c)))) {
+        case ConvBackwardPart::kInput: any = in = true; break;
+        case ConvBackwardPart::kWeight: any = wt = true; break;
+        case ConvBackwardPart::kNone: break;
+      }
     }
     if (!any) return;
     h->grad_input = in;

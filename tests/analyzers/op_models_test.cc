@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/roofline/op_models.h"
+#include "analyzers/roofline/op_table.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope::roofline {
 namespace {
@@ -285,6 +287,39 @@ TEST(OpModels, UnknownIsNeverGuessed) {
   c = ModelOp("aten::mm", Args("", ""));
   EXPECT_FALSE(c.known);
   EXPECT_NE(c.note.find("record_shapes"), std::string::npos);
+}
+
+// The op table keeps its own GEMM rows (formula and argument positions: bmm's batch, matmul's
+// broadcasting) rather than classify/'s three operand forms; where both know an op, they must
+// agree on where A and B sit in "Input Dims" (ClassifyGemmOp's forms, trace/classify/host_roles.h).
+TEST(OpTable, GemmRowsAgreeWithClassifyGemmOp) {
+  struct Case {
+    const char* op;
+    GemmOpForm form;
+  };
+  const Case kCases[] = {{"aten::mm", GemmOpForm::kAB},          {"aten::bmm", GemmOpForm::kAB},
+                         {"aten::matmul", GemmOpForm::kAB},      {"aten::addmm", GemmOpForm::kBiasAB},
+                         {"aten::baddbmm", GemmOpForm::kBiasAB}, {"aten::linear", GemmOpForm::kLinear}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.op);
+    const detail::OpSpec* spec = detail::FindOpSpec(c.op);
+    ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(spec->family, OpFamily::kGemm);
+    EXPECT_EQ(ClassifyGemmOp(c.op), c.form);
+    switch (c.form) {
+      case GemmOpForm::kAB:  // (A, B)
+      case GemmOpForm::kLinear:  // (x, w)
+        EXPECT_EQ(spec->x, 0);
+        EXPECT_EQ(spec->w, 1);
+        break;
+      case GemmOpForm::kBiasAB:  // (bias, A, B)
+        EXPECT_EQ(spec->v, 0);
+        EXPECT_EQ(spec->x, 1);
+        EXPECT_EQ(spec->w, 2);
+        break;
+      case GemmOpForm::kNone: break;
+    }
+  }
 }
 
 }  // namespace

@@ -190,19 +190,6 @@ TEST(OpTree, TreeOnAHandBuiltTrace) {
   EXPECT_EQ(tree.forward_of(n_relu), OpTree::kNoNode);
 }
 
-TEST(OpTree, AutogradNodeNames) {
-  EXPECT_TRUE(OpTree::IsAutogradNodeName("autograd::engine::evaluate_function: AddmmBackward0"));
-  EXPECT_TRUE(OpTree::IsAutogradNodeName("AddmmBackward0"));
-  EXPECT_TRUE(OpTree::IsAutogradNodeName("CudnnConvolutionBackward"));  // 2021 names have no digit
-  EXPECT_TRUE(OpTree::IsAutogradNodeName("ReluBackward1"));
-  EXPECT_TRUE(OpTree::IsAutogradNodeName("torch::autograd::AccumulateGrad"));
-  EXPECT_FALSE(OpTree::IsAutogradNodeName("aten::convolution_backward"));
-  EXPECT_FALSE(OpTree::IsAutogradNodeName("aten::native_layer_norm_backward"));
-  EXPECT_FALSE(OpTree::IsAutogradNodeName("## backward ##"));
-  EXPECT_FALSE(OpTree::IsAutogradNodeName("Backward"));
-  EXPECT_FALSE(OpTree::IsAutogradNodeName("Optimizer.step#SGD.step"));
-}
-
 TEST(OpTree, HtaTraceOptimizerKernelsAndBackwardLinks) {
   const std::string path = testing::SharedPath("traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(path), "shared input not available: " + path);
