@@ -13,12 +13,12 @@
 #include "analyzers/analyze.h"
 #include "cli/command.h"
 #include "reports/chrome_trace.h"
-#include "reports/html_report.h"
+#include "render/html_report.h"
 #include "reports/json_report.h"
-#include "reports/markdown_report.h"
+#include "render/markdown_report.h"
 #include "reports/perfetto_writer.h"
 #include "reports/progress.h"
-#include "reports/terminal_summary.h"
+#include "render/terminal_summary.h"
 #include "trace/trace_reader.h"
 
 namespace ampscope::cli {
@@ -102,8 +102,8 @@ int RunAnalyze(int argc, char** argv) {
   // Render everything first, then write: a failure leaves no partial set of outputs.
   std::vector<std::pair<std::string, std::string>> outputs;
   if (!report_path.empty()) outputs.emplace_back(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!html_path.empty()) outputs.emplace_back(html_path, RenderHtml(report));
-  if (!markdown_path.empty()) outputs.emplace_back(markdown_path, RenderMarkdown(report));
+  if (!html_path.empty()) outputs.emplace_back(html_path, render::RenderHtml(report));
+  if (!markdown_path.empty()) outputs.emplace_back(markdown_path, render::RenderMarkdown(report));
   for (const auto& [path, text] : outputs) {
     Status st = WriteTextFile(text, path);
     if (!st.ok()) {
@@ -132,7 +132,7 @@ int RunAnalyze(int argc, char** argv) {
       !write_stream(perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }))
     return 2;
 
-  if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
+  if (!quiet) std::fputs(render::RenderTerminalSummary(report, !no_color && render::TerminalWantsColor(stdout)).c_str(), stdout);
   return 0;
 }
 

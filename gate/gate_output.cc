@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "gate/text_table.h"
+#include "render/text_table.h"
 
 namespace ampscope::gate {
 namespace {
+
+using render::TextTable;
 
 const char* VerdictLabel(Verdict verdict) {
   switch (verdict) {

@@ -8,10 +8,19 @@
 #include <fmt/format.h>
 
 #include "gate/report_io.h"
-#include "gate/text_table.h"
-#include "gate/value_format.h"
+#include "render/format.h"
+#include "render/text_table.h"
 
 namespace ampscope::gate {
+
+// Values are printed by the one formatting module of the outputs people read.
+using render::DisplayWidth;
+using render::FormatDelta;
+using render::FormatDurationUs;
+using render::FormatOptionalValue;
+using render::FormatRelativeChange;
+using render::FormatValue;
+using render::TextTable;
 namespace {
 
 using nlohmann::json;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ampscope::gate {
+namespace ampscope::render {
 
 class TextTable {
  public:
@@ -28,4 +28,4 @@ class TextTable {
   std::vector<Row> rows_;
 };
 
-}  // namespace ampscope::gate
+}  // namespace ampscope::render

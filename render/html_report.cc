@@ -1,19 +1,19 @@
-#include "reports/html_report.h"
+#include "render/html_report.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "reports/html_assets.h"
-#include "reports/report_format.h"
+#include "render/html_assets.h"
+#include "render/format.h"
 
-namespace ampscope {
+namespace ampscope::render {
 
 namespace {
 
 using nlohmann::json;
-namespace rf = report_format;
+namespace rf = render;
 using namespace html_report;
 
 std::string H(std::string_view s) { return HtmlEscape(s); }
@@ -523,4 +523,4 @@ std::string RenderHtml(const json& report) {
   return h;
 }
 
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -1,6 +1,7 @@
-// Formatting shared by the text reports (terminal summary, Markdown, HTML). They all render
-// the JSON report (schema ampscope.report/1), never the analyzer structs, so they show the
-// same numbers as report.json. Missing or null values print as "n/a", never as 0.
+// The one formatting module of everything people read: the terminal summary, Markdown and HTML
+// (rendered from the JSON report, schema ampscope.report/1, never from analyzer structs, so they
+// show the same numbers as report.json) and the gate/diff outputs. Missing or null values print
+// as "n/a", never as 0.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ampscope::report_format {
+namespace ampscope::render {
 
 // Value at a JSON pointer ("/gpu/busy_pct"), if it is a finite number.
 std::optional<double> Number(const nlohmann::json& j, const char* pointer);
@@ -60,4 +61,20 @@ std::vector<std::pair<std::string, double>> SortedShares(const nlohmann::json& o
 // Findings sorted as ranked in the report (est_saving_pct descending, then severity).
 std::vector<const nlohmann::json*> RankedFindings(const nlohmann::json& report);
 
-}  // namespace ampscope::report_format
+// ---- values in a unit (the gate and diff outputs) ----
+
+enum class Unit { kCount, kBytes, kPct, kMicroseconds };
+
+// µs -> "812.0 us" / "105.20 ms" / "1.250 s".
+std::string FormatDurationUs(double us);
+// bytes -> "512 B" / "4.00 KiB" / "1.50 MiB" / "2.00 GiB".
+std::string FormatBytes(double bytes);
+// A value in its unit: counts without decimals when whole ("420", "0.25"), percent as "62.5%".
+std::string FormatValue(double value, Unit unit);
+std::string FormatOptionalValue(const std::optional<double>& value, Unit unit);  // "n/a" when empty
+// A signed difference in the unit: "+1", "-20.0 pts", "+1.00 MiB", "+10.50 ms".
+std::string FormatDelta(double delta, Unit unit);
+// "+10.0%"; "n/a" when the base is 0.
+std::string FormatRelativeChange(double base, double current);
+
+}  // namespace ampscope::render

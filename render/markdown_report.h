@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ampscope {
+namespace ampscope::render {
 
 std::string RenderMarkdown(const nlohmann::json& report);
 
@@ -15,4 +15,4 @@ std::string RenderMarkdown(const nlohmann::json& report);
 // characters become entities, Markdown syntax characters get a backslash, newlines a space.
 std::string MarkdownEscape(std::string_view s);
 
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -1,7 +1,7 @@
 // The HTML report: static checks on the file (self-contained, escaped, capped) and a real
 // headless Chromium run (no console errors, every chart drawn, no network, a screenshot
 // that is not blank) for the tb_plugin ResNet50 trace and for scenario traces.
-#include "reports/html_report.h"
+#include "render/html_report.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,13 +16,13 @@
 
 #include "analyzers/analyze.h"
 #include "chromium_driver.h"
-#include "report_fixtures.h"
+#include "report_json_fixture.h"
 #include "reports/json_report.h"
 #include "test_support.h"
 #include "tests/scenario/scenario.h"
 #include "trace/kineto_reader.h"
 
-namespace ampscope {
+namespace ampscope::render {
 namespace {
 
 using nlohmann::json;
@@ -282,7 +282,7 @@ testing::ChromiumDriver* HtmlInBrowser::driver_ = nullptr;
 TEST_F(HtmlInBrowser, TheDriverSeesLeaksAndErrors) {
   // Negative control: the checks below only mean something if they catch a bad page.
   testing::PageResult page =
-      driver_->Load("file://" + testing::SourcePath("tests/reports/browser/leak_probe.html"), 800, 600, "");
+      driver_->Load("file://" + testing::SourcePath("tests/render/browser/leak_probe.html"), 800, 600, "");
   ASSERT_TRUE(page.loaded) << page.error;
   bool leaked = false;
   for (const std::string& url : page.requests) leaked |= url.find("example.invalid") != std::string::npos;
@@ -330,4 +330,4 @@ TEST_F(HtmlInBrowser, HundredRanksManySteps) {
 }
 
 }  // namespace
-}  // namespace ampscope
+}  // namespace ampscope::render

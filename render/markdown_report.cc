@@ -1,17 +1,17 @@
-#include "reports/markdown_report.h"
+#include "render/markdown_report.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "reports/report_format.h"
+#include "render/format.h"
 
-namespace ampscope {
+namespace ampscope::render {
 
 namespace {
 
 using nlohmann::json;
-namespace rf = report_format;
+namespace rf = render;
 
 constexpr size_t kMaxFindings = 5;
 constexpr size_t kMaxKernels = 10;
@@ -211,4 +211,4 @@ std::string RenderMarkdown(const json& r) {
   return md;
 }
 
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -1,7 +1,7 @@
 // The Markdown summary: snapshot tests in the style of Google Benchmark's output tests
 // (expected lines as regular expressions, in order), so machine- or analyzer-dependent
 // numbers are matched by pattern, plus escaping and caps.
-#include "reports/markdown_report.h"
+#include "render/markdown_report.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,12 +10,12 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
-#include "report_fixtures.h"
+#include "report_json_fixture.h"
 #include "reports/json_report.h"
 #include "test_support.h"
 #include "trace/kineto_reader.h"
 
-namespace ampscope {
+namespace ampscope::render {
 namespace {
 
 using nlohmann::json;
@@ -148,4 +148,4 @@ TEST(MarkdownReport, SnapshotOfTheResNet50Trace) {
 }
 
 }  // namespace
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ampscope {
+namespace ampscope::render {
 
 // Renders the summary. `color` adds ANSI colours (statuses, severities, headings); the
 // caller decides, normally with TerminalWantsColor(stdout).
@@ -17,4 +17,4 @@ std::string RenderTerminalSummary(const nlohmann::json& report, bool color);
 // any non-empty value) and TERM=dumb turn it off.
 bool TerminalWantsColor(std::FILE* stream);
 
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -5,7 +5,7 @@
 // (createElementNS/textContent), so no report string is ever parsed as HTML.
 #pragma once
 
-namespace ampscope::html_assets {
+namespace ampscope::render::html_assets {
 
 inline constexpr const char* kCss = R"css(
 :root { --fg:#1d2330; --muted:#5d6675; --line:#dde1e8; --bg:#f6f7f9; --card:#fff;
@@ -323,4 +323,4 @@ inline constexpr const char* kScript = R"js(
 })();
 )js";
 
-}  // namespace ampscope::html_assets
+}  // namespace ampscope::render::html_assets

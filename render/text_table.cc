@@ -1,10 +1,10 @@
-#include "gate/text_table.h"
+#include "render/text_table.h"
 
 #include <algorithm>
 
-#include "gate/value_format.h"
+#include "render/format.h"
 
-namespace ampscope::gate {
+namespace ampscope::render {
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<Align> align)
     : header_(std::move(header)), align_(std::move(align)) {
@@ -55,4 +55,4 @@ std::string TextTable::Render(const std::string& indent) const {
   return out;
 }
 
-}  // namespace ampscope::gate
+}  // namespace ampscope::render

@@ -1,4 +1,4 @@
-#include "reports/terminal_summary.h"
+#include "render/terminal_summary.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,14 +7,14 @@
 
 #include <fmt/format.h>
 
-#include "reports/report_format.h"
+#include "render/format.h"
 
-namespace ampscope {
+namespace ampscope::render {
 
 namespace {
 
 using nlohmann::json;
-namespace rf = report_format;
+namespace rf = render;
 
 enum class Color { kNone, kGreen, kYellow, kRed, kDim, kCyan, kBold };
 
@@ -332,4 +332,4 @@ bool TerminalWantsColor(std::FILE* stream) {
   return stream != nullptr && isatty(fileno(stream)) == 1;
 }
 
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -1,5 +1,5 @@
-// Terminal summary (alignment, colour only when asked, NO_COLOR) and the progress bar.
-#include "reports/terminal_summary.h"
+// Terminal summary (alignment, colour only when asked, NO_COLOR).
+#include "render/terminal_summary.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,11 +9,10 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "report_fixtures.h"
-#include "reports/progress.h"
-#include "reports/report_format.h"
+#include "render/format.h"
+#include "report_json_fixture.h"
 
-namespace ampscope {
+namespace ampscope::render {
 namespace {
 
 using nlohmann::json;
@@ -28,7 +27,7 @@ std::vector<std::string> Lines(const std::string& text) {
 // Display column where `token` starts in `line` (code points before it), or -1.
 int Column(const std::string& line, const std::string& token) {
   size_t at = line.find(token);
-  return at == std::string::npos ? -1 : static_cast<int>(report_format::DisplayWidth(line.substr(0, at)));
+  return at == std::string::npos ? -1 : static_cast<int>(DisplayWidth(line.substr(0, at)));
 }
 
 // The lines of the table under `heading`, up to the next blank line.
@@ -61,7 +60,7 @@ TEST(TerminalSummary, TablesAreAligned) {
     const std::string& line = checklist[i + 1];
     EXPECT_EQ(Column(line, rows[i].first), status) << line;
     EXPECT_EQ(Column(line, rows[i].second), threshold) << line;
-    EXPECT_GT(static_cast<int>(report_format::DisplayWidth(line)), evidence) << line;
+    EXPECT_GT(static_cast<int>(DisplayWidth(line)), evidence) << line;
   }
   // Numbers are right-aligned: the VALUE column's cells end at the same column.
   std::vector<std::string> kernels = Section(s, "Top kernels by GPU time");
@@ -139,76 +138,5 @@ TEST(TerminalSummary, NoColorAndNonTerminals) {
   close(master);
 }
 
-// ---- progress bar ----
-
-class FakeClock {
- public:
-  ProgressBar::Clock::time_point Now() const { return now_; }
-  void Advance(int ms) { now_ += std::chrono::milliseconds(ms); }
-
- private:
-  ProgressBar::Clock::time_point now_{};
-};
-
-std::string Contents(std::FILE* f) {
-  std::fflush(f);
-  std::rewind(f);
-  std::string s;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
-  return s;
-}
-
-TEST(ProgressBar, SilentWhenNotATerminal) {
-  std::FILE* f = std::tmpfile();
-  FakeClock clock;
-  {
-    ProgressBar bar("reading", 100, f, /*is_tty=*/false, [&] { return clock.Now(); });
-    clock.Advance(5000);
-    bar.Update(50);
-    bar.Finish();
-    EXPECT_FALSE(bar.drawn());
-  }
-  EXPECT_EQ(Contents(f), "");
-  std::fclose(f);
-}
-
-TEST(ProgressBar, SilentForTheFirstSecond) {
-  std::FILE* f = std::tmpfile();
-  FakeClock clock;
-  ProgressBar bar("reading", 100, f, true, [&] { return clock.Now(); });
-  clock.Advance(900);
-  bar.Update(90);
-  bar.Finish();
-  EXPECT_EQ(Contents(f), "");
-  std::fclose(f);
-}
-
-TEST(ProgressBar, DrawsThrottlesAndClears) {
-  std::FILE* f = std::tmpfile();
-  FakeClock clock;
-  ProgressBar bar("reading trace.json", 200, f, true, [&] { return clock.Now(); }, 120);
-  clock.Advance(1500);
-  bar.Update(50);  // 25% after 1.5 s: eta 4.5 s
-  EXPECT_TRUE(bar.drawn());
-  std::string first = Contents(f);
-  EXPECT_EQ(first.rfind("\rreading trace.json [", 0), 0u) << first;
-  EXPECT_THAT(first, ::testing::HasSubstr("]  25%  1.5s  eta 4.5s\x1b[K"));
-  EXPECT_THAT(first, ::testing::HasSubstr("[##########..............................]"));  // 10 of 40 cells
-  clock.Advance(50);
-  bar.Update(60);  // within 100 ms of the last draw: skipped
-  EXPECT_EQ(Contents(f), first);
-  clock.Advance(150);
-  bar.Update(200);
-  std::string second = Contents(f);
-  EXPECT_THAT(second, ::testing::HasSubstr("########] 100%  1.7s\x1b[K"));
-  bar.Finish();
-  EXPECT_THAT(Contents(f), ::testing::EndsWith("\r\x1b[K"));
-  bar.Finish();  // idempotent
-  EXPECT_LE(report_format::DisplayWidth(first) - 4, 119u);  // minus \r and the erase code
-  std::fclose(f);
-}
-
 }  // namespace
-}  // namespace ampscope
+}  // namespace ampscope::render
