@@ -47,7 +47,7 @@ int RunAnalyze(int argc, char** argv) {
   app.name("ampscope analyze");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
-  bool quiet = false, no_color = false;
+  bool quiet = false, no_color = false, verbose = false;
   app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
@@ -60,6 +60,8 @@ int RunAnalyze(int argc, char** argv) {
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", no_color, "No colour in the terminal summary");
+  app.add_flag("-v,--verbose", verbose,
+               "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -132,7 +134,13 @@ int RunAnalyze(int argc, char** argv) {
       !write_stream(perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }))
     return 2;
 
-  if (!quiet) std::fputs(render::RenderTerminalSummary(report, !no_color && render::TerminalWantsColor(stdout)).c_str(), stdout);
+  if (!quiet) {
+    render::TerminalOptions terminal;
+    terminal.width = render::TerminalWidth(STDOUT_FILENO);
+    terminal.color = !no_color && render::TerminalWantsColor(stdout);
+    terminal.verbose = verbose;
+    std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
+  }
   return 0;
 }
 

@@ -15,7 +15,6 @@
 namespace ampscope::gate {
 
 // Values are printed by the one formatting module of the outputs people read.
-using render::DisplayWidth;
 using render::FormatDelta;
 using render::FormatDurationUs;
 using render::FormatOptionalValue;

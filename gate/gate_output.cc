@@ -116,16 +116,35 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
-std::string FormatGateTable(const GateResult& result) {
-  TextTable table({"metric", "baseline", "current", "change", "threshold", "verdict"});
+std::string FormatGateTable(const GateResult& result, size_t width) {
+  using Column = TextTable::Column;
+  using Overflow = TextTable::Overflow;
+  auto col = [](const char* header, size_t min_width, bool head = false, int priority = 1) {
+    Column c;
+    c.header = header;
+    c.overflow = Overflow::kWrap;
+    c.min_width = min_width;
+    c.block_head = head;
+    c.priority = priority;
+    return c;
+  };
+  Column verdict;
+  verdict.header = "verdict";
+  verdict.block_head = true;
+  TextTable table({col("metric", 16, true), col("baseline", 10), col("current", 10), col("change", 10),
+                   col("threshold", 14, false, 0), verdict});  // prose wraps first, names last
   for (const GateCheck& c : result.checks)
     table.AddRow({c.name, c.baseline, c.current, c.change, c.threshold, VerdictLabel(c.verdict)});
-  std::string out = fmt::format("ampscope gate: baseline {} vs current {}\n\n", result.baseline_name, result.current_name);
-  out += table.Render();
-  out += fmt::format("\nampscope gate: {}\n", Headline(result));
+  render::TableStyle style;
+  style.width = width;
+  style.rule = true;
+  std::string out = render::WrapParagraph(
+      fmt::format("ampscope gate: baseline {} vs current {}", result.baseline_name, result.current_name), width, "", "  ");
+  out += "\n" + table.Render(style);
+  out += "\n" + render::WrapParagraph("ampscope gate: " + Headline(result), width, "", "  ");
   for (const GateCheck& c : result.checks) {
     if (c.verdict == Verdict::kPass) continue;
-    out += fmt::format("  {} {}: {}\n", VerdictLabel(c.verdict), c.name, c.message);
+    out += render::WrapParagraph(c.name + ": " + c.message, width, fmt::format("  {} ", VerdictLabel(c.verdict)), "       ");
   }
   return out;
 }
