@@ -221,7 +221,7 @@ std::string HumanWord(const std::string& w) {
       {"simt", "SIMT"},   {"gemm", "GEMM"},     {"gemms", "GEMMs"},   {"tflops", "TFLOP/s"},
       {"gbs", "GB/s"},    {"pct", "%"},         {"us", "µs"},         {"ms", "ms"},     {"pc", "PC"},
       {"nvtx", "NVTX"},   {"dataloader", "DataLoader"}, {"warmup", "warm-up"}, {"tc", "Tensor Core"},
-      {"amp", "AMP"},     {"id", "id"},         {"est", "estimated"}, {"fp32", "FP32"}};
+      {"amp", "AMP"},     {"id", "id"},         {"est", "estimated"}, {"fp32", "FP32"}, {"dur", "duration"}};
   auto it = kWords.find(w);
   if (it != kWords.end()) return it->second;
   // "10us" -> "10 µs"

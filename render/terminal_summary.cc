@@ -244,7 +244,7 @@ void TopKernels(Out& o, const json& r) {
   const bool verbose = o.options().verbose;
   o.Heading("Top kernels by GPU time");
   TextTable t({Col("TIME", Align::kRight), Col("TOTAL", Align::kRight), Col("COUNT", Align::kRight), Col("MEAN", Align::kRight),
-               Col("CLASS", Align::kLeft, Overflow::kWrap, 6),
+               Col("CLASS", Align::kLeft, Overflow::kWrap, 13),
                Col(verbose ? "KERNEL" : "KERNEL (short name)", Align::kLeft, verbose ? Overflow::kWrap : Overflow::kTruncate, 16, 1)});
   for (size_t i = 0; i < top.size() && i < kMaxKernelRows; ++i) {
     const json& k = top[i];
