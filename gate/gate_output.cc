@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/markdown_report.h"
 #include "render/text_table.h"
 
 namespace ampscope::gate {
@@ -44,20 +45,8 @@ std::string Headline(const GateResult& result) {
                      result.skipped());
 }
 
-// Markdown table cells: a '|' would end the cell and a newline the row.
-std::string MarkdownCell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+// Markdown text (GitHub-flavoured, render/markdown_report.h): escaped, names as code spans.
+std::string MarkdownCell(const std::string& text) { return render::MarkdownEscape(text); }
 
 // GitHub workflow commands: message data escapes %, CR, LF; property values also ':' and ','.
 std::string GithubEscapeData(const std::string& text) {
@@ -151,11 +140,12 @@ std::string FormatGateTable(const GateResult& result, size_t width) {
 
 std::string FormatGateMarkdown(const GateResult& result) {
   std::string out = fmt::format("### ampscope gate: {}\n\n", Headline(result));
-  out += fmt::format("Baseline `{}` vs current `{}`.\n\n", result.baseline_name, result.current_name);
+  out += fmt::format("Baseline {} vs current {}.\n\n", render::MarkdownCode(result.baseline_name),
+                     render::MarkdownCode(result.current_name));
   out += "| metric | baseline | current | change | threshold | verdict |\n";
   out += "| --- | --- | --- | --- | --- | --- |\n";
   for (const GateCheck& c : result.checks) {
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", MarkdownCell(c.name), MarkdownCell(c.baseline),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", render::MarkdownCode(c.name, true), MarkdownCell(c.baseline),
                        MarkdownCell(c.current), MarkdownCell(c.change), MarkdownCell(c.threshold),
                        VerdictMarkdown(c.verdict));
   }
@@ -164,7 +154,7 @@ std::string FormatGateMarkdown(const GateResult& result) {
     if (c.verdict == Verdict::kPass) continue;
     if (!any_note) out += "\n**Details**\n\n";
     any_note = true;
-    out += fmt::format("- {} `{}`: {}\n", VerdictMarkdown(c.verdict), c.name, MarkdownCell(c.message));
+    out += fmt::format("- {} {}: {}\n", VerdictMarkdown(c.verdict), render::MarkdownCode(c.name), MarkdownCell(c.message));
   }
   return out;
 }
