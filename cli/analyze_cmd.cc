@@ -1,4 +1,6 @@
 // ampscope analyze TRACE... : read traces (ranks of one job), analyse, write reports.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -10,13 +12,13 @@
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/command.h"
+#include "render/html_report.h"
+#include "render/markdown_report.h"
+#include "render/terminal_summary.h"
 #include "reports/chrome_trace.h"
-#include "reports/html_report.h"
 #include "reports/json_report.h"
-#include "reports/markdown_report.h"
 #include "reports/perfetto_writer.h"
 #include "reports/progress.h"
-#include "reports/terminal_summary.h"
 #include "trace/reader.h"
 
 namespace ampscope::cli {
@@ -28,7 +30,7 @@ int RunAnalyze(int argc, char** argv) {
   app.name("ampscope analyze");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
-  bool quiet = false, no_color = false;
+  bool quiet = false, no_color = false, verbose = false;
   app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
@@ -41,6 +43,8 @@ int RunAnalyze(int argc, char** argv) {
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", no_color, "No colour in the terminal summary");
+  app.add_flag("-v,--verbose", verbose,
+               "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -103,8 +107,8 @@ int RunAnalyze(int argc, char** argv) {
   std::vector<OutputSpec> outputs;
   if (!report_path.empty())
     outputs.push_back(TextOutput(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
-  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, RenderHtml(report)));
-  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, RenderMarkdown(report)));
+  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, render::RenderHtml(report)));
+  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, render::RenderMarkdown(report)));
   if (!chrome_path.empty())
     outputs.push_back({chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }});
   if (!perfetto_path.empty())
@@ -114,7 +118,13 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
   }
 
-  if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
+  if (!quiet) {
+    render::TerminalOptions terminal;
+    terminal.width = render::TerminalWidth(STDOUT_FILENO);
+    terminal.color = !no_color && render::TerminalWantsColor(stdout);
+    terminal.verbose = verbose;
+    std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
+  }
   return 0;
 }
 

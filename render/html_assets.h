@@ -5,7 +5,7 @@
 // (createElementNS/textContent), so no report string is ever parsed as HTML.
 #pragma once
 
-namespace ampscope::html_assets {
+namespace ampscope::render::html_assets {
 
 inline constexpr const char* kCss = R"css(
 :root { --fg:#1d2330; --muted:#5d6675; --line:#dde1e8; --bg:#f6f7f9; --card:#fff;
@@ -53,9 +53,17 @@ ol.findings > li .t { font-weight:600; font-size:15px; }
 ol.findings > li .t::before { content:counter(f) ". "; color:var(--muted); }
 .meta { color:var(--muted); font-size:12px; margin:2px 0 6px; }
 .meta code { font-size:12px; }
-dl.ev { display:grid; grid-template-columns:max-content 1fr; gap:2px 12px; margin:6px 0; font-size:13px; }
-dl.ev dt { color:var(--muted); } dl.ev dd { margin:0; overflow-wrap:anywhere; }
-ul.evl { margin:0; padding-left:18px; } ul.evl li { overflow-wrap:anywhere; }
+table.ev { width:auto; border:0; background:none; margin:6px 0; font-size:13px; }
+table.ev > tbody > tr > th { color:var(--muted); font-weight:normal; background:none; font-size:13px; padding:2px 12px 2px 0;
+  white-space:nowrap; border:0; }
+table.ev > tbody > tr > td { padding:2px 0; border:0; overflow-wrap:anywhere; }
+table.ev tr.note th, table.ev tr.note td { color:var(--muted); font-size:12px; }
+table.evt { width:auto; font-size:12px; margin:2px 0; }
+table.evt th, table.evt td { padding:2px 8px; }
+table.evt td.name { font-family:ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; cursor:help; }
+td.name[title] { cursor:help; }
+details.mm { margin:4px 0 0; } details.mm summary { font-weight:normal; color:var(--muted); font-size:12px; }
+ul.diag { margin:0 0 8px; padding-left:20px; } ul.diag li { margin:2px 0; }
 .rec { background:#eef5ff; border-left:4px solid var(--accent); padding:6px 10px; border-radius:4px; }
 .saving { float:right; font-weight:600; }
 .charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(560px, 1fr)); gap:12px; align-items:start; }
@@ -124,6 +132,8 @@ inline constexpr const char* kScript = R"js(
     items.forEach(function (it) {
       var span = document.createElement('span'), sw = document.createElement('i');
       sw.style.background = it[1];
+      sw.setAttribute('data-colour', it[1]);
+      if (it[2]) for (var a in it[2]) if (Object.prototype.hasOwnProperty.call(it[2], a)) span.setAttribute(a, it[2][a]);
       span.appendChild(sw);
       span.appendChild(document.createTextNode(it[0]));
       d.appendChild(span);
@@ -201,7 +211,9 @@ inline constexpr const char* kScript = R"js(
       var y = T + i * row, w = Math.max(1, pw * it[1] / max);
       var label = txt(s, L - 8, y + 15, short(it[0], Math.floor((L - 12) / 7.2)), { 'text-anchor': 'end' });
       tip(label, it[2] || it[0]);
-      var r = el('rect', { x: L, y: y + 3, width: w, height: row - 6, rx: 2, fill: it[3] || PALETTE[i % PALETTE.length] }, s);
+      var attrs = { x: L, y: y + 3, width: w, height: row - 6, rx: 2, fill: it[3] || PALETTE[i % PALETTE.length] };
+      if (it[4]) for (var a in it[4]) if (Object.prototype.hasOwnProperty.call(it[4], a)) attrs[a] = it[4][a];
+      var r = el('rect', attrs, s);
       tip(r, (it[2] || it[0]) + ': ' + fmt(it[1]) + '%');
       txt(s, L + w + 6, y + 15, fmt(it[1]) + '%');
       marks++;
@@ -297,10 +309,20 @@ inline constexpr const char* kScript = R"js(
     },
     'busy-timeline': busyTimeline,
     'top-kernels': function (c) {
-      return hbars(c, (data.top_kernels || []).map(function (k, i) {
-        return [k[0], k[1], k[0] + ' [' + k[2] + ', ' + k[3] + (k[4] ? ', Tensor Cores' : '') + ']',
-                k[4] ? '#1e8e3e' : PALETTE[i % PALETTE.length]];
+      // Bars are coloured by the kernel's class (Tensor Core use, then precision); the legend
+      // lists exactly those classes with the same colours.
+      var classes = {};
+      (data.kernel_classes || []).forEach(function (k) { classes[k[0]] = k; });
+      var marks = hbars(c, (data.top_kernels || []).map(function (k) {
+        var cls = classes[k[6]] || ['other', 'unknown', '#9aa0a6', false];
+        return [k[0], k[1], k[5] + ' [' + k[2] + ', ' + k[3] + (k[4] ? ', Tensor Cores' : ', no Tensor Cores') + ']',
+                cls[2], { 'data-tc': k[4] ? '1' : '0', 'data-class': cls[0] }];
       }), 'Top kernels by GPU time', 'No kernels.', 330);
+      if ((data.top_kernels || []).length)
+        legend(c, (data.kernel_classes || []).map(function (k) {
+          return [k[1], k[2], { 'data-tc': k[3] ? '1' : '0', 'data-class': k[0] }];
+        }));
+      return marks;
     },
     'ranks': ranks
   };
@@ -323,4 +345,4 @@ inline constexpr const char* kScript = R"js(
 })();
 )js";
 
-}  // namespace ampscope::html_assets
+}  // namespace ampscope::render::html_assets

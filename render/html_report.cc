@@ -1,19 +1,21 @@
-#include "reports/html_report.h"
+#include "render/html_report.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "reports/html_assets.h"
-#include "reports/report_format.h"
+#include "render/evidence.h"
+#include "render/format.h"
+#include "render/html_assets.h"
+#include "render/kernel_names.h"
+#include "render/report_view.h"
 
-namespace ampscope {
+namespace ampscope::render {
 
 namespace {
 
 using nlohmann::json;
-namespace rf = report_format;
 using namespace html_report;
 
 std::string H(std::string_view s) { return HtmlEscape(s); }
@@ -26,7 +28,7 @@ std::string Anchor(const std::string& s) {
 }
 
 std::string StatusClassName(const std::string& status) {
-  switch (rf::StatusClass(status)) {
+  switch (StatusClass(status)) {
     case 0: return status == "pass" ? "s-pass" : "s-good";
     case 1: return "s-warn";
     case 2: return status == "fail" ? "s-fail" : "s-bad";
@@ -41,7 +43,7 @@ std::string StatusBadge(const std::string& status) {
 }
 
 std::string Card(const std::string& key, const std::string& value, const std::string& detail) {
-  const char* v_class = rf::DisplayWidth(value) > 16 ? "v long" : "v";
+  const char* v_class = DisplayWidth(value) > 16 ? "v long" : "v";
   return "<div class=\"card\"><div class=\"k\">" + H(key) + "</div><div class=\"" + v_class + "\">" + H(value) +
          "</div><div class=\"d\">" +
          H(detail) + "</div></div>\n";
@@ -64,8 +66,8 @@ double NumberOr(const json& j, const char* key, double fallback) {
 }
 
 json StepData(const json& r) {
-  const json& per_step = rf::Section(r, "/steps/per_step");
-  const json& durations = rf::Section(r, "/steps/durations_us");
+  const json& per_step = Section(r, "/steps/per_step");
+  const json& durations = Section(r, "/steps/durations_us");
   std::vector<std::string> labels;
   std::vector<double> dur_ms, busy, kbusy, tc;
   bool have_busy = false;
@@ -93,7 +95,7 @@ json StepData(const json& r) {
   const size_t n = dur_ms.size();
   const size_t bucket = (n + kMaxChartSteps - 1) / kMaxChartSteps;
   out["bucket_size"] = bucket;
-  out["median_ms"] = rf::Number(r, "/steps/time_us/median").value_or(0) / 1e3;
+  out["median_ms"] = Number(r, "/steps/time_us/median").value_or(0) / 1e3;
   if (bucket <= 1) {
     out["labels"] = labels;
     out["duration_ms"] = Series(dur_ms);
@@ -143,12 +145,12 @@ json StepData(const json& r) {
 
 json SharesData(const json& obj) {
   json a = json::array();
-  for (const auto& [name, v] : rf::SortedShares(obj)) a.push_back({name, std::round(v * 1000) / 1000});
+  for (const auto& [name, v] : SortedShares(obj)) a.push_back({name, std::round(v * 1000) / 1000});
   return a;
 }
 
 json RanksData(const json& r) {
-  const json& ranks = rf::Section(r, "/ranks");
+  const json& ranks = Section(r, "/ranks");
   json a = json::array();
   if (!ranks.is_array() || ranks.size() < 2) return a;
   const size_t bucket = (ranks.size() + kMaxChartRanks - 1) / kMaxChartRanks;
@@ -157,33 +159,74 @@ json RanksData(const json& r) {
     double step = 0, busy = 0;
     size_t ns = 0, nb = 0;
     for (size_t k = i; k < end; ++k) {
-      if (auto v = rf::Number(ranks[k], "/steps/time_us/mean")) step += *v / 1e3, ++ns;
-      if (auto v = rf::Number(ranks[k], "/gpu/busy_pct")) busy += *v, ++nb;
+      if (auto v = Number(ranks[k], "/steps/time_us/mean")) step += *v / 1e3, ++ns;
+      if (auto v = Number(ranks[k], "/gpu/busy_pct")) busy += *v, ++nb;
     }
-    std::string label = rf::Count(rf::Number(ranks[i], "/rank"));
-    if (end - i > 1) label += "-" + rf::Count(rf::Number(ranks[end - 1], "/rank"));
+    std::string label = Count(Number(ranks[i], "/rank"));
+    if (end - i > 1) label += "-" + Count(Number(ranks[end - 1], "/rank"));
     a.push_back({label, ns ? json(step / ns) : json(nullptr), nb ? json(busy / nb) : json(nullptr)});
   }
   return a;
 }
 
+// Colours of the top-kernels chart: by Tensor Core use first, then precision, so green means
+// Tensor Cores and an fp32 kernel can never look like one. The legend lists these labels.
+struct KernelClass {
+  const char* id;
+  const char* label;
+  const char* colour;
+  bool tensor_core;
+};
+constexpr KernelClass kKernelClasses[] = {
+    {"tc-half", "Tensor Cores, fp16/bf16", "#1e8e3e", true},
+    {"tc-8bit", "Tensor Cores, fp8/int8", "#0b8043", true},
+    {"tc-tf32", "Tensor Cores, tf32", "#81c995", true},
+    {"tc-other", "Tensor Cores, other precision", "#34a853", true},
+    {"simt-fp32", "no Tensor Cores, fp32/fp64", "#e8710a", false},
+    {"simt-half", "no Tensor Cores, fp16/bf16", "#f9ab00", false},
+    {"other", "no Tensor Cores, other or unknown precision", "#9aa0a6", false},
+};
+
+size_t KernelClassIndex(bool tensor_core, const std::string& precision) {
+  if (tensor_core) {
+    if (precision == "fp16" || precision == "bf16") return 0;
+    if (precision == "fp8" || precision == "int8" || precision == "fp4") return 1;
+    if (precision == "tf32") return 2;
+    return 3;
+  }
+  if (precision == "fp32" || precision == "fp64") return 4;
+  if (precision == "fp16" || precision == "bf16") return 5;
+  return 6;
+}
+
 json ChartData(const json& r) {
   json d;
   d["steps"] = StepData(r);
-  d["categories"] = SharesData(rf::Section(r, "/gpu/kernel_time_by_category_pct"));
-  d["precision"] = SharesData(rf::Section(r, "/gpu/kernel_time_by_precision_pct"));
-  d["idle"] = {{"busy", rf::Number(r, "/gpu/busy_pct").value_or(0)},
-               {"host_wait", rf::Number(r, "/gpu/idle_breakdown_pct/host_wait").value_or(0)},
-               {"kernel_wait", rf::Number(r, "/gpu/idle_breakdown_pct/kernel_wait").value_or(0)},
-               {"other", rf::Number(r, "/gpu/idle_breakdown_pct/other").value_or(0)}};
+  d["categories"] = SharesData(Section(r, "/gpu/kernel_time_by_category_pct"));
+  d["precision"] = SharesData(Section(r, "/gpu/kernel_time_by_precision_pct"));
+  d["idle"] = {{"busy", Number(r, "/gpu/busy_pct").value_or(0)},
+               {"host_wait", Number(r, "/gpu/idle_breakdown_pct/host_wait").value_or(0)},
+               {"kernel_wait", Number(r, "/gpu/idle_breakdown_pct/kernel_wait").value_or(0)},
+               {"other", Number(r, "/gpu/idle_breakdown_pct/other").value_or(0)}};
   json top = json::array();
-  const json& kernels = rf::Section(r, "/kernels/top");
+  std::vector<bool> used(std::size(kKernelClasses), false);
+  const json& kernels = Section(r, "/kernels/top");
   if (kernels.is_array())
     for (size_t i = 0; i < kernels.size() && i < kMaxChartKernels; ++i) {
       const json& k = kernels[i];
-      top.push_back({rf::String(k, "/name"), rf::Number(k, "/pct").value_or(0), rf::String(k, "/category"),
-                     rf::String(k, "/precision"), k.is_object() && k.value("tensor_core", false)});
+      const bool tc = k.is_object() && k.value("tensor_core", false);
+      const size_t cls = KernelClassIndex(tc, String(k, "/precision"));
+      used[cls] = true;
+      const std::string name = String(k, "/name");
+      top.push_back({ShortKernelName(name), Number(k, "/pct").value_or(0), String(k, "/category"), String(k, "/precision"),
+                     tc, name, kKernelClasses[cls].id});
     }
+  // The legend: the classes the bars use, in table order, each with the colour its bars get.
+  json classes = json::array();
+  for (size_t c = 0; c < std::size(kKernelClasses); ++c)
+    if (used[c]) classes.push_back({kKernelClasses[c].id, kKernelClasses[c].label, kKernelClasses[c].colour,
+                                    kKernelClasses[c].tensor_core});
+  d["kernel_classes"] = classes;
   d["top_kernels"] = top;
   d["ranks"] = RanksData(r);
   return d;
@@ -208,27 +251,27 @@ std::string ScriptJson(const json& j) {
 // ---- sections ----
 
 void Header(std::string& h, const json& r) {
-  h += "<header>\n<h1>ampscope report</h1>\n<p class=\"sub\">" + H(rf::InputsSummary(r)) + "</p>\n";
+  h += "<header>\n<h1>ampscope report</h1>\n<p class=\"sub\">" + H(InputsSummary(r)) + "</p>\n";
   h += "<div class=\"cards\">\n";
-  h += Card("Device", rf::DevicesSummary(r), rf::String(r, "/environment/driver").empty()
+  h += Card("Device", DevicesSummary(r), String(r, "/environment/driver").empty()
                                                   ? ""
-                                                  : "driver " + rf::String(r, "/environment/driver"));
-  h += Card("Steps", rf::Count(rf::Number(r, "/steps/count")), rf::StepsSummary(r));
-  h += Card("Step time (mean)", rf::DurationUs(rf::Number(r, "/steps/time_us/mean")),
-            "median " + rf::DurationUs(rf::Number(r, "/steps/time_us/median")) + ", p90 " +
-                rf::DurationUs(rf::Number(r, "/steps/time_us/p90")));
-  h += Card("GPU busy", rf::Pct(rf::Number(r, "/gpu/busy_pct")),
-            "kernels " + rf::Pct(rf::Number(r, "/gpu/kernel_busy_pct")) + ", host_wait " +
-                rf::Pct(rf::Number(r, "/gpu/idle_breakdown_pct/host_wait")));
-  h += Card("Tensor Core kernel time", rf::Pct(rf::Number(r, "/tensor_cores/kernel_time_pct")),
-            rf::String(r, "/tensor_cores/source", "estimated") +
-                (rf::Number(r, "/tensor_cores/active_pct")
-                     ? ", active " + rf::Pct(rf::Number(r, "/tensor_cores/active_pct")) + " (sampled)"
+                                                  : "driver " + String(r, "/environment/driver"));
+  h += Card("Steps", Count(Number(r, "/steps/count")), StepsSummary(r));
+  h += Card("Step time (mean)", DurationUs(Number(r, "/steps/time_us/mean")),
+            "median " + DurationUs(Number(r, "/steps/time_us/median")) + ", p90 " +
+                DurationUs(Number(r, "/steps/time_us/p90")));
+  h += Card("GPU busy", Pct(Number(r, "/gpu/busy_pct")),
+            "kernels " + Pct(Number(r, "/gpu/kernel_busy_pct")) + ", host_wait " +
+                Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")));
+  h += Card("Tensor Core kernel time", Pct(Number(r, "/tensor_cores/kernel_time_pct")),
+            String(r, "/tensor_cores/source", "estimated") +
+                (Number(r, "/tensor_cores/active_pct")
+                     ? ", active " + Pct(Number(r, "/tensor_cores/active_pct")) + " (sampled)"
                      : ""));
-  std::vector<const json*> findings = rf::RankedFindings(r);
+  std::vector<const json*> findings = RankedFindings(r);
   if (!findings.empty()) {
-    h += Card("Top finding", rf::String(*findings[0], "/id"),
-              "est. saving " + rf::Pct(rf::Number(*findings[0], "/est_saving_pct")) + " of step time");
+    h += Card("Top finding", String(*findings[0], "/id"),
+              "est. saving " + Pct(Number(*findings[0], "/est_saving_pct")) + " of step time");
   } else {
     h += Card("Findings", "none", "nothing to fix was detected");
   }
@@ -236,20 +279,34 @@ void Header(std::string& h, const json& r) {
 }
 
 void Matrix(std::string& h, const json& r) {
-  const json& m = rf::Section(r, "/matrix");
+  const json& m = Section(r, "/matrix");
   h += "<section id=\"matrix\">\n<h2>Five-dimension matrix</h2>\n<div class=\"matrix\">\n";
   if (!m.is_object() || m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
-  for (const std::string& id : rf::DimensionOrder(r)) {
+  for (const std::string& id : DimensionOrder(r)) {
     if (!m.is_object() || !m.contains(id)) continue;
     const json& d = m[id];
-    std::string status = rf::String(d, "/status", "unknown");
-    const json& hl = rf::Section(d, "/headline");
-    std::string value = hl.is_object() && hl.contains("value") ? rf::Value(hl["value"], rf::String(hl, "/unit")) : "n/a";
+    std::string status = String(d, "/status", "unknown");
+    const json& hl = Section(d, "/headline");
+    std::string value = hl.is_object() && hl.contains("value") ? Value(hl["value"], String(hl, "/unit")) : "n/a";
     h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
-    h += "<h3>" + H(rf::DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
-    h += "<div>" + H(rf::String(hl, "/name")) + "</div><div class=\"hv\">" + H(value) + "</div>";
-    h += "<div class=\"src\">" + H(rf::String(hl, "/source")) + "</div>";
-    const json& f = rf::Section(d, "/findings");
+    h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
+    const std::string name = String(hl, "/name");
+    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : HumanKey(name)) + "</div><div class=\"hv\">" + H(value) +
+         "</div>";
+    h += "<div class=\"src\">" + H(String(hl, "/source")) + "</div>";
+    const json& metrics = Section(d, "/metrics");
+    if (metrics.is_object() && !metrics.empty()) {
+      std::string rows;
+      for (const auto& [k, v] : metrics.items()) {
+        if (v.is_null()) continue;  // its "..._unavailable" sibling says why
+        std::string text = MetricText(k, v);
+        if (text.empty()) continue;
+        rows += "<tr><th title=\"" + H(k) + "\">" + H(MetricLabel(k)) + "</th><td>" + H(text) + "</td></tr>";
+      }
+      if (!rows.empty()) h += "<details class=\"mm\"><summary>metrics</summary><table class=\"ev\"><tbody>" + rows +
+                              "</tbody></table></details>";
+    }
+    const json& f = Section(d, "/findings");
     if (f.is_array() && !f.empty()) {
       h += "<div class=\"fl\">findings: ";
       bool first = true;
@@ -266,8 +323,13 @@ void Matrix(std::string& h, const json& r) {
   h += "</div>\n</section>\n";
 }
 
+std::string ChecklistValueText(const json& item, const std::string& status) {
+  if (item.contains("value") && !item["value"].is_null()) return Value(item["value"], ChecklistUnit(item));
+  return status == "not_applicable" ? "-" : "not measured";
+}
+
 void Checklist(std::string& h, const json& r) {
-  const json& c = rf::Section(r, "/checklist");
+  const json& c = Section(r, "/checklist");
   h += "<section id=\"checklist\">\n<h2>Optimization checklist</h2>\n";
   if (!c.is_array() || c.empty()) {
     h += "<p class=\"empty\">No checklist in this report.</p>\n</section>\n";
@@ -276,62 +338,54 @@ void Checklist(std::string& h, const json& r) {
   h += "<table>\n<thead><tr><th>Item</th><th>Status</th><th class=\"num\">Value</th><th>Threshold</th>"
        "<th>Source</th><th>Evidence</th></tr></thead>\n<tbody>\n";
   for (const json& item : c) {
-    std::string status = rf::String(item, "/status", "unknown");
-    std::string evidence = rf::String(item, "/evidence");
-    std::string how = rf::String(item, "/how_to_know");
-    h += "<tr class=\"st-" + H(status) + "\"><td>" + H(rf::ChecklistTitle(rf::String(item, "/id"))) + "</td><td>" +
-         StatusBadge(status) + "</td><td class=\"num\">" + H(item.contains("value") ? rf::Value(item["value"]) : "n/a") +
-         "</td><td>" + H(rf::String(item, "/threshold")) + "</td><td>" + H(rf::String(item, "/source")) + "</td><td>" +
+    std::string status = String(item, "/status", "unknown");
+    std::string evidence = String(item, "/evidence");
+    std::string how = String(item, "/how_to_know");
+    h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(String(item, "/id"))) + "</td><td>" +
+         StatusBadge(status) + "</td><td class=\"num\">" + H(ChecklistValueText(item, status)) +
+         "</td><td>" + H(String(item, "/threshold")) + "</td><td>" + H(String(item, "/source")) + "</td><td>" +
          H(evidence) + (how.empty() ? "" : "<div class=\"meta\">to know: " + H(how) + "</div>") + "</td></tr>\n";
   }
   h += "</tbody></table>\n</section>\n";
 }
 
-// One evidence value as plain text: strings as they are, numbers formatted, objects as
-// "name: k v, k v" (the name-like key first), nested values as compact JSON.
-std::string EvidenceText(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number() || v.is_boolean() || v.is_null()) return rf::Value(v);
-  if (v.is_object()) {
-    std::string lead, rest;
-    for (const char* key : {"name", "kernel", "call", "op", "api"})
-      if (lead.empty() && v.contains(key) && v[key].is_string()) lead = v[key].get<std::string>();
-    for (const auto& [k, x] : v.items()) {
-      if (x.is_string() && x.get<std::string>() == lead) continue;
-      rest += (rest.empty() ? "" : ", ") + k + " " +
-              (x.is_string() || x.is_number() || x.is_boolean() ? rf::Value(x)
-                                                                 : x.dump(-1, ' ', false, json::error_handler_t::replace));
+// A list of records (top kernels, sync calls, chains) as a small table; kernel names short,
+// the full name on hover.
+std::string RecordTableHtml(const EvidenceItem& item) {
+  std::string t = "<table class=\"evt\"><thead><tr>";
+  for (const std::string& col : item.header) t += "<th>" + H(col) + "</th>";
+  t += "</tr></thead><tbody>";
+  for (size_t i = 0; i < item.rows.size(); ++i) {
+    t += "<tr>";
+    for (size_t c = 0; c < item.rows[i].size(); ++c) {
+      const std::string& cell = item.rows[i][c];
+      if (c == 0 && i < item.row_full.size() && item.row_full[i] != cell)
+        t += "<td class=\"name\" title=\"" + H(Truncate(item.row_full[i], 2000)) + "\">" + H(cell) + "</td>";
+      else
+        t += "<td>" + H(Truncate(cell, kMaxEvidenceChars)) + "</td>";
     }
-    return lead.empty() ? rest : rest.empty() ? lead : lead + " (" + rest + ")";
+    t += "</tr>";
   }
-  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  t += "</tbody></table>";
+  if (item.more > 0) t += fmt::format("<div class=\"meta\">and {} more</div>", item.more);
+  return t;
 }
 
-std::string Capped(const std::string& s) {
-  if (rf::DisplayWidth(s) <= kMaxEvidenceChars) return H(s);
-  return "<span title=\"" + H(rf::Truncate(s, 4 * kMaxEvidenceChars)) + "\">" + H(rf::Truncate(s, kMaxEvidenceChars)) +
-         "</span>";
-}
-
-std::string EvidenceValue(const json& v) {
-  if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_string() || x.is_number(); })) {
-    std::string s;
-    for (const json& x : v) s += (s.empty() ? "" : ", ") + EvidenceText(x);
-    return Capped(s);
+std::string EvidenceHtml(const json& f, const StepClock& clock) {
+  std::string rows;
+  for (const EvidenceItem& item : FindingEvidence(f, clock)) {
+    std::string value = item.rows.empty() ? H(Truncate(item.text, kMaxEvidenceChars)) : RecordTableHtml(item);
+    rows += std::string(item.note ? "<tr class=\"note\">" : "<tr>") + "<th title=\"" + H(item.key) + "\">" + H(item.label) +
+            "</th><td>" + value + "</td></tr>";
   }
-  if (v.is_array()) {
-    // A list of records (top kernels, sync calls, ...): one line each, the first few.
-    constexpr size_t kItems = 6;
-    std::string out = "<ul class=\"evl\">";
-    for (size_t i = 0; i < v.size() && i < kItems; ++i) out += "<li>" + Capped(EvidenceText(v[i])) + "</li>";
-    if (v.size() > kItems) out += fmt::format("<li>\xE2\x80\xA6 {} more</li>", v.size() - kItems);
-    return out + "</ul>";
-  }
-  return Capped(EvidenceText(v));
+  std::string when = TimeRangesText(f, clock, 6);
+  if (!when.empty()) rows += "<tr><th title=\"time_ranges_us\">When</th><td>" + H(when) + "</td></tr>";
+  return rows.empty() ? "" : "<table class=\"ev\"><tbody>" + rows + "</tbody></table>";
 }
 
 void Findings(std::string& h, const json& r) {
-  std::vector<const json*> findings = rf::RankedFindings(r);
+  std::vector<const json*> findings = RankedFindings(r);
+  const StepClock clock(r);
   h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), ranked by estimated step-time saving</h2>\n",
                    findings.size());
   if (findings.empty()) {
@@ -341,33 +395,27 @@ void Findings(std::string& h, const json& r) {
   h += "<ol class=\"findings\">\n";
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
-    std::string id = rf::String(f, "/id");
-    std::string severity = rf::String(f, "/severity", "info");
+    std::string id = String(f, "/id");
+    std::string severity = String(f, "/severity", "info");
     h += "<li id=\"finding-" + Anchor(id) + "\">";
-    auto saving = rf::Number(f, "/est_saving_pct");
-    if (saving && *saving > 0) h += "<span class=\"saving\">est. saving " + H(rf::Pct(saving)) + "</span>";
-    h += "<div class=\"t\">" + H(rf::String(f, "/title")) + "</div>";
+    auto saving = Number(f, "/est_saving_pct");
+    if (saving && *saving > 0) h += "<span class=\"saving\">est. saving " + H(Pct(saving)) + "</span>";
+    h += "<div class=\"t\">" + H(RelativeTimes(String(f, "/title"), clock)) + "</div>";
     h += "<div class=\"meta\"><span class=\"badge sev-" + Anchor(severity) + "\">" + H(severity) + "</span> <code>" +
          H(id) + "</code>";
-    std::string dim = rf::String(f, "/dimension"), check = rf::String(f, "/checklist");
-    if (!dim.empty()) h += " \xC2\xB7 " + H(rf::DimensionTitle(dim));
-    if (!check.empty()) h += " \xC2\xB7 checklist: " + H(rf::ChecklistTitle(check));
+    std::string dim = String(f, "/dimension"), check = String(f, "/checklist");
+    if (!dim.empty()) h += " \xC2\xB7 " + H(DimensionTitle(dim));
+    if (!check.empty()) h += " \xC2\xB7 checklist: " + H(ChecklistTitle(check));
     h += "</div>";
-    const json& ev = rf::Section(f, "/evidence");
-    if (ev.is_object() && !ev.empty()) {
-      h += "<dl class=\"ev\">";
-      for (const auto& [k, v] : ev.items()) h += "<dt>" + H(k) + "</dt><dd>" + EvidenceValue(v) + "</dd>";
-      h += "</dl>";
-    } else if (!ev.is_null() && !(ev.is_object() && ev.empty())) {
-      h += "<dl class=\"ev\"><dt>evidence</dt><dd>" + EvidenceValue(ev) + "</dd></dl>";
-    }
-    std::string rec = rf::String(f, "/recommendation");
-    if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(rec) + "</div>";
+    h += EvidenceHtml(f, clock);
+    std::string rec = String(f, "/recommendation");
+    if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(RelativeTimes(rec, clock)) + "</div>";
     h += "</li>\n";
   }
   h += "</ol>\n";
   if (findings.size() > kMaxFindings)
-    h += fmt::format("<p class=\"empty\">{} more findings in the JSON report.</p>\n", findings.size() - kMaxFindings);
+    h += "<p class=\"empty\">" + H(Plural(static_cast<double>(findings.size() - kMaxFindings), "more finding")) +
+         " in the JSON report.</p>\n";
   h += "</section>\n";
 }
 
@@ -385,46 +433,46 @@ void Charts(std::string& h, const json& r, const json& data) {
   size_t bucket = data["steps"].value("bucket_size", size_t{1});
   Chart(h, "step-time", "Step time per step",
         bucket > 1 ? fmt::format("{} steps; each bar is the mean of {} steps (line: min to max)",
-                                 rf::Count(rf::Number(r, "/steps/count")), bucket)
+                                 Count(Number(r, "/steps/count")), bucket)
                    : "");
   Chart(h, "busy-timeline", "GPU busy / idle per step", "share of each step's window (copies/memsets = busy minus kernels)");
   Chart(h, "idle-breakdown", "GPU busy and idle breakdown (all steps)",
         "idle: host_wait = waiting for the CPU to launch work; kernel_wait = short gaps between launched kernels");
   Chart(h, "gpu-categories", "GPU kernel time by category", "share of kernel time");
   Chart(h, "precision", "Precision mix", "share of kernel time by math precision");
-  Chart(h, "top-kernels", "Top kernels", "share of kernel time; green = Tensor Core kernel");
-  const json& ranks = rf::Section(r, "/ranks");
+  Chart(h, "top-kernels", "Top kernels", "share of kernel time; colour: Tensor Core use and precision (legend below)");
+  const json& ranks = Section(r, "/ranks");
   if (ranks.is_array() && ranks.size() > 1) Chart(h, "ranks", "Step time by rank", "");
   h += "</div>\n</section>\n";
 }
 
 void Kernels(std::string& h, const json& r) {
-  const json& top = rf::Section(r, "/kernels/top");
+  const json& top = Section(r, "/kernels/top");
   h += "<section id=\"kernels\">\n<h2>Top kernels</h2>\n";
   if (!top.is_array() || top.empty()) {
     h += "<p class=\"empty\">No kernels in the analysed window.</p>\n</section>\n";
     return;
   }
   size_t rows = std::min(top.size(), kMaxKernelRows);
-  auto all = rf::Number(r, "/kernels/all_count");
+  auto all = Number(r, "/kernels/all_count");
   h += fmt::format("<details open><summary>The {} kernels with the most GPU time{}</summary>\n", rows,
-                   all ? " (of " + rf::Count(all) + " distinct)" : "");
+                   all ? " (of " + Count(all) + " distinct)" : "");
   h += "<table>\n<thead><tr><th class=\"num\">Time</th><th class=\"num\">Total</th><th class=\"num\">Count</th>"
        "<th class=\"num\">Mean</th><th>Category</th><th>Precision</th><th>TC</th><th>Kernel</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < rows; ++i) {
     const json& k = top[i];
-    h += "<tr><td class=\"num\">" + H(rf::Pct(rf::Number(k, "/pct"))) + "</td><td class=\"num\">" +
-         H(rf::DurationUs(rf::Number(k, "/total_us"))) + "</td><td class=\"num\">" + H(rf::Count(rf::Number(k, "/count"))) +
-         "</td><td class=\"num\">" + H(rf::DurationUs(rf::Number(k, "/mean_us"))) + "</td><td>" +
-         H(rf::String(k, "/category")) + "</td><td>" + H(rf::String(k, "/precision")) + "</td><td>" +
-         (k.is_object() && k.value("tensor_core", false) ? "yes" : "no") + "</td><td class=\"name\">" +
-         H(rf::Truncate(rf::String(k, "/name"), 600)) + "</td></tr>\n";
+    h += "<tr><td class=\"num\">" + H(Pct(Number(k, "/pct"))) + "</td><td class=\"num\">" +
+         H(DurationUs(Number(k, "/total_us"))) + "</td><td class=\"num\">" + H(Count(Number(k, "/count"))) +
+         "</td><td class=\"num\">" + H(DurationUs(Number(k, "/mean_us"))) + "</td><td>" +
+         H(String(k, "/category")) + "</td><td>" + H(String(k, "/precision")) + "</td><td>" +
+         (k.is_object() && k.value("tensor_core", false) ? "yes" : "no") + "</td><td class=\"name\" title=\"" +
+         H(Truncate(String(k, "/name"), 2000)) + "\">" + H(ShortKernelName(String(k, "/name"))) + "</td></tr>\n";
   }
   h += "</tbody></table>\n</details>\n</section>\n";
 }
 
 void Ranks(std::string& h, const json& r) {
-  const json& ranks = rf::Section(r, "/ranks");
+  const json& ranks = Section(r, "/ranks");
   if (!ranks.is_array() || ranks.size() < 2) return;
   h += "<section id=\"ranks\">\n<h2>Ranks</h2>\n";
   h += fmt::format("<details{}><summary>Per-rank numbers ({} ranks)</summary>\n",
@@ -435,14 +483,14 @@ void Ranks(std::string& h, const json& r) {
   size_t rows = std::min(ranks.size(), kMaxRankRows);
   for (size_t i = 0; i < rows; ++i) {
     const json& rk = ranks[i];
-    h += "<tr><td class=\"num\">" + H(rf::Count(rf::Number(rk, "/rank"))) + "</td><td class=\"num\">" +
-         H(rf::Count(rf::Number(rk, "/steps/count"))) + "</td><td class=\"num\">" +
-         H(rf::DurationUs(rf::Number(rk, "/steps/time_us/mean"))) + "</td><td class=\"num\">" +
-         H(rf::DurationUs(rf::Number(rk, "/steps/time_us/p90"))) + "</td><td class=\"num\">" +
-         H(rf::Pct(rf::Number(rk, "/gpu/busy_pct"))) + "</td><td class=\"num\">" +
-         H(rf::Pct(rf::Number(rk, "/gpu/kernel_busy_pct"))) + "</td><td class=\"num\">" +
-         H(rf::Pct(rf::Number(rk, "/gpu/idle_breakdown_pct/host_wait"))) + "</td><td class=\"num\">" +
-         H(rf::Pct(rf::Number(rk, "/tensor_cores/kernel_time_pct"))) + "</td></tr>\n";
+    h += "<tr><td class=\"num\">" + H(Count(Number(rk, "/rank"))) + "</td><td class=\"num\">" +
+         H(Count(Number(rk, "/steps/count"))) + "</td><td class=\"num\">" +
+         H(DurationUs(Number(rk, "/steps/time_us/mean"))) + "</td><td class=\"num\">" +
+         H(DurationUs(Number(rk, "/steps/time_us/p90"))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, "/gpu/busy_pct"))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, "/gpu/kernel_busy_pct"))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait"))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, "/tensor_cores/kernel_time_pct"))) + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   if (ranks.size() > rows)
@@ -451,31 +499,35 @@ void Ranks(std::string& h, const json& r) {
 }
 
 void Diagnostics(std::string& h, const json& r) {
-  const json& counters = rf::Section(r, "/diagnostics/counters");
-  const json& messages = rf::Section(r, "/diagnostics/messages");
+  std::vector<DiagnosticEntry> entries = render::Diagnostics(r);
   h += "<section id=\"diagnostics\">\n<h2>Input diagnostics</h2>\n";
-  if ((!counters.is_object() || counters.empty()) && (!messages.is_array() || messages.empty())) {
+  if (entries.empty()) {
     h += "<p class=\"empty\">The inputs were read without problems.</p>\n</section>\n";
     return;
   }
-  h += "<details><summary>Problems counted while reading the inputs</summary>\n<table>\n<thead><tr><th>Code</th>"
-       "<th>Severity</th><th class=\"num\">Count</th><th>File</th><th class=\"num\">First offset</th><th>First seen</th>"
-       "</tr></thead>\n<tbody>\n";
+  h += "<ul class=\"diag\">\n";
+  for (const DiagnosticEntry& e : entries)
+    h += "<li class=\"sev-" + Anchor(e.severity.empty() ? "info" : e.severity) + "\">" + H(e.text) +
+         (e.severity == "data_loss" || e.severity == "error" ? " <span class=\"badge sev-warning\">" + H(e.severity) + "</span>" : "") +
+         "</li>\n";
+  h += "</ul>\n";
+  const json& messages = Section(r, "/diagnostics/messages");
   if (messages.is_array() && !messages.empty()) {
+    h += "<details><summary>Where each was first seen</summary>\n<table>\n<thead><tr><th>Code</th>"
+         "<th>Severity</th><th class=\"num\">Count</th><th>File</th><th class=\"num\">First offset</th><th>First seen</th>"
+         "</tr></thead>\n<tbody>\n";
     size_t n = 0;
     for (const json& m : messages) {
       if (++n > 200) break;
-      h += "<tr><td>" + H(rf::String(m, "/code")) + "</td><td>" + H(rf::String(m, "/severity")) + "</td><td class=\"num\">" +
-           H(rf::Count(rf::Number(m, "/count"))) + "</td><td class=\"name\">" + H(rf::String(m, "/file")) +
-           "</td><td class=\"num\">" + H(rf::Count(rf::Number(m, "/first_offset"))) + "</td><td>" +
-           H(rf::Truncate(rf::String(m, "/message"), 300)) + "</td></tr>\n";
+      auto offset = Number(m, "/first_offset");
+      h += "<tr><td>" + H(String(m, "/code")) + "</td><td>" + H(String(m, "/severity")) + "</td><td class=\"num\">" +
+           H(Count(Number(m, "/count"))) + "</td><td class=\"name\">" + H(String(m, "/file")) + "</td><td class=\"num\">" +
+           H(offset && *offset >= 0 ? "byte " + Count(offset) : "-") + "</td><td>" + H(Truncate(String(m, "/message"), 300)) +
+           "</td></tr>\n";
     }
-  } else {
-    for (const auto& [code, count] : counters.items())
-      h += "<tr><td>" + H(code) + "</td><td></td><td class=\"num\">" + H(rf::Value(count)) +
-           "</td><td></td><td></td><td></td></tr>\n";
+    h += "</tbody></table>\n</details>\n";
   }
-  h += "</tbody></table>\n</details>\n</section>\n";
+  h += "</section>\n";
 }
 
 }  // namespace
@@ -505,8 +557,8 @@ std::string RenderHtml(const json& report) {
   h += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  h += "<meta name=\"generator\" content=\"ampscope " + H(rf::String(report, "/tool/version")) + "\">\n";
-  h += "<title>ampscope: " + H(rf::InputsSummary(report)) + "</title>\n";
+  h += "<meta name=\"generator\" content=\"ampscope " + H(String(report, "/tool/version")) + "\">\n";
+  h += "<title>ampscope: " + H(InputsSummary(report)) + "</title>\n";
   h += "<style>" + std::string(html_assets::kCss) + "</style>\n</head>\n<body>\n<main>\n";
   Header(h, report);
   Matrix(h, report);
@@ -516,11 +568,11 @@ std::string RenderHtml(const json& report) {
   Kernels(h, report);
   Ranks(h, report);
   Diagnostics(h, report);
-  h += "<footer>Generated by ampscope " + H(rf::String(report, "/tool/version")) + " from a report with schema " +
-       H(rf::String(report, "/schema")) + ". This page is self-contained and loads nothing from the network.</footer>\n";
+  h += "<footer>Generated by ampscope " + H(String(report, "/tool/version")) + " from a report with schema " +
+       H(String(report, "/schema")) + ". This page is self-contained and loads nothing from the network.</footer>\n";
   h += "</main>\n<script type=\"application/json\" id=\"ampscope-data\">" + ScriptJson(data) + "</script>\n";
   h += "<script>" + std::string(html_assets::kScript) + "</script>\n</body>\n</html>\n";
   return h;
 }
 
-}  // namespace ampscope
+}  // namespace ampscope::render

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ampscope {
+namespace ampscope::render {
 
 std::string RenderHtml(const nlohmann::json& report);
 
@@ -34,4 +34,4 @@ inline constexpr size_t kMaxEvidenceChars = 400;  // one evidence value
 inline constexpr size_t kOpenRankTableUpTo = 8;   // the per-rank table starts collapsed above this
 }  // namespace html_report
 
-}  // namespace ampscope
+}  // namespace ampscope::render
