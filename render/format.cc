@@ -46,10 +46,6 @@ std::string Group(std::string s) {
   return s;
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string Words(std::string_view key) {
   std::string s(key);
   std::replace(s.begin(), s.end(), '_', ' ');
@@ -265,7 +261,7 @@ std::string HumanKey(std::string_view key) {
     std::string word(k.substr(start, end - start));
     if (!word.empty()) {
       // "tensor core" is a name: "Tensor Core".
-      if (word == "tensor" && k.substr(end).rfind("_core", 0) == 0) {
+      if (word == "tensor" && StartsWith(k.substr(end), "_core")) {
         word = "Tensor Core";
         end += 5;
       } else {

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+
 namespace ampscope::render {
 
 // ---- reading the report JSON ----
@@ -98,9 +100,8 @@ std::string Plural(double n, std::string_view singular, std::string_view plural 
 
 // ---- text: widths, cutting and wrapping ----
 
-// Display width in terminal columns: UTF-8 code points, East Asian wide characters and most
-// emoji count 2, combining marks and ANSI colour sequences (ESC [ ... m) count 0.
-size_t DisplayWidth(std::string_view s);
+// Widths are DisplayWidth's (base/strings.h: wide characters 2, combining marks and ANSI
+// colour sequences 0), the one definition every output uses.
 // Cuts to at most `columns` display columns, ending with "…" when cut.
 std::string Truncate(std::string_view s, size_t columns);
 // Wraps to lines of at most `width` columns, breaking at spaces. A word wider than the line

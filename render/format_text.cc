@@ -1,4 +1,4 @@
-// Text width, cutting, wrapping and colour (render/format.h).
+// Cutting, wrapping and colour (render/format.h); display widths are base/strings.h's.
 #include <algorithm>
 #include <cstdint>
 
@@ -8,75 +8,14 @@ namespace ampscope::render {
 
 namespace {
 
-// One UTF-8 sequence at s[i]: its code point (U+FFFD for an invalid byte) and length.
-char32_t Decode(std::string_view s, size_t i, size_t* len) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) {
-    *len = 1;
-    return 0xFFFD;
-  }
-  char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) {
-      *len = 1;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  *len = n;
-  return cp;
-}
-
-// Columns of one code point (a small wcwidth: the ranges that matter for names and our symbols).
-int CodePointWidth(char32_t cp) {
-  if (cp == 0) return 0;
-  if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) return 0;  // controls print nothing useful
-  if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0xFE00 && cp <= 0xFE0F) ||
-      (cp >= 0x20D0 && cp <= 0x20FF))
-    return 0;  // combining marks, zero-width spaces, variation selectors
-  if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF && cp != 0x303F) ||
-      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
-      (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
-      (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD))
-    return 2;  // East Asian wide and emoji
-  return 1;
-}
-
-// Length of an ANSI CSI sequence (ESC [ ... final byte) at s[i], or 0.
-size_t AnsiLength(std::string_view s, size_t i) {
-  if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return 0;
-  size_t j = i + 2;
-  while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7E)) ++j;
-  return j < s.size() ? j - i + 1 : s.size() - i;
-}
-
-// Byte length of the longest prefix of `s` at most `columns` wide.
-size_t PrefixBytes(std::string_view s, size_t columns) {
-  size_t w = 0, i = 0;
-  while (i < s.size()) {
-    if (size_t a = AnsiLength(s, i)) {
-      i += a;
-      continue;
-    }
-    size_t len = 0;
-    int cw = CodePointWidth(Decode(s, i, &len));
-    if (w + cw > columns) break;
-    w += cw;
-    i += len;
-  }
-  return i;
-}
-
 bool IsBreakAfter(char c) { return c == ',' || c == '<' || c == '(' || c == '_' || c == '.' || c == '/' || c == ':' || c == '-'; }
 
 // Where to cut a word that is wider than `columns`: after a break character (see Wrap) at
 // least a third of the way in, else (when `hard`) at the column limit. 0: nowhere.
 size_t BreakPoint(std::string_view word, size_t columns, bool hard) {
-  const size_t limit = PrefixBytes(word, columns);
+  const size_t limit = DisplayPrefixBytes(word, columns);
   if (limit >= word.size()) return word.size();
-  const size_t min_bytes = PrefixBytes(word, columns / 3);
+  const size_t min_bytes = DisplayPrefixBytes(word, columns / 3);
   for (size_t i = limit; i > min_bytes; --i) {
     // A "::" is never split in the middle.
     if (IsBreakAfter(word[i - 1]) && !(word[i - 1] == ':' && i < word.size() && word[i] == ':')) return i;
@@ -137,24 +76,10 @@ void WrapOne(std::string_view text, size_t width, std::vector<std::string>& line
 
 }  // namespace
 
-size_t DisplayWidth(std::string_view s) {
-  size_t w = 0, i = 0;
-  while (i < s.size()) {
-    if (size_t a = AnsiLength(s, i)) {
-      i += a;
-      continue;
-    }
-    size_t len = 0;
-    w += CodePointWidth(Decode(s, i, &len));
-    i += len;
-  }
-  return w;
-}
-
 std::string Truncate(std::string_view s, size_t columns) {
   if (DisplayWidth(s) <= columns) return std::string(s);
   if (columns == 0) return "";
-  return std::string(s.substr(0, PrefixBytes(s, columns - 1))) + "\xE2\x80\xA6";  // …
+  return std::string(s.substr(0, DisplayPrefixBytes(s, columns - 1))) + "\xE2\x80\xA6";  // …
 }
 
 std::vector<std::string> Wrap(std::string_view text, size_t width) {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace ampscope::render {
 
 namespace {
@@ -16,11 +18,6 @@ std::string_view TrimView(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
 bool IsOpen(char c) { return c == '<' || c == '(' || c == '{' || c == '['; }

@@ -172,63 +172,10 @@ std::string RelativeTimes(std::string_view text, const StepClock& clock) {
 
 // ---- input diagnostics ----
 
-namespace {
-
-// What each diagnostic code that readers and the collector emit today means, as a noun phrase
-// (singular, plural). TO BE REPLACED by the diagnostics code table of base/ (issue 11: each
-// code declared once with its severity and description) once it lands; the report's
-// messages[].description, when present, already wins over this map.
-struct CodeText {
-  const char* one;
-  const char* many;
-};
-const std::map<std::string, CodeText>& CodeTexts() {
-  static const std::map<std::string, CodeText> kTexts = {
-      {"zero_duration", {"event with zero duration", "events with zero duration"}},
-      {"negative_duration", {"event with a negative duration (read as zero-length)",
-                             "events with a negative duration (read as zero-length)"}},
-      {"unsorted_events", {"input with events out of time order (sorted after reading)",
-                           "inputs with events out of time order (sorted after reading)"}},
-      {"missing_field", {"event without a required field (skipped or read as zero-length)",
-                         "events without a required field (skipped or read as zero-length)"}},
-      {"bad_field_type", {"field of an unexpected type (ignored)", "fields of an unexpected type (ignored)"}},
-      {"unsupported_phase", {"event of a phase ampscope does not model (skipped)",
-                             "events of phases ampscope does not model (skipped)"}},
-      {"unknown_category", {"event of an unknown category (kept as other)", "events of unknown categories (kept as other)"}},
-      {"unknown_sync_kind", {"cuda_sync event of an unknown kind", "cuda_sync events of unknown kinds"}},
-      {"duplicate_metadata", {"repeated metadata entry (the first is kept)", "repeated metadata entries (the first is kept)"}},
-      {"unmatched_correlation", {"GPU activity without its runtime call", "GPU activities without their runtime call"}},
-      {"missing_device_properties", {"trace without deviceProperties (devices inferred from GPU events)",
-                                     "traces without deviceProperties (devices inferred from GPU events)"}},
-      {"corrupt_chunk", {"corrupt chunk in an .amptrace file (its records are lost)",
-                         "corrupt chunks in an .amptrace file (their records are lost)"}},
-      {"unknown_chunk_type", {"chunk of a type this reader does not know (skipped)",
-                              "chunks of types this reader does not know (skipped)"}},
-      {"unknown_string_id", {"record naming a string that was never defined", "records naming strings that were never defined"}},
-      {"nvtx_unmatched_pop", {"NVTX pop without a push", "NVTX pops without a push"}},
-      {"nvtx_unmatched_end", {"NVTX range end without a start", "NVTX range ends without a start"}},
-      {"unknown_nvtx_event", {"NVTX event of an unknown type (skipped)", "NVTX events of unknown types (skipped)"}},
-      {"nvtx_unclosed_range", {"NVTX range still open at the end (closed at the last timestamp)",
-                               "NVTX ranges still open at the end (closed at the last timestamp)"}},
-      {"nvtx_events_dropped", {"NVTX event dropped by the collector", "NVTX events dropped by the collector"}},
-      {"cupti_dropped_records", {"activity record CUPTI dropped", "activity records CUPTI dropped"}},
-      {"dropped_records", {"activity record dropped", "activity records dropped"}},
-      {"cupti_buffers_refused", {"CUPTI buffer the collector refused", "CUPTI buffers the collector refused"}},
-      {"analysis_failed", {"input that could not be analysed", "inputs that could not be analysed"}},
-  };
-  return kTexts;
-}
-
-}  // namespace
-
 std::string DiagnosticText(const std::string& code, double count, const json& message) {
   std::string description = String(message, "/description");
   const std::string n = count >= 0 ? Count(count) : std::string();
   if (!description.empty()) return code + (n.empty() ? "" : ": " + n) + " \xE2\x80\x94 " + description;
-  auto it = CodeTexts().find(code);
-  if (it != CodeTexts().end())
-    return (n.empty() ? std::string(it->second.one) : n + " " + (count == 1 ? it->second.one : it->second.many)) +
-           " (" + code + ")";
   std::string first = String(message, "/message");
   if (!first.empty()) return code + (n.empty() ? "" : ": " + n) + " (first: " + first + ")";
   return code + (n.empty() ? "" : ": " + n);

@@ -59,9 +59,10 @@ class StepClock {
 // epochs at all, this keeps them away from readers until they do not.
 std::string RelativeTimes(std::string_view text, const StepClock& clock);
 
-// What an input diagnostic means: the report entry's "description" when it has one, else the
-// description of the code ("event with zero duration" for zero_duration), else the code.
-// "1479 events with zero duration (zero_duration)"; `count` < 0: no count.
+// What an input diagnostic means, from the report alone: the messages[] entry's "description"
+// (the JSON report copies it from the diagnostic code table), else its first message, else the
+// code: "zero_duration: 1479 — complete events of zero duration (usual for some Kineto
+// events)"; `count` < 0: no count.
 std::string DiagnosticText(const std::string& code, double count, const nlohmann::json& message);
 // The report's diagnostics: one entry per code (messages[] where present, else counters),
 // with its severity ("info", "data_loss", "error"; "" when unknown).

@@ -386,13 +386,21 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
   report["ranks"] = ranks;
 
-  // Diagnostics: counters by code, and one message per code with where it was first seen.
+  // Diagnostics: counters by code, and one message per code with where it was first seen and
+  // what the code means (base/diagnostic_codes_table.h; null for a code the table does not
+  // know, such as one a newer collector wrote into its file). Renderers show the description
+  // and never look codes up themselves: they read only this JSON.
+  auto description = [](const std::string& code) {
+    const char* d = DescribeDiagnostic(code);
+    return *d != '\0' ? json(d) : json(nullptr);
+  };
   json counters = json::object(), messages = json::array();
   for (size_t i = 0; i < traces.size(); ++i) {
     for (const auto& [code, e] : traces[i].diagnostics.entries()) {
       counters[code] = counters.value(code, uint64_t{0}) + e.count;
       messages.push_back({{"code", code},
                           {"severity", SeverityName(e.severity)},
+                          {"description", description(code)},
                           {"count", e.count},
                           {"file", traces[i].metadata.path},
                           {"first_offset", e.first_offset},
@@ -404,6 +412,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
     counters[code] = e.count;
     messages.push_back({{"code", code},
                         {"severity", SeverityName(e.severity)},
+                        {"description", description(code)},
                         {"count", e.count},
                         {"file", nullptr},
                         {"first_offset", e.first_offset},
@@ -414,6 +423,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
     counters[no_gpu.id] = 1;
     messages.push_back({{"code", no_gpu.id},
                         {"severity", SeverityName(no_gpu.severity)},
+                        {"description", no_gpu.description},
                         {"count", 1},
                         {"file", nullptr},
                         {"first_offset", nullptr},

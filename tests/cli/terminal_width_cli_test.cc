@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/strings.h"
 #include "support/test_support.h"
 
 namespace {
@@ -24,22 +25,13 @@ using ampscope::testing::ReadFile;
 using ampscope::testing::SharedPath;
 using ampscope::testing::WriteFile;
 
-bool InCi() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
-}
-
 int Shell(const std::string& cmd) {
   int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-// Code points of a UTF-8 line (the outputs use no wide characters; tmux prints what it got).
-size_t Columns(const std::string& line) {
-  size_t n = 0;
-  for (unsigned char c : line) n += (c & 0xC0) != 0x80;
-  return n;
-}
+// Terminal columns of a line as tmux printed it (base/'s one DisplayWidth).
+size_t Columns(const std::string& line) { return ampscope::DisplayWidth(line); }
 
 class TerminalWidth : public ::testing::Test {
  protected:
@@ -61,14 +53,8 @@ class TerminalWidth : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   void SetUp() override {
-    if (!have_tmux_) {
-      if (InCi()) FAIL() << "tmux is not installed (CI=true; scripts/setup.sh installs Debian's tmux)";
-      GTEST_SKIP() << "tmux is not installed (Debian package tmux)";
-    }
-    if (!HaveShared()) {
-      if (InCi()) FAIL() << "shared/ traces are missing (CI=true)";
-      GTEST_SKIP() << "shared/ traces not available";
-    }
+    AMPSCOPE_REQUIRE_INPUT(have_tmux_, "tmux is not installed (Debian package tmux; scripts/setup.sh installs it)");
+    AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
     ASSERT_TRUE(reports_ok_) << "ampscope analyze failed on a shared trace";
   }
 

@@ -191,7 +191,7 @@ TEST(GateOutputTest, TerminalTableFitsTheWidth) {
   for (size_t width = 20; width <= 200; width += 4) {
     const std::string table = FormatGateTable(result, width);
     std::istringstream lines(table);
-    for (std::string line; std::getline(lines, line);) EXPECT_LE(render::DisplayWidth(line), width) << line;
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(DisplayWidth(line), width) << line;
     for (const GateCheck& c : result.checks) EXPECT_NE(table.find(c.name.substr(0, 4)), std::string::npos) << width;
   }
 }

@@ -17,11 +17,6 @@
 namespace ampscope::render {
 namespace {
 
-bool InCi() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
-}
-
 // The `name` column (6th) of every labelled row of kernel_names.tsv.
 std::vector<std::string> TsvNames() {
   std::vector<std::string> names;
@@ -36,13 +31,8 @@ std::vector<std::string> TsvNames() {
   return names;
 }
 
-#define REQUIRE_TSV(names)                                                                        \
-  do {                                                                                            \
-    if ((names).empty()) {                                                                        \
-      if (InCi()) FAIL() << "shared/reference/kernel_names.tsv is missing (CI=true)";             \
-      GTEST_SKIP() << "shared/reference/kernel_names.tsv not available";                          \
-    }                                                                                             \
-  } while (0)
+#define REQUIRE_TSV(names) \
+  AMPSCOPE_REQUIRE_INPUT(!(names).empty(), "shared/reference/kernel_names.tsv not available")
 
 TEST(ShortKernelName, TheIssueExamples) {
   // Issue 17's examples (the first as PyTorch prints it in traces).

@@ -155,6 +155,16 @@ TEST(MarkdownReport, CodeSpans) {
   EXPECT_EQ(MarkdownCode("k<a|b>", false), "`k<a|b>`");
 }
 
+// `text` as a regex that matches it literally.
+std::string RegexEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string MatchInOrder(const std::string& text, const std::vector<std::string>& patterns) {
   std::vector<std::string> lines = Lines(text);
   size_t at = 0;
@@ -201,8 +211,9 @@ TEST(MarkdownReport, SnapshotOfTheHandBuiltReport) {
       R"(\| 40\.0% \| 50\.0 ms \| 100 \| conv \| fp32 \| no \| `volta_scudnn_128x64_relu_interior_nn_v1` \|)",
       R"(\| 20\.0% \| 25\.0 ms \| 200 \| elementwise \| fp32 \| no \| `vectorized_elementwise_kernel<CUDAFunctor_add<float>>` \|)",
       R"(### Input diagnostics)",
-      R"(- 1 event with a negative duration \(read as zero-length\) \(`negative_duration`\))",
-      R"(- 3 inputs with events out of time order \(sorted after reading\) \(`unsorted_events`\))",
+      // The fixture's descriptions; the code is a code span, the rest plain text.
+      R"(- `negative_duration`: 1 — end before start; read as zero-length)",
+      R"(- `unsorted_events`: 3 — events out of time order; sorted)",
   };
   EXPECT_EQ(MatchInOrder(md, expected), "") << md;
   EXPECT_EQ(md.find("Ranks ("), std::string::npos);  // one rank: no rank table
@@ -247,11 +258,6 @@ TEST(MarkdownReport, ManyRanksAreCapped) {
   EXPECT_EQ(rank_rows, 10u);
 }
 
-bool InCi() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
-}
-
 json ReportOf(const std::string& shared_trace) {
   std::vector<Trace> traces;
   StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath(shared_trace));
@@ -263,10 +269,7 @@ json ReportOf(const std::string& shared_trace) {
 }
 
 TEST(MarkdownReport, RealTracesFollowTheRules) {
-  if (!testing::HaveShared()) {
-    if (InCi()) FAIL() << "shared/ traces are missing (CI=true)";
-    GTEST_SKIP() << "shared/ traces not available";
-  }
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   for (const char* trace : {"traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz", "traces/kineto/hta/nccl_data.json.gz",
                             "traces/kineto/hta/a100_16rank_recsys_rank0.json.gz"}) {
     std::string md = RenderMarkdown(ReportOf(trace));
@@ -279,16 +282,19 @@ TEST(MarkdownReport, RealTracesFollowTheRules) {
 }
 
 TEST(MarkdownReport, SnapshotOfTheResNet50Trace) {
-  if (!testing::HaveShared()) {
-    if (InCi()) FAIL() << "shared/ traces are missing (CI=true)";
-    GTEST_SKIP() << "shared/ traces not available";
-  }
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   json report = ReportOf("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz");
   std::string md = RenderMarkdown(report);
   // The count is the reader's (no other tool counts zero-length events); the line must say
   // what the code means.
   ASSERT_TRUE(report["diagnostics"]["counters"].contains("zero_duration"));
   const std::string zero = std::to_string(report["diagnostics"]["counters"]["zero_duration"].get<int64_t>());
+  // What the line says the code means is the report's description (the code table's text,
+  // copied by reports/json_report.cc).
+  std::string description;
+  for (const json& m : report["diagnostics"]["messages"])
+    if (m.value("code", "") == "zero_duration" && m["description"].is_string()) description = m["description"];
+  ASSERT_FALSE(description.empty());
   // Numbers the TensorBoard plugin computed on this trace (shared/traces/README.md): 6 steps
   // #5..#10, mean step 177592 us, GPU utilization (kernel busy) 55.51%, FP32 only, V100;
   // DataLoader 33.37% of the step (the data_pipeline value, "% of step").
@@ -307,7 +313,7 @@ TEST(MarkdownReport, SnapshotOfTheResNet50Trace) {
       R"(.*`dataloader_bottleneck`.*)",
       R"(### Top kernels by GPU time)",
       R"(### Input diagnostics)",
-      "- " + zero + R"( events with zero duration \(`zero_duration`\))",
+      "- `zero_duration`: " + zero + " \xE2\x80\x94 " + RegexEscape(description),
   };
   EXPECT_EQ(MatchInOrder(md, expected), "") << md;
 }

@@ -133,11 +133,19 @@ nlohmann::json MakeReportJson(int ranks, int steps) {
                                            {"source", "estimated"}}}});
   }
   r["ranks"] = rank_list;
+  // Each message carries what its code means, as reports/json_report.cc writes it (short texts
+  // here, so a test line does not wrap).
   r["diagnostics"] = {{"counters", {{"unsorted_events", 3}, {"negative_duration", 1}}},
                       {"messages", json::array({{{"code", "negative_duration"}, {"severity", "data_loss"},
+                                                 {"description", "end before start; read as zero-length"},
                                                  {"count", 1}, {"file", "traces/rank0.pt.trace.json.gz"},
                                                  {"first_offset", 1234},
-                                                 {"message", "event with dur -3 at byte 1234"}}})}};
+                                                 {"message", "event with dur -3 at byte 1234"}},
+                                                {{"code", "unsorted_events"}, {"severity", "info"},
+                                                 {"description", "events out of time order; sorted"},
+                                                 {"count", 3}, {"file", "traces/rank0.pt.trace.json.gz"},
+                                                 {"first_offset", -1},
+                                                 {"message", "3 events earlier than the one before them"}}})}};
   return r;
 }
 

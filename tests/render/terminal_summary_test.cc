@@ -171,12 +171,14 @@ TEST(TerminalSummary, ContentAndCaps) {
 TEST(TerminalSummary, DiagnosticsSayWhatTheyMean) {
   json r = testing::MakeReportJson();
   r["diagnostics"]["counters"]["zero_duration"] = 1479;
+  r["diagnostics"]["messages"].push_back({{"code", "zero_duration"}, {"severity", "info"},
+                                          {"description", "events of zero duration"}, {"count", 1479}});
   std::string s = Plain(r, 100);
   std::vector<std::string> d = Section(s, "Input diagnostics");
-  // Counters of report_json_fixture.cc plus the one above; descriptions of render/report_view.cc.
-  EXPECT_THAT(d, ::testing::Contains("  1 event with a negative duration (read as zero-length) (negative_duration) [data_loss]"));
-  EXPECT_THAT(d, ::testing::Contains("  3 inputs with events out of time order (sorted after reading) (unsorted_events)"));
-  EXPECT_THAT(d, ::testing::Contains("  1479 events with zero duration (zero_duration)"));
+  // Messages of report_json_fixture.cc plus the one above, each with the report's description.
+  EXPECT_THAT(d, ::testing::Contains("  negative_duration: 1 \xE2\x80\x94 end before start; read as zero-length [data_loss]"));
+  EXPECT_THAT(d, ::testing::Contains("  unsorted_events: 3 \xE2\x80\x94 events out of time order; sorted"));
+  EXPECT_THAT(d, ::testing::Contains("  zero_duration: 1479 \xE2\x80\x94 events of zero duration"));
 }
 
 TEST(TerminalSummary, TimesAreRelativeToTheSteps) {
