@@ -399,4 +399,11 @@ std::string Plural(double n, std::string_view singular, std::string_view plural)
   return Count(n) + " " + word;
 }
 
+std::string Significant(double v, int digits) {
+  if (!std::isfinite(v)) return "n/a";
+  if (v == 0) return "0";
+  const int decimals = std::max(0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
 }  // namespace ampscope::render

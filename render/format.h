@@ -40,6 +40,8 @@ std::string DurationUs(std::optional<double> us);
 std::string Bytes(std::optional<double> bytes);
 // A plain number: "1462", "3.5", "0.25", "123,456", "1,000,000"; never an exponent.
 std::string Count(std::optional<double> v);
+// `digits` significant digits in fixed notation ("1234", "12.3", "0.00123"): never an exponent.
+std::string Significant(double v, int digits = 3);
 // A number in a unit as the report spells units: "%" -> "33.4%", "us"/"µs" -> DurationUs,
 // "ms" -> DurationUs, "bytes"/"B" -> Bytes, "bytes/step" -> "19.3 MB/step", anything else
 // ("calls", "GB/s", "kernels", "calls/step") -> "6.41 calls/step". Empty unit: Count.

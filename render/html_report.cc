@@ -1,4 +1,5 @@
 #include "render/html_report.h"
+#include "render/roofline_html.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,13 +41,6 @@ std::string StatusClassName(const std::string& status) {
 std::string StatusBadge(const std::string& status) {
   std::string label = status == "not_applicable" ? "n/a" : status.empty() ? "unknown" : status;
   return "<span class=\"badge " + StatusClassName(status) + "\">" + H(label) + "</span>";
-}
-
-std::string Card(const std::string& key, const std::string& value, const std::string& detail) {
-  const char* v_class = DisplayWidth(value) > 16 ? "v long" : "v";
-  return "<div class=\"card\"><div class=\"k\">" + H(key) + "</div><div class=\"" + v_class + "\">" + H(value) +
-         "</div><div class=\"d\">" +
-         H(detail) + "</div></div>\n";
 }
 
 // ---- the chart data blob ----
@@ -253,27 +247,27 @@ std::string ScriptJson(const json& j) {
 void Header(std::string& h, const json& r) {
   h += "<header>\n<h1>ampscope report</h1>\n<p class=\"sub\">" + H(InputsSummary(r)) + "</p>\n";
   h += "<div class=\"cards\">\n";
-  h += Card("Device", DevicesSummary(r), String(r, "/environment/driver").empty()
+  h += HtmlCard("Device", DevicesSummary(r), String(r, "/environment/driver").empty()
                                                   ? ""
                                                   : "driver " + String(r, "/environment/driver"));
-  h += Card("Steps", Count(Number(r, "/steps/count")), StepsSummary(r));
-  h += Card("Step time (mean)", DurationUs(Number(r, "/steps/time_us/mean")),
+  h += HtmlCard("Steps", Count(Number(r, "/steps/count")), StepsSummary(r));
+  h += HtmlCard("Step time (mean)", DurationUs(Number(r, "/steps/time_us/mean")),
             "median " + DurationUs(Number(r, "/steps/time_us/median")) + ", p90 " +
                 DurationUs(Number(r, "/steps/time_us/p90")));
-  h += Card("GPU busy", Pct(Number(r, "/gpu/busy_pct")),
+  h += HtmlCard("GPU busy", Pct(Number(r, "/gpu/busy_pct")),
             "kernels " + Pct(Number(r, "/gpu/kernel_busy_pct")) + ", host_wait " +
                 Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")));
-  h += Card("Tensor Core kernel time", Pct(Number(r, "/tensor_cores/kernel_time_pct")),
+  h += HtmlCard("Tensor Core kernel time", Pct(Number(r, "/tensor_cores/kernel_time_pct")),
             String(r, "/tensor_cores/source", "estimated") +
                 (Number(r, "/tensor_cores/active_pct")
                      ? ", active " + Pct(Number(r, "/tensor_cores/active_pct")) + " (sampled)"
                      : ""));
   std::vector<const json*> findings = RankedFindings(r);
   if (!findings.empty()) {
-    h += Card("Top finding", String(*findings[0], "/id"),
+    h += HtmlCard("Top finding", String(*findings[0], "/id"),
               "est. saving " + Pct(Number(*findings[0], "/est_saving_pct")) + " of step time");
   } else {
-    h += Card("Findings", "none", "nothing to fix was detected");
+    h += HtmlCard("Findings", "none", "nothing to fix was detected");
   }
   h += "</div>\n</header>\n";
 }
@@ -532,6 +526,12 @@ void Diagnostics(std::string& h, const json& r) {
 
 }  // namespace
 
+std::string HtmlCard(const std::string& key, const std::string& value, const std::string& detail) {
+  const char* v_class = DisplayWidth(value) > 16 ? "v long" : "v";
+  return "<div class=\"card\"><div class=\"k\">" + HtmlEscape(key) + "</div><div class=\"" + v_class + "\">" +
+         HtmlEscape(value) + "</div><div class=\"d\">" + HtmlEscape(detail) + "</div></div>\n";
+}
+
 std::string HtmlEscape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 16);
@@ -565,6 +565,7 @@ std::string RenderHtml(const json& report) {
   Checklist(h, report);
   Findings(h, report);
   Charts(h, report, data);
+  AppendRooflineSection(h, report);
   Kernels(h, report);
   Ranks(h, report);
   Diagnostics(h, report);

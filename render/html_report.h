@@ -2,7 +2,7 @@
 // inline CSS and JavaScript, no network access (a Content-Security-Policy forbids any
 // fetch), rendered from the JSON report (schema ampscope.report/1).
 //
-// Tables (summary, matrix, checklist, findings, top kernels, ranks, diagnostics) are
+// Tables (summary, matrix, checklist, findings, roofline, top kernels, ranks, diagnostics) are
 // written server-side with every string HTML-escaped. Charts (step time per step, GPU time
 // by category, precision mix, busy/idle breakdown, busy/idle per step, top kernels, and
 // step time by rank for several ranks) are inline SVG drawn by the inline script from a
@@ -22,6 +22,8 @@ std::string RenderHtml(const nlohmann::json& report);
 
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view s);
+// A summary card: a label, a value (long values get a smaller font) and a line of detail.
+std::string HtmlCard(const std::string& key, const std::string& value, const std::string& detail);
 
 namespace html_report {
 inline constexpr size_t kMaxChartSteps = 240;     // more steps are averaged into buckets

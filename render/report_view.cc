@@ -216,4 +216,19 @@ std::vector<DiagnosticEntry> Diagnostics(const json& report) {
   return out;
 }
 
+const json& RooflineToShow(const json& report, std::string* note) {
+  const json& top = Section(report, "/roofline");
+  if (top.is_object() && top.value("available", false)) return top;
+  const json& ranks = Section(report, "/ranks");
+  if (ranks.is_array() && ranks.size() > 1) {
+    const json& r0 = Section(ranks[0], "/roofline");
+    if (r0.is_object()) {
+      *note = fmt::format("Rank {} of {} ranks; every rank's roofline is in the JSON report (ranks[].roofline).",
+                          Count(Number(ranks[0], "/rank")), ranks.size());
+      return r0;
+    }
+  }
+  return top;
+}
+
 }  // namespace ampscope::render

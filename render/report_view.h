@@ -75,4 +75,8 @@ struct DiagnosticEntry {
 };
 std::vector<DiagnosticEntry> Diagnostics(const nlohmann::json& report);
 
+// The `roofline` object to show: the top level for one rank, else rank 0's (and `note` says so);
+// a null json when the report has none.
+const nlohmann::json& RooflineToShow(const nlohmann::json& report, std::string* note);
+
 }  // namespace ampscope::render

@@ -22,6 +22,7 @@ using Overflow = TextTable::Overflow;
 constexpr size_t kMaxRankRows = 16;
 constexpr size_t kMaxKernelRows = 10;
 constexpr size_t kMaxFindings = 10;
+constexpr size_t kMaxRooflineRows = 5;
 constexpr const char* kIndent = "  ";
 constexpr const char* kBody = "     ";  // under a finding's "  1. "
 
@@ -258,6 +259,45 @@ void TopKernels(Out& o, const json& r) {
   if (!verbose) o.Paragraph(kIndent, "", "TC: Tensor Core kernel. Full names: --verbose, ampscope kernels, or the HTML report.");
 }
 
+// MFU and the ops with the most kernel time, with how close each is to what the GPU can do at
+// its arithmetic intensity (docs/roofline.md).
+void Roofline(Out& o, const json& r) {
+  std::string note;
+  const json& roof = RooflineToShow(r, &note);
+  if (!roof.is_object()) return;
+  o.Heading("Roofline and MFU");
+  if (!roof.value("available", false)) {
+    o.Paragraph(kIndent, "", "No roofline: " + String(roof, "/reason", "unknown"));
+    return;
+  }
+  if (!note.empty()) o.Paragraph(kIndent, "", note);
+  auto mfu = Number(roof, "/mfu_pct");
+  auto peak = Number(roof, "/peak_tflops");
+  auto achieved = Number(roof, "/achieved_tflops");
+  std::string line = "MFU " + (mfu ? Pct(mfu) : "unknown (" + String(roof, "/mfu_reason", "no peak") + ")");
+  if (achieved) line += ": " + Significant(*achieved) + " TFLOP/s achieved";
+  if (peak) line += fmt::format(" of {} TFLOP/s {} dense peak ({})", Significant(*peak, 4), String(roof, "/peak_precision"),
+                                String(roof, "/gpu/peak_id"));
+  if (Number(roof, "/hfu_pct")) line += "; HFU " + Pct(Number(roof, "/hfu_pct"));
+  o.Paragraph(kIndent, "", line);
+  const json& ops = Section(roof, "/ops");
+  if (!ops.is_array() || ops.empty()) return;
+  TextTable t({Col("KERNEL TIME", Align::kRight), Col("CALLS", Align::kRight), Col("OP", Align::kLeft, Overflow::kTruncate, 12, 1),
+               Col("PASS"), Col("DTYPE"), Col("ACHIEVED", Align::kRight), Col("BOUND"), Col("OF PEAK", Align::kRight)});
+  for (size_t i = 0; i < ops.size() && i < kMaxRooflineRows; ++i) {
+    const json& op = ops[i];
+    auto g = Number(op, "/gflop");
+    std::string ach = Number(op, "/tflops") && g && *g > 0 ? Significant(*Number(op, "/tflops")) + " TFLOP/s"
+                      : Number(op, "/tbps")                 ? Significant(*Number(op, "/tbps")) + " TB/s"
+                                                            : "unknown";
+    t.AddRow({{DurationUs(Number(op, "/kernel_time_us"))}, {Count(Number(op, "/count"))}, {String(op, "/op")},
+              {String(op, "/pass")}, {String(op, "/dtype")}, {ach}, {String(op, "/bound", "unknown")},
+              {Number(op, "/pct_of_peak") ? Pct(Number(op, "/pct_of_peak")) : "unknown"}});
+  }
+  o.Table(t);
+  o.Paragraph(kIndent, "", "OF PEAK: achieved / attainable at the op's FLOP per byte. Shapes and every op: the JSON or HTML report.");
+}
+
 void Ranks(Out& o, const json& r) {
   const json& ranks = Section(r, "/ranks");
   if (!ranks.is_array() || ranks.size() < 2) return;
@@ -307,6 +347,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   Checklist(out, report);
   Findings(out, report);
   TopKernels(out, report);
+  Roofline(out, report);
   Ranks(out, report);
   InputDiagnostics(out, report);
   return out.str();

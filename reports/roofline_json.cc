@@ -3,6 +3,8 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyzers/roofline/roofline_result.h"
 
@@ -37,6 +39,30 @@ json RooflineSection(const RankAnalysis& ra) {
               {"name", r.gpu.device_name.empty() ? json(nullptr) : json(r.gpu.device_name)},
               {"peak_id", r.gpu.peak ? json(r.gpu.peak->id) : json(nullptr)},
               {"match", r.gpu.match}};
+  if (r.gpu.peak) {
+    // The roofs a chart draws: HBM bandwidth and the dense peak of each precision the ops' math
+    // used (matrix units), plus the vector fp32 roof; 0 = the part has none or it is not known.
+    const GpuPeak& p = *r.gpu.peak;
+    gpu["hbm_tbps"] = p.hbm_gbs > 0 ? Num(p.hbm_gbs / 1e3) : json(nullptr);
+    json roofs = json::array();
+    std::vector<std::pair<Precision, roofline::MathUnit>> seen;
+    auto add = [&](Precision prec, roofline::MathUnit unit) {
+      for (const auto& s : seen)
+        if (s.first == prec && s.second == unit) return;
+      seen.emplace_back(prec, unit);
+      const double t = unit == roofline::MathUnit::kMatrix ? p.DenseTflops(prec)
+                       : prec == Precision::kFp64     ? p.fp64_tflops
+                                                      : p.fp32_tflops;
+      if (t > 0)
+        roofs.push_back({{"precision", PrecisionName(prec)},
+                         {"unit", unit == roofline::MathUnit::kMatrix ? "matrix" : "vector"},
+                         {"tflops", Num(t)}});
+    };
+    for (const roofline::OpRow& o : r.ops)
+      if (o.work.known && o.id.precision != Precision::kUnknown) add(o.id.precision, o.id.unit);
+    add(Precision::kFp32, roofline::MathUnit::kVector);
+    gpu["roofs"] = roofs;
+  }
   if (!r.available) return {{"available", false}, {"reason", r.reason}, {"gpu", gpu}};
 
   const roofline::RooflineSummary& s = r.summary;
@@ -73,6 +99,7 @@ json RooflineSection(const RankAnalysis& ra) {
                    {"dtype", PrecisionName(o.id.precision)},
                    {"family", roofline::OpFamilyName(o.id.family)},
                    {"pass", o.id.backward ? "backward" : "forward"},
+                   {"unit", o.id.unit == roofline::MathUnit::kMatrix ? "matrix" : "vector"},
                    {"count", o.timing.count},
                    {"gflop", o.work.known ? Sig(o.work.gflop) : json(nullptr)},
                    {"bytes", Opt(o.work.bytes, 0)},
@@ -81,6 +108,7 @@ json RooflineSection(const RankAnalysis& ra) {
                    {"tflops", Opt(o.timing.tflops)},
                    {"tbps", Opt(o.timing.tbps)},
                    {"bound", o.roof.bound.empty() ? json(nullptr) : json(o.roof.bound)},
+                   {"peak_tflops", Opt(o.roof.peak_tflops)},
                    {"pct_of_peak", Opt(o.roof.pct_of_peak, 2)},
                    {"note", o.work.note.empty() ? json(nullptr) : json(o.work.note)}});
   }

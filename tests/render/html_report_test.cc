@@ -187,6 +187,42 @@ TEST(HtmlReport, MissingValuesShowAsNotAvailable) {
   EXPECT_EQ(json::parse(EmbeddedBlob(html))["steps"], json::object());
 }
 
+TEST(HtmlReport, RooflinePointsAndRoofsLandWhereTheNumbersSay) {
+  const std::string html = RenderHtml(testing::WithHandRoofline(testing::MakeReportJson()));
+  // By hand (render/roofline_html.cc's frame: x from 70 to 570, y from 374 up to 14, whole
+  // decades): x spans 10^2..10^3 FLOP/B (the ops' 100 and 1000; the bf16 ridge 1000/2 = 500
+  // is inside), y spans 10^1..10^4 TFLOP/s (the lowest op, 10, to 1.5 x the top roof, 1500).
+  //   mm:  x(100) = 70, y(100) = 374 - 360 x 1/3 = 254; radius 3 + 11 x sqrt(400/400) = 14.
+  //   bmm: x(1000) = 570, y(10) = 374; radius 3 + 11 x sqrt(100/400) = 8.5.
+  EXPECT_NE(html.find("data-dtype=\"bf16\" cx=\"70.0\" cy=\"254.0\" r=\"14.0\""), std::string::npos);
+  EXPECT_NE(html.find("data-dtype=\"fp32\" cx=\"570.0\" cy=\"374.0\" r=\"8.5\""), std::string::npos);
+  // The memory-only add (0 FLOPs) has no place on a log axis: table only.
+  EXPECT_EQ(html.find("aten::add [[1024]] ("), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"name\">aten::add</td>"), std::string::npos);
+  // bf16 roof: bandwidth 2 TB/s from x = 100 (y = 200: 374 - 120 x log10(20) = 217.9) to the
+  // ridge at 500 FLOP/B (x = 70 + 500 x log10(5) = 419.5, y(1000) = 134), then flat.
+  EXPECT_NE(html.find("data-precision=\"bf16\" data-unit=\"matrix\" points=\"70.0,217.9 419.5,134.0 570.0,134.0\""),
+            std::string::npos);
+  // fp32 vector roof: its ridge (30 FLOP/B) is left of the frame, so it is flat at
+  // y(60) = 374 - 120 x log10(6) = 280.6.
+  EXPECT_NE(html.find("data-precision=\"fp32\" data-unit=\"vector\" points=\"70.0,280.6 570.0,280.6\""),
+            std::string::npos);
+  // Axis labels without exponent notation.
+  EXPECT_NE(html.find(">10⁴</text>"), std::string::npos);
+  EXPECT_NE(html.find(">1000</text>"), std::string::npos);
+  // Cards and the per-step MFU.
+  EXPECT_NE(html.find("<div class=\"k\">MFU</div><div class=\"v\">5.0%</div>"), std::string::npos);
+  EXPECT_NE(html.find("1235 GFLOP"), std::string::npos);
+}
+
+TEST(HtmlReport, UnavailableRooflineSaysWhy) {
+  json r = testing::MakeReportJson();
+  r["roofline"] = {{"available", false}, {"reason", "no op recorded its input shapes (record_shapes=False)"}};
+  const std::string html = RenderHtml(r);
+  EXPECT_NE(html.find("No roofline: no op recorded its input shapes (record_shapes=False)"), std::string::npos);
+  EXPECT_EQ(html.find("id=\"chart-roofline\""), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------
 // In the browser
 
@@ -213,6 +249,17 @@ const char* kProbe = R"js(JSON.stringify({
     return { cls: l.getAttribute('data-class'), tc: l.getAttribute('data-tc'), label: l.textContent,
              colour: sw ? sw.getAttribute('data-colour') : null,
              drawn: sw ? getComputedStyle(sw).backgroundColor : null };
+  }),
+  // The roofline chart: each op point with its precision and the colour it is drawn in, where
+  // it lands on screen, and the legend's swatches.
+  roofline_points: Array.prototype.map.call(document.querySelectorAll('#chart-roofline circle.op'), function (c) {
+    var b = c.getBoundingClientRect();
+    return { dtype: c.getAttribute('data-dtype'), fill: getComputedStyle(c).fill, w: b.width, h: b.height };
+  }),
+  roofline_roofs: document.querySelectorAll('#chart-roofline polyline.roof').length,
+  roofline_legend: Array.prototype.map.call(document.querySelectorAll('#chart-roofline .legend-item[data-dtype]'), function (l) {
+    var c = l.querySelector('circle');
+    return { dtype: l.getAttribute('data-dtype'), fill: c ? getComputedStyle(c).fill : null };
   })
 }))js";
 
@@ -427,6 +474,28 @@ TEST_F(HtmlInBrowser, ScenarioTraceWithTwoRanks) {
   std::vector<std::string> charts = kCharts;
   charts.push_back("ranks");
   CheckReportInBrowser(report, "scenario_2ranks", charts);
+}
+
+TEST_F(HtmlInBrowser, RooflineOfTheMi300xQwenTrace) {
+  RequireShared();
+  // TraceLens's MI300X Qwen trace (bf16 GEMMs and SDPA with shapes recorded): the roofline has
+  // points; each is drawn in its precision's legend colour and is visible.
+  json report = ReportOf("traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+  ASSERT_TRUE(report["roofline"].value("available", false)) << report["roofline"].dump().substr(0, 400);
+  testing::PageResult page;
+  std::vector<std::string> charts = kCharts;
+  CheckReportInBrowser(report, "qwen_roofline", charts, &page);
+  ASSERT_TRUE(page.probe.is_object());
+  std::map<std::string, std::string> legend;
+  for (const json& l : page.probe["roofline_legend"]) legend[l["dtype"]] = l["fill"];
+  ASSERT_FALSE(page.probe["roofline_points"].empty());
+  EXPECT_GT(page.probe["roofline_roofs"].get<int>(), 0);
+  for (const json& p : page.probe["roofline_points"]) {
+    ASSERT_TRUE(legend.count(p["dtype"])) << p.dump();
+    EXPECT_EQ(p["fill"], legend[p["dtype"]]) << p.dump();
+    EXPECT_GT(p["w"].get<double>(), 3) << p.dump();
+  }
+  EXPECT_NE(page.probe["text"].get<std::string>().find("Roofline and MFU"), std::string::npos);
 }
 
 TEST_F(HtmlInBrowser, HundredRanksManySteps) {

@@ -149,4 +149,29 @@ nlohmann::json MakeReportJson(int ranks, int steps) {
   return r;
 }
 
+// A roofline section with numbers small enough to place every mark by hand.
+nlohmann::json WithHandRoofline(nlohmann::json r) {
+  using nlohmann::json;
+  r["roofline"] = {
+      {"available", true},
+      {"gpu", {{"name", "Test GPU"}, {"peak_id", "TEST"}, {"match", "device name"}, {"hbm_tbps", 2.0},
+               {"roofs", {{{"precision", "bf16"}, {"unit", "matrix"}, {"tflops", 1000.0}},
+                          {{"precision", "fp32"}, {"unit", "vector"}, {"tflops", 60.0}}}}}},
+      {"window", "steps"}, {"step_gflop", 1234.6}, {"achieved_tflops", 50.0}, {"peak_tflops", 1000.0},
+      {"peak_precision", "bf16"}, {"mfu_pct", 5.0}, {"mfu_reason", nullptr}, {"hfu_pct", nullptr},
+      {"steps", {{{"step", 3}, {"time_us", 24690.0}, {"model_gflop", 1234.6}, {"achieved_tflops", 50.0}, {"mfu_pct", 5.0}}}},
+      {"ops", {{{"op", "aten::mm"}, {"input_dims", {{4096, 4096}, {4096, 4096}}}, {"dtype", "bf16"}, {"pass", "forward"},
+                {"count", 10}, {"gflop", 137.4}, {"flop_per_byte", 100.0}, {"kernel_time_us", 400.0}, {"tflops", 100.0},
+                {"bound", "memory"}, {"pct_of_peak", 50.0}},
+               {{"op", "aten::bmm"}, {"input_dims", {{8, 64, 64}, {8, 64, 64}}}, {"dtype", "fp32"}, {"pass", "backward"},
+                {"count", 2}, {"gflop", 0.004}, {"flop_per_byte", 1000.0}, {"kernel_time_us", 100.0}, {"tflops", 10.0},
+                {"bound", "compute"}, {"pct_of_peak", 16.67}},
+               {{"op", "aten::add"}, {"input_dims", {{1024}}}, {"dtype", "bf16"}, {"pass", "forward"}, {"count", 5},
+                {"gflop", 0.0}, {"bytes", 6144}, {"flop_per_byte", nullptr}, {"kernel_time_us", 5.0}, {"tbps", 1.5},
+                {"bound", "memory"}, {"pct_of_peak", 75.0}}}},
+      {"ops_total", 3},
+      {"coverage", {{"kernel_time_us", 1000.0}, {"modelled_kernel_time_us", 505.0}}}};
+  return r;
+}
+
 }  // namespace ampscope::testing

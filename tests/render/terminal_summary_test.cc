@@ -195,6 +195,22 @@ TEST(TerminalSummary, TimesAreRelativeToTheSteps) {
   EXPECT_THAT(Plain(r, 120), ::testing::HasSubstr("on stream 7 in step 6 at +12.3 ms"));
 }
 
+TEST(TerminalSummary, RooflineShowsMfuAndTheTopOpsAgainstThePeak) {
+  // The fixture's numbers (report_json_fixture.h): MFU 5%, peak 1000 TFLOP/s bf16.
+  const json r = testing::WithHandRoofline(testing::MakeReportJson());
+  for (size_t width : {80u, 120u}) {
+    const std::string s = Plain(r, width);
+    EXPECT_NE(s.find("MFU 5.0%: 50.0 TFLOP/s achieved of 1000 TFLOP/s bf16 dense peak (TEST)"), std::string::npos) << s;
+    // mm: 100 TFLOP/s, 50% of attainable; the memory-only add in TB/s.
+    EXPECT_THAT(s, ::testing::ContainsRegex("aten::mm +forward +bf16 +100 TFLOP/s +memory +50.0%"));
+    EXPECT_THAT(s, ::testing::ContainsRegex("aten::add +forward +bf16 +1.50 TB/s +memory +75.0%"));
+    for (const std::string& line : Lines(s)) EXPECT_LE(DisplayWidth(line), width) << line;
+  }
+  json none = testing::MakeReportJson();
+  none["roofline"] = {{"available", false}, {"reason", "no op recorded its input shapes"}};
+  EXPECT_NE(Plain(none, 100).find("No roofline: no op recorded its input shapes"), std::string::npos);
+}
+
 TEST(TerminalSummary, NoColorAndNonTerminals) {
   // A regular file is never a terminal.
   std::FILE* f = std::tmpfile();
