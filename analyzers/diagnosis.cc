@@ -22,6 +22,7 @@
 #include "base/units.h"
 #include "base/strings.h"
 #include "trace/classify/api_roles.h"
+#include "analyzers/roofline/roofline_findings.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope {
@@ -42,6 +43,7 @@ enum class Fid {
   kLaunchBound,
   kFp32Gemm,
   kLowGemmTflops,
+  kAttentionNotFlash,
   kUnfusedChains,
   kUnfusedOptimizer,
   kLayoutTransforms,
@@ -75,6 +77,7 @@ constexpr CatalogEntry kCatalog[] = {
     {Fid::kLaunchBound, "launch_bound", "instruction_efficiency", ""},
     {Fid::kFp32Gemm, "fp32_gemm_outside_autocast", "compute_intensity", "autocast_coverage"},
     {Fid::kLowGemmTflops, "low_gemm_tflops", "compute_intensity", "tensor_core_utilization"},
+    {Fid::kAttentionNotFlash, "attention_not_flash", "memory_bandwidth", ""},
     {Fid::kUnfusedChains, "unfused_elementwise_chains", "memory_bandwidth", "kernel_fusion"},
     {Fid::kUnfusedOptimizer, "unfused_optimizer", "instruction_efficiency", "kernel_fusion"},
     {Fid::kLayoutTransforms, "layout_transforms", "data_locality", ""},
@@ -167,36 +170,6 @@ TimeNs CutOut(std::vector<Interval>& pieces, const std::vector<Interval>& cause)
   return removed;
 }
 
-// Parses Kineto's "Input Dims" text ("[[16384,2048],[2048,6144],[]]") into shapes.
-std::vector<std::vector<int64_t>> ParseDims(std::string_view s) {
-  std::vector<std::vector<int64_t>> out;
-  int depth = 0;
-  std::vector<int64_t> cur;
-  int64_t num = 0;
-  bool in_num = false, neg = false;
-  for (char c : s) {
-    if (c == '[') {
-      ++depth;
-      if (depth == 2) cur.clear();
-    } else if (c >= '0' && c <= '9') {
-      num = num * 10 + (c - '0');
-      in_num = true;
-    } else if (c == '-') {
-      neg = true;
-    } else {
-      if (in_num && depth == 2) cur.push_back(neg ? -num : num);
-      in_num = false;
-      neg = false;
-      num = 0;
-      if (c == ']') {
-        if (depth == 2) out.push_back(cur);
-        --depth;
-      }
-    }
-  }
-  return out;
-}
-
 // Categories whose kernels are bound by memory bandwidth (MB-01).
 bool IsMemoryBound(KernelCategory c) {
   switch (c) {
@@ -272,6 +245,7 @@ class Diagnoser {
     RuleTensorCores();
     RuleAutocast();
     RuleGemmEfficiency();
+    RuleAttention();
     RuleGradScaler();
     RuleFusion();
     RuleMemoryBound();
@@ -1022,152 +996,113 @@ class Diagnoser {
     lowp_loss_names_.assign(names.begin(), names.end());
   }
 
-  // ---- GEMM efficiency (achieved TFLOP/s vs peak) ---------------------------------------
+  // ---- GEMM efficiency and attention, from the roofline's per-op rows (issue 14) ---------
   void RuleGemmEfficiency() {
     gemm_eff_known_ = false;
-    bool any_dims = false;
-    struct Group {
-      std::string op, dims, precision;
-      double flops = 0;
-      TimeNs ns = 0;
-      double peak = 0;
-      uint64_t calls = 0;
-      bool misaligned = false;
-    };
-    std::map<std::string, Group> groups;
-    std::unordered_map<uint32_t, std::pair<TimeNs, Precision>> op_time;  // op index -> GEMM kernel time, precision
-    for (size_t i = 0; i < t_.kernels.size(); ++i) {
-      if (!in_window_[i] || kclass_[i].category != KernelCategory::kGemm) continue;
-      const int64_t op = OpOfKernel(i);
-      if (op < 0) continue;
-      auto& e = op_time[static_cast<uint32_t>(op)];
-      e.first += t_.kernels[i].duration_ns();
-      e.second = kclass_[i].precision;
+    if (ra_.roofline == nullptr) {
+      gemm_eff_reason_ = "the roofline was not computed";
+      return;
     }
-    for (const auto& [opi, tp] : op_time) {
-      const CpuOp& op = t_.cpu_ops[opi];
-      if (op.input_dims == kNoString) continue;
-      any_dims = true;
-      std::string_view name = t_.str(op.name);
-      auto d = ParseDims(t_.str(op.input_dims));
-      int64_t b = 1, m = 0, k = 0, n = 0;
-      auto last2 = [&](const std::vector<int64_t>& a, const std::vector<int64_t>& c) {
-        if (a.size() < 2 || c.size() < 2) return false;
-        m = a[a.size() - 2];
-        k = a[a.size() - 1];
-        n = c[c.size() - 1];
-        for (size_t x = 0; x + 2 < a.size(); ++x) b *= a[x];
-        return c[c.size() - 2] == k;
-      };
-      bool ok = false;
-      const GemmOpForm form = ClassifyGemmOp(name);
-      if (form == GemmOpForm::kAB) {
-        ok = d.size() >= 2 && last2(d[0], d[1]);
-      } else if (form == GemmOpForm::kBiasAB) {
-        ok = d.size() >= 3 && last2(d[1], d[2]);
-      } else if (form == GemmOpForm::kLinear) {
-        // linear(x[..., k], w[n, k])
-        if (d.size() >= 2 && d[0].size() >= 2 && d[1].size() == 2 && d[1][1] == d[0].back()) {
-          m = 1;
-          for (size_t x = 0; x + 1 < d[0].size(); ++x) m *= d[0][x];
-          k = d[0].back();
-          n = d[1][0];
-          ok = true;
-        }
-      }
-      if (!ok || m <= 0 || n <= 0 || k <= 0) continue;
-      const double flops = 2.0 * static_cast<double>(b) * m * n * k;
-      double peak = 0;
-      const Precision p = tp.second;
-      if (peak_ != nullptr) {
-        if (p == Precision::kFp16 || p == Precision::kBf16) peak = peak_->fp16_tflops;
-        else if (p == Precision::kTf32) peak = peak_->tf32_tflops;
-        else if (p == Precision::kFp32) peak = peak_->fp32_tflops;
-      }
-      if (peak <= 0 || flops < kLargeGemmFlops || tp.first <= 0) continue;
-      const std::string key = fmt::format("{} {} {}", name, t_.str(op.input_dims), PrecisionName(p));
-      Group& g = groups[key];
-      g.op = std::string(name);
-      g.dims = std::string(t_.str(op.input_dims));
-      g.precision = PrecisionName(p);
-      g.flops += flops;
-      g.ns += tp.first;
-      g.peak = peak * 1e12;
-      g.calls++;
-      const bool lowp = p == Precision::kFp16 || p == Precision::kBf16;
-      g.misaligned = lowp && (m % kDimAlignment != 0 || n % kDimAlignment != 0 || k % kDimAlignment != 0);
-    }
-    if (groups.empty()) {
-      gemm_eff_reason_ = !any_dims ? "profile with record_shapes=True (GEMM shapes unknown)"
-                                   : (peak_ == nullptr ? "GPU not in the peak table (pass --gpu NAME)" : "no GEMM call of >= 1 GFLOP");
+    roofline::GemmPolicy policy;
+    policy.low_pct = kLowGemmEfficiencyPct;
+    policy.min_gflop = kLargeGemmFlops / 1e9;
+    policy.dim_alignment = kDimAlignment;
+    if (ra_.roofline->gpu.peak) policy.sm_count = ra_.roofline->gpu.peak->sm_count;
+    if (device_ptr_ != nullptr && device_ptr_->sm_count > 0) policy.sm_count = device_ptr_->sm_count;
+    const roofline::GemmAssessment g = roofline::AssessGemms(*ra_.roofline, policy);
+    if (!g.known) {
+      gemm_eff_reason_ = g.reason;
       return;
     }
     gemm_eff_known_ = true;
-    double flops = 0, ideal_ns = 0;
-    TimeNs ns = 0;
-    std::vector<double> effs;
-    for (const auto& [key, g] : groups) {
-      flops += g.flops;
-      ns += g.ns;
-      ideal_ns += g.flops / g.peak * 1e9;
-    }
-    gemm_eff_pct_ = ns > 0 ? 100.0 * ideal_ns / static_cast<double>(ns) : 0;
-    // Target: the best time-weighted efficiency reached by this trace's own large GEMMs (p90
-    // by time), and at least the threshold.
-    std::vector<std::pair<double, TimeNs>> by_eff;
-    for (const auto& [key, g] : groups) by_eff.push_back({100.0 * (g.flops / g.peak * 1e9) / static_cast<double>(g.ns), g.ns});
-    std::sort(by_eff.begin(), by_eff.end());
-    TimeNs acc = 0;
-    double p90 = by_eff.back().first;
-    for (const auto& [e, t] : by_eff) {
-      acc += t;
-      if (acc >= ns * 9 / 10) {
-        p90 = e;
-        break;
-      }
-    }
-    const double target = std::max(kLowGemmEfficiencyPct, p90);
-    double saving = 0;
+    gemm_eff_pct_ = g.efficiency_pct;
+    const double pct = PctOfWindow(g.saving_ns);
+    if (g.low.empty() || pct < kMinSavingPct) return;
     json low = json::array();
-    TimeNs low_ns = 0;
-    bool any_misaligned = false;
-    std::vector<std::pair<double, const Group*>> lows;
-    for (const auto& [key, g] : groups) {
-      const double eff = 100.0 * (g.flops / g.peak * 1e9) / static_cast<double>(g.ns);
-      if (eff >= kLowGemmEfficiencyPct) continue;
-      const double ideal = g.flops / (g.peak * target / 100.0) * 1e9;
-      saving += std::max(0.0, static_cast<double>(g.ns) - ideal);
-      low_ns += g.ns;
-      lows.push_back({eff, &g});
-      any_misaligned = any_misaligned || g.misaligned;
-    }
-    std::sort(lows.begin(), lows.end(), [](const auto& a, const auto& b) { return a.second->ns > b.second->ns; });
-    for (size_t i = 0; i < lows.size() && i < 6; ++i) {
-      const Group& g = *lows[i].second;
-      low.push_back({{"op", g.op}, {"input_dims", g.dims}, {"precision", g.precision}, {"calls", g.calls},
-                     {"time_us", NsToUsRounded3(g.ns)}, {"achieved_tflops", Round(g.flops / static_cast<double>(g.ns) * 1e9 / 1e12, 1)},
-                     {"efficiency_pct", Round(lows[i].first, 1)}, {"dims_multiple_of_8", !g.misaligned}});
-    }
-    const double pct = PctOfWindow(saving);
-    if (lows.empty() || pct < kMinSavingPct) return;
+    std::set<roofline::GemmCause> causes;
     std::string worst;
-    for (size_t i = 0; i < low.size() && i < 3; ++i)
-      worst += fmt::format("{}{} {} ({:.0f}% of peak)", i ? "; " : "", low[i]["op"].get<std::string>(), low[i]["input_dims"].get<std::string>(),
-                           low[i]["efficiency_pct"].get<double>());
+    for (size_t i = 0; i < g.low.size() && i < 6; ++i) {
+      const roofline::LowGemm& l = g.low[i];
+      const roofline::OpRow& r = *l.row;
+      causes.insert(l.cause);
+      low.push_back({{"op", r.id.op}, {"input_dims", r.id.input_dims}, {"precision", PrecisionName(r.id.precision)},
+                     {"calls", r.timing.count}, {"time_us", Round(r.timing.kernel_time_us, 3)},
+                     {"achieved_tflops", r.timing.tflops ? json(Round(*r.timing.tflops, 1)) : json(nullptr)},
+                     {"efficiency_pct", Round(l.efficiency_pct, 1)}, {"dims_multiple_of_8", l.aligned},
+                     {"bound", r.roof.bound}, {"output_tiles", Round(l.tiles, 0)},
+                     {"cause", roofline::GemmCauseName(l.cause)}});
+      if (i < 3) worst += fmt::format("{}{} {} ({:.0f}% of attainable, {})", i ? "; " : "", r.id.op, r.id.input_dims,
+                                      l.efficiency_pct, roofline::GemmCauseName(l.cause));
+    }
+    std::string advice;
+    if (causes.count(roofline::GemmCause::kMisaligned))
+      advice += "M/N/K not multiples of 8, which fp16/bf16 Tensor Core kernels need for full speed [NV-guide]: pad "
+                "hidden, vocabulary and FFN sizes to multiples of 8 (64 is better). ";
+    if (causes.count(roofline::GemmCause::kMemoryBound))
+      advice += "Memory-bound shapes (FLOP per byte below the GPU's ridge point): too few rows per weight; a larger "
+                "batch or sequence per GEMM, or fusing the GEMMs that share an input, raises the intensity. ";
+    if (causes.count(roofline::GemmCause::kTooFewTiles))
+      advice += fmt::format("Too few 128x128 output tiles to fill the GPU's {} SMs: batch the small GEMMs (one bmm or a "
+                            "grouped GEMM) or grow the batch. ",
+                            policy.sm_count);
+    if (causes.count(roofline::GemmCause::kFp32))
+      advice += "fp32 GEMMs in a run whose other GEMMs use fp16/bf16: run them under torch.autocast (see "
+                "fp32_gemm_outside_autocast). ";
+    if (causes.count(roofline::GemmCause::kOther))
+      advice += fmt::format("Shapes that fill whole waves of tiles reach the {:.0f}% this trace's best GEMMs do. ",
+                            g.target_pct);
+    if (!advice.empty()) advice.pop_back();
     Finding& f = Add(Fid::kLowGemmTflops, SeverityForSaving(pct), pct,
-                     fmt::format("Large GEMMs reach under {:.0f}% of the {} peak", kLowGemmEfficiencyPct, peak_->id),
-                     fmt::format("{}. {}Larger or better-shaped GEMMs (batch/sequence/hidden sizes that fill whole waves of tiles) "
-                                 "reach the {:.0f}% this trace's best GEMMs do.",
-                                 worst,
-                                 any_misaligned ? "Their M/N/K are not multiples of 8, which fp16/bf16 Tensor Core kernels need for "
-                                                  "full speed [NV-guide]: pad hidden/vocab/ffn sizes to multiples of 8 (64 is best on A100). "
-                                                : "",
-                                 target));
+                     fmt::format("Large GEMMs reach under {:.0f}% of what the {} attains at their FLOP per byte",
+                                 kLowGemmEfficiencyPct, ra_.roofline->gpu.peak->id),
+                     worst + ". " + advice);
     f.evidence = {{"large_gemm_efficiency_pct", Round(gemm_eff_pct_)},
-                  {"low_efficiency_gemm_time_us", NsToUsRounded3(low_ns)},
-                  {"target_efficiency_pct", Round(target)},
+                  {"low_efficiency_gemm_time_us", NsToUsRounded3(static_cast<TimeNs>(g.low_time_ns))},
+                  {"target_efficiency_pct", Round(g.target_pct)},
                   {"gemms", low},
-                  {"estimate", "sum over GEMM shapes below the threshold of time - FLOPs / (target efficiency x peak)"}};
+                  {"estimate", "sum over GEMM shapes below the threshold of time - ideal time / target, ideal = "
+                               "FLOPs / min(peak, FLOP per byte x HBM bandwidth) (docs/roofline.md)"}};
+  }
+
+  void RuleAttention() {
+    if (ra_.roofline == nullptr || ra_.roofline->attention.empty()) return;
+    roofline::AttentionPolicy policy;
+    if (device_ptr_ != nullptr) {
+      policy.vendor = device_ptr_->vendor;
+      policy.cc_major = device_ptr_->cc_major;
+    }
+    const roofline::AttentionAssessment a = roofline::AssessAttention(*ra_.roofline, policy);
+    const double pct = PctOfWindow(a.saving_us * 1e3);
+    if (a.slow.empty() || pct < kMinSavingPct) return;
+    json calls = json::array();
+    bool math = false, efficient = false;
+    for (const roofline::AttentionUse* u : a.slow) {
+      math = math || u->impl == AttentionImpl::kMath;
+      efficient = efficient || u->impl == AttentionImpl::kEfficient;
+      calls.push_back({{"op", u->op}, {"implementation", AttentionImplName(u->impl)}, {"pass", u->backward ? "backward" : "forward"},
+                       {"calls", u->calls}, {"time_us", Round(u->kernel_time_us, 3)}, {"input_dims", u->input_dims},
+                       {"input_types", u->input_types}});
+    }
+    std::string advice;
+    if (math)
+      advice += "scaled_dot_product_attention fell back to the math path, which materialises the N x N scores: it does "
+                "so when no fused kernel accepts the inputs (an explicit attn_mask with a fused-incompatible shape or "
+                "dtype, fp32 inputs, head dim over 256, or a backend disabled with torch.nn.attention.sdpa_kernel). ";
+    if (efficient)
+      advice += "It runs the memory-efficient kernel although this GPU has flash attention: pass is_causal=True instead "
+                "of a causal attn_mask, keep q/k/v fp16/bf16 and contiguous in the last dim, and check "
+                "torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION) accepts the call (it raises the reason). ";
+    advice += a.availability + ".";
+    Finding& f = Add(Fid::kAttentionNotFlash, SeverityForSaving(pct), pct,
+                     fmt::format("Attention runs without a flash kernel ({:.1f}% of the window)",
+                                 PctOfWindow(a.slow_time_us * 1e3)),
+                     advice);
+    f.evidence = {{"attention_time_us", Round(a.slow_time_us, 3)},
+                  {"calls", calls},
+                  {"flash_available", a.flash_available},
+                  {"estimate", fmt::format("attention time x (1 - 1/{:.0f}): flash attention is at least {:.0f}x "
+                                           "faster than the math path [heur; FlashAttention-2 reports 2-4x]",
+                                           policy.speedup, policy.speedup)}};
   }
 
   // ---- GradScaler -------------------------------------------------------------------------

@@ -256,6 +256,7 @@ OpCost Gemm(const OpSpec& spec, const OpArgs& a, OpCost c) {
   if (K != Kb) return Unknown(c, "inner dimensions differ: " + ShapeText(A) + " x " + ShapeText(B));
   if (!Positive(A) || !Positive(B)) return Unknown(c, "negative size");
   c.known = true;
+  c.gemm = GemmDims{batch, M, N, K};
   c.flop = batch * (2 * M * N * K + (bias ? M * N : 0));
   if (bpe > 0) SetBytes(&c, batch * (M * K + K * N + M * N + (bias ? N : 0)) * bpe);
   else c.note = "dtype of the inputs not known: bytes unknown";

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,7 @@ struct DtypeInfo {
 DtypeInfo DtypeOf(std::string_view torch_type);
 
 struct OpCost {
+  std::optional<GemmDims> gemm;  // GEMM family, when the shapes were read
   bool known = false;          // flop is computed (bytes may still be unknown, see bytes_known)
   bool bytes_known = false;
   double flop = 0;             // per call

@@ -238,11 +238,11 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
   size_t ops_with_dims = 0;
   for (const CpuOp& op : trace.cpu_ops) ops_with_dims += op.input_dims != kNoString;
   if (trace.cpu_ops.empty()) {
-    out.reason = "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims";
+    out.reason = "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims; profile CPU activity with record_shapes=True";
     return out;
   }
   if (ops_with_dims == 0) {
-    out.reason = "no Input Dims recorded (record_shapes was off): no FLOPs can be computed";
+    out.reason = "no Input Dims recorded: profile with record_shapes=True so that FLOPs can be computed";
     return out;
   }
   if (trace.kernels.empty()) {
@@ -369,6 +369,7 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
         if (c->bytes > 0) r.work.flop_per_byte = c->flop / c->bytes;
       }
       r.work.note = c->note;
+      r.work.gemm = c->gemm;
       it = row_index.emplace(key, rows.size()).first;
       rows.push_back(std::move(acc));
     }
@@ -392,6 +393,33 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       u.count++;
       u.kernel_time_us += static_cast<double>(ns) / 1e3;
     }
+  }
+
+  // Attention: which implementation the SDPA dispatcher picked, call by call.
+  {
+    std::map<std::pair<StringId, bool>, size_t> index;
+    for (NodeId n = 0; n < N; ++n) {
+      const CpuOp* cpu = tree.cpu_op(n);
+      if (cpu == nullptr) continue;  // a host range, not an op
+      const CpuOp& op = *cpu;
+      const AttentionImpl impl = ClassifyAttentionOp(trace.str(op.name));
+      if (impl == AttentionImpl::kNone || step_of(n) < 0) continue;
+      auto [it, fresh] = index.try_emplace({op.name, tree.is_backward(n)}, out.attention.size());
+      if (fresh) {
+        AttentionUse u;
+        u.impl = impl;
+        u.op = std::string(trace.str(op.name));
+        u.input_dims = std::string(trace.str(op.input_dims));
+        u.input_types = std::string(trace.str(op.input_types));
+        u.backward = tree.is_backward(n);
+        out.attention.push_back(std::move(u));
+      }
+      AttentionUse& u = out.attention[it->second];
+      u.calls++;
+      u.kernel_time_us += static_cast<double>(tree.subtree_kernel_ns(n)) / 1e3;
+    }
+    std::sort(out.attention.begin(), out.attention.end(),
+              [](const AttentionUse& a, const AttentionUse& b) { return a.kernel_time_us > b.kernel_time_us; });
   }
 
   if (rows.empty()) {

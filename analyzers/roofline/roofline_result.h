@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzers/gpu_peaks.h"
+#include "trace/classify/host_roles.h"
 #include "trace/classify/kernel_classifier.h"
 
 namespace ampscope::roofline {
@@ -34,6 +35,11 @@ const char* OpFamilyName(OpFamily f);  // "gemm", "conv_fwd", ..., "embedding"
 // matrix FLOPs only, as the PyTorch FLOP counter does (it registers formulas only for matmuls,
 // convolutions and attention).
 enum class MathUnit : uint8_t { kMatrix, kVector };
+
+// A GEMM's problem: `batch` independent M x K by K x N products.
+struct GemmDims {
+  double batch = 1, m = 0, n = 0, k = 0;
+};
 
 // The GPU whose peaks are used.
 struct RooflineGpu {
@@ -60,6 +66,7 @@ struct OpRow {
     std::optional<double> bytes;          // per call
     std::optional<double> flop_per_byte;
     std::string note;           // unknown: why; known: an assumption
+    std::optional<GemmDims> gemm;  // GEMMs: batch, M, N, K (for the alignment and size checks)
   } work;
   struct Timing {
     uint64_t count = 0;                  // calls in the analysed window
@@ -115,6 +122,18 @@ struct RooflineCoverage {
   std::vector<Unmodelled> top_unknown;
 };
 
+// Calls of one attention implementation the SDPA dispatcher chose (trace/classify's
+// ClassifyAttentionOp), in the analysed window.
+struct AttentionUse {
+  AttentionImpl impl = AttentionImpl::kNone;
+  std::string op;                  // e.g. "aten::_scaled_dot_product_efficient_attention"
+  std::string input_dims;          // of the first call, as recorded
+  std::string input_types;
+  bool backward = false;
+  uint64_t calls = 0;
+  double kernel_time_us = 0;       // the kernels under these calls
+};
+
 struct RooflineResult {
   bool available = false;
   std::string reason;                     // when not available: why (no shapes, no kernels, ...)
@@ -123,6 +142,7 @@ struct RooflineResult {
   std::vector<StepRoofline> steps;        // per step, or one entry for the window
   RooflineSummary summary;
   RooflineCoverage coverage;
+  std::vector<AttentionUse> attention;    // by kernel time, descending
 };
 
 }  // namespace ampscope::roofline

@@ -615,6 +615,89 @@ TEST(Diagnosis, GemmEfficiencyUnknownWithoutShapes) {
   EXPECT_NE(d.metrics["tensor_active_unavailable"].get<std::string>().find("--tensor-metrics"), std::string::npos);
 }
 
+// The cause of a slow GEMM, from the roofline's per-op rows (issue 14). By hand on the A100
+// SXM4 80 GB (shared/reference/gpu_peaks.tsv: 312 TFLOP/s fp16 dense, 2039 GB/s HBM; 108 SMs):
+// ridge point 312 / 2.039 = 153 FLOP/byte.
+RankAnalysis HalfMm(const std::string& dims, double dur_us) {
+  TraceBuilder b;
+  b.Step(1, 0, 2 * dur_us + 100);
+  b.Op("aten::mm", 1, 6, "[\"c10::Half\",\"c10::Half\"]", dims, 77);
+  b.Kernel(kTcGemm, 2, 10, dur_us);
+  b.trace().kernels.back().external_id = 77;
+  b.Run(kTcGemm, 20 + dur_us, 1, dur_us);
+  return b.Analyze();
+}
+
+std::string GemmCause(const RankAnalysis& ra) {
+  const Finding* f = FindFinding(ra, "low_gemm_tflops");
+  if (f == nullptr) return "no finding";
+  return f->evidence["gemms"][0]["cause"].get<std::string>();
+}
+
+TEST(Diagnosis, SlowGemmCauses) {
+  // 4095 x 4096 x 4096: 137.4 GFLOP, 100.6 MB -> 1365 FLOP/B (compute-bound); in 2000 µs
+  // 68.7 TFLOP/s = 22% of 312. M is not a multiple of 8.
+  RankAnalysis mis = HalfMm("[[4095,4096],[4096,4096]]", 2000);
+  EXPECT_EQ(GemmCause(mis), "misaligned");
+  EXPECT_EQ(FindFinding(mis, "low_gemm_tflops")->evidence["gemms"][0]["dims_multiple_of_8"], false);
+  EXPECT_NEAR(FindFinding(mis, "low_gemm_tflops")->evidence["gemms"][0]["efficiency_pct"].get<double>(), 22.0, 0.1);
+  EXPECT_NE(FindFinding(mis, "low_gemm_tflops")->recommendation.find("multiples of 8"), std::string::npos);
+  // 8 x 8192 x 8192: 1.074 GFLOP over 134.5 MB = 7.98 FLOP/B, below the ridge: attainable
+  // 7.98 x 2.039 = 16.3 TFLOP/s; in 400 µs 2.68 TFLOP/s = 16.5% of attainable.
+  RankAnalysis mem = HalfMm("[[8,8192],[8192,8192]]", 400);
+  EXPECT_EQ(GemmCause(mem), "memory_bound");
+  EXPECT_NEAR(FindFinding(mem, "low_gemm_tflops")->evidence["gemms"][0]["efficiency_pct"].get<double>(), 16.5, 0.1);
+  // 1024 x 16384 x 1024: 34.36 GFLOP, 496 FLOP/B (compute-bound); 8 x 8 = 64 output tiles of
+  // 128 x 128 for 108 SMs; in 600 µs 57.3 TFLOP/s = 18.4%.
+  RankAnalysis tiles = HalfMm("[[1024,16384],[16384,1024]]", 600);
+  EXPECT_EQ(GemmCause(tiles), "too_few_tiles");
+  EXPECT_NE(FindFinding(tiles, "low_gemm_tflops")->recommendation.find("108 SMs"), std::string::npos);
+  // The same shape at 40% (258 µs) is not low.
+  EXPECT_EQ(GemmCause(HalfMm("[[1024,16384],[16384,1024]]", 258)), "no finding");
+}
+
+// Attention through scaled_dot_product_attention: which kernel the dispatcher chose.
+RankAnalysis Attention(const std::string& op, int cc_major, double dur_us) {
+  TraceBuilder b;
+  if (cc_major != 8) {
+    Device& d = b.trace().devices[0];
+    d.name = "Tesla V100-SXM2-32GB";
+    d.cc_major = cc_major;
+    d.sm_count = 80;
+    d.total_memory_bytes = 34'089'730'048;
+  }
+  b.Step(1, 0, 2 * dur_us + 100);
+  const std::string q = "[8,16,1024,64]";
+  b.Op(op, 1, 6, "[\"c10::Half\",\"c10::Half\",\"c10::Half\"]", "[" + q + "," + q + "," + q + "]", 91);
+  b.Kernel("fmha_cutlassF_f16_aligned_64x64_rf_sm80", 2, 10, dur_us);
+  b.trace().kernels.back().external_id = 91;
+  b.Run(kTcGemm, 20 + dur_us, 1, dur_us);
+  return b.Analyze();
+}
+
+TEST(Diagnosis, AttentionNotOnAFlashKernel) {
+  // The math path (N x N scores in eager ops) on an A100: 1000 µs of a 2100 µs step; flash is
+  // taken as 2x faster [heur], so the saving is 500 µs = 23.8%.
+  RankAnalysis math = Attention("aten::_scaled_dot_product_attention_math", 8, 1000);
+  const Finding* f = FindFinding(math, "attention_not_flash");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 23.81, 0.05);
+  EXPECT_EQ(f->evidence["calls"][0]["implementation"], "math");
+  EXPECT_EQ(f->evidence["flash_available"], true);
+  // Memory-efficient attention with fp16 inputs on sm80, where flash exists: a finding.
+  f = FindFinding(Attention("aten::_scaled_dot_product_efficient_attention", 8, 1000), "attention_not_flash");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("is_causal=True"), std::string::npos);
+  // On a V100 (sm70) memory-efficient attention is the fused choice: nothing to say.
+  EXPECT_EQ(FindFinding(Attention("aten::_scaled_dot_product_efficient_attention", 7, 1000), "attention_not_flash"), nullptr);
+  // On sm70 the math path is still worth moving off, with the right advice for the GPU.
+  f = FindFinding(Attention("aten::_scaled_dot_product_attention_math", 7, 1000), "attention_not_flash");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("needs sm80 or newer"), std::string::npos);
+  // Flash itself: no finding.
+  EXPECT_EQ(FindFinding(Attention("aten::_scaled_dot_product_flash_attention", 8, 1000), "attention_not_flash"), nullptr);
+}
+
 // ---------------------------------------------------------------------------------------
 // Memory-bound vs GEMM time: > 1 warn, > 2 bad [heur]
 

@@ -80,7 +80,7 @@ TEST(RooflineJson, NotAvailableOrNotComputed) {
   nlohmann::json j = RooflineSection(ra);
   EXPECT_FALSE(j["available"].get<bool>());
   roofline::RooflineResult r;
-  r.reason = "no Input Dims recorded (record_shapes was off): no FLOPs can be computed";
+  r.reason = "no Input Dims recorded: profile with record_shapes=True so that FLOPs can be computed";
   ra.roofline = std::make_shared<const roofline::RooflineResult>(r);
   j = RooflineSection(ra);
   EXPECT_FALSE(j["available"].get<bool>());

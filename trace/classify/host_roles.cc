@@ -110,4 +110,26 @@ GemmOpForm ClassifyGemmOp(std::string_view name) {
   return GemmOpForm::kNone;
 }
 
+AttentionImpl ClassifyAttentionOp(std::string_view name) {
+  if (!StartsWith(name, "aten::_")) return AttentionImpl::kNone;
+  if (StartsWith(name, "aten::_scaled_dot_product_flash_attention") || StartsWith(name, "aten::_flash_attention_"))
+    return AttentionImpl::kFlash;
+  if (StartsWith(name, "aten::_scaled_dot_product_cudnn_attention")) return AttentionImpl::kCudnn;
+  if (StartsWith(name, "aten::_scaled_dot_product_efficient_attention") || StartsWith(name, "aten::_efficient_attention_"))
+    return AttentionImpl::kEfficient;
+  if (StartsWith(name, "aten::_scaled_dot_product_attention_math")) return AttentionImpl::kMath;
+  return AttentionImpl::kNone;
+}
+
+const char* AttentionImplName(AttentionImpl a) {
+  switch (a) {
+    case AttentionImpl::kFlash: return "flash";
+    case AttentionImpl::kCudnn: return "cudnn";
+    case AttentionImpl::kEfficient: return "efficient";
+    case AttentionImpl::kMath: return "math";
+    case AttentionImpl::kNone: break;
+  }
+  return "none";
+}
+
 }  // namespace ampscope

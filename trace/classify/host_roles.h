@@ -62,4 +62,16 @@ enum class GemmOpForm : uint8_t {
 };
 GemmOpForm ClassifyGemmOp(std::string_view op_name);
 
+// Which attention implementation an op is (the scaled_dot_product_attention dispatcher picks
+// one per call; PyTorch 2.x op names). kNone for every other op, the dispatcher included.
+enum class AttentionImpl : uint8_t {
+  kNone,
+  kFlash,      // _scaled_dot_product_flash_attention[_backward], _flash_attention_forward/backward
+  kCudnn,      // _scaled_dot_product_cudnn_attention[_backward] (fused, flash-style)
+  kEfficient,  // _scaled_dot_product_efficient_attention[_backward], _efficient_attention_* (xFormers-style)
+  kMath,       // _scaled_dot_product_attention_math: the N x N scores materialised in eager ops
+};
+AttentionImpl ClassifyAttentionOp(std::string_view op_name);
+const char* AttentionImplName(AttentionImpl a);  // "flash", "cudnn", "efficient", "math", "none"
+
 }  // namespace ampscope
