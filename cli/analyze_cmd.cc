@@ -33,6 +33,7 @@ namespace {
 // the last step is an error naming how many there are; one that runs past it is cut with a
 // warning (before: `--steps 5..9` on 6 steps silently analysed one).
 std::optional<int> CheckStepRange(const Trace& trace, const AnalysisOptions& options, const std::string& text) {
+  if (!options.first_step && !options.last_step) return std::nullopt;  // "..": every step, none needed
   AnalysisOptions all = options;
   all.first_step.reset();
   all.last_step.reset();

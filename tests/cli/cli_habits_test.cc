@@ -181,6 +181,10 @@ TEST_F(CliHabits, EmptyStepRangeIsAnErrorNamingTheStepCount) {
   ExpectUsageError(Ampscope("analyze " + no_steps + " -q --steps 0..1"),
                    "ampscope analyze: --steps 0..1: " + no_steps +
                        " has no detected steps (no ProfilerStep#N and no range matching --step-pattern)");
+  // ".." selects every step, however many: nothing to warn about.
+  RunResult all = Ampscope("analyze " + no_steps + " -q --steps ..");
+  EXPECT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_EQ(all.out, "");
 }
 
 }  // namespace
