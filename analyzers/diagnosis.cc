@@ -895,7 +895,7 @@ class Diagnoser {
     item.threshold = fmt::format("fp32 share of Tensor-Core-eligible op time < {:.0f}% (warn >= {:.0f}%), no fp32 SIMT GEMM share >= {:.0f}%, "
                                  "loss/norm ops in fp32",
                                  kAutocastFp32FailPct, kAutocastFp32WarnPct, kFp32SimtGemmSharePct);
-    item.source = "[heur] CK-AC / CI-03 (diagnosis_rules.md); autocast op lists (aten/src/ATen/autocast_mode.h)";
+    item.source = "[heur] CK-AC / CI-03 (docs/findings.md); autocast op lists (aten/src/ATen/autocast_mode.h)";
     if (kernel_total_ns_ == 0) {
       item.status = CheckStatus::kUnknown;
       item.evidence = "no GPU kernels in the analysed steps";

@@ -55,44 +55,44 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
     //                                            fp64  fp64mx fp32  fp32mx tf32   fp16    bf16    fp8     int8    fp4     hbm    link  pcie  SMs
     // --- Volta / Turing (no bf16, no TF32)
     Row("V100-SXM2-16/32GB", "NVIDIA Tesla V100 SXM2", kNv, {7.8, 0, 15.7, 0, 0, 125, 0, 0, 0, 0, 900, 300, 32, 80},
-        "shared/reference/gpu_peaks.tsv (verified: 125, 15.7; 900 and 300 not re-read); fp64 7.8 from the V100 "
+        "the reference peaks table (verified: 125, 15.7; 900 and 300 not re-read); fp64 7.8 from the V100 "
         "datasheet, not re-read. DGX Station (DGXS) V100s are the same SXM2 modules: 4 x 125 = its 500 TFLOPS",
         {"Tesla V100-SXM2-16GB", "Tesla V100-SXM2-32GB", "Tesla V100-DGXS-16GB", "Tesla V100-DGXS-32GB"}),
     Row("V100-PCIe", "NVIDIA Tesla V100 PCIe", kNv, {7, 0, 14, 0, 0, 112, 0, 0, 0, 0, 900, 0, 32, 80},
-        "V100 PCIe product brief PB-08744-001 via shared/reference/gpu_peaks.tsv (not re-read)",
+        "V100 PCIe product brief PB-08744-001 (as in the reference peaks table) (not re-read)",
         {"Tesla V100-PCIE-16GB", "Tesla V100-PCIE-32GB"}),
     Row("V100S-PCIe-32GB", "NVIDIA Tesla V100S PCIe", kNv, {8.2, 0, 16.4, 0, 0, 130, 0, 0, 0, 0, 1134, 0, 32, 80},
         "V100S datasheet (not re-read)", {"Tesla V100S-PCIE-32GB"}),
     Row("T4-16GB", "NVIDIA T4", kNv, {0, 0, 8.1, 0, 0, 65, 0, 0, 130, 0, 320, 0, 32, 40},
-        "T4 datasheet via shared/reference/gpu_peaks.tsv (verified: 65, 8.1, 320); int8 130 TOPS not re-read; "
+        "T4 datasheet (as in the reference peaks table) (verified: 65, 8.1, 320); int8 130 TOPS not re-read; "
         "fp64 not in the datasheet", {"Tesla T4"}),
     // --- Ampere
     Row("A10-24GB", "NVIDIA A10", kNv, {0, 0, 31.2, 0, 62.5, 125, 125, 0, 250, 0, 600, 0, 64, 72},
         "A10 datasheet (not re-read); fp64 not in the datasheet", {"NVIDIA A10"}),
     Row("A100-40GB-SXM4", "NVIDIA A100 SXM4 40GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 1555, 600, 64, 108},
-        "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf via shared/reference/gpu_peaks.tsv (verified: 312, 156, "
+        "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf (as in the reference peaks table) (verified: 312, 156, "
         "19.5, 1555); fp64 9.7/19.5 and int8 624 not re-read",
         {"NVIDIA A100-SXM4-40GB"}),
     Row("A100-80GB-SXM4", "NVIDIA A100 SXM4 80GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 2039, 600, 64, 108},
-        "A100 datasheet r4 via shared/reference/gpu_peaks.tsv (verified: 312, 156, 19.5, 2039)",
+        "A100 datasheet r4 (as in the reference peaks table) (verified: 312, 156, 19.5, 2039)",
         {"NVIDIA A100-SXM4-80GB"}),
     Row("A100-40GB-PCIe", "NVIDIA A100 PCIe 40GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 1555, 600, 64, 108},
         "A100 datasheet r4 (not re-read)", {"NVIDIA A100-PCIE-40GB"}),
     Row("A100-80GB-PCIe", "NVIDIA A100 PCIe 80GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 1935, 600, 64, 108},
-        "A100 datasheet r4 via shared/reference/gpu_peaks.tsv (not re-read)",
+        "A100 datasheet r4 (as in the reference peaks table) (not re-read)",
         {"NVIDIA A100 80GB PCIe"}),
     Row("RTX-3080", "NVIDIA GeForce RTX 3080", kNv, {0, 0, 29.8, 0, 29.8, 59.5, 59.5, 0, 238, 0, 760, 0, 64, 68},
         "NVIDIA Ampere GA102 whitepaper, Appendix A (fp16/bf16 with fp32 accumulate; not re-read)",
         {"NVIDIA GeForce RTX 3080"}),
     Row("RTX-3090", "NVIDIA GeForce RTX 3090", kNv, {0, 0, 35.6, 0, 35.6, 71, 71, 0, 284, 0, 936, 112.5, 64, 82},
-        "NVIDIA Ampere GA102 whitepaper, Appendix A via shared/reference/gpu_peaks.tsv (fp16/bf16 with fp32 "
+        "NVIDIA Ampere GA102 whitepaper, Appendix A (as in the reference peaks table) (fp16/bf16 with fp32 "
         "accumulate, as PyTorch's GEMMs run; 142 with fp16 accumulate; not re-read)",
         {"NVIDIA GeForce RTX 3090"}),
     Row("RTX-3090-Ti", "NVIDIA GeForce RTX 3090 Ti", kNv, {0, 0, 40, 0, 40, 80, 80, 0, 320, 0, 1008, 112.5, 64, 84},
         "NVIDIA GeForce RTX 3090 Ti specifications (not verified)", {"NVIDIA GeForce RTX 3090 Ti"}),
     // --- Ada
     Row("L4-24GB", "NVIDIA L4", kNv, {0, 0, 30.3, 0, 60, 121, 121, 242, 242, 0, 300, 0, 64, 58},
-        "L4 datasheet via shared/reference/gpu_peaks.tsv (verified: 30.3, 300; 121 and 60 not re-read); fp8/int8 "
+        "L4 datasheet (as in the reference peaks table) (verified: 30.3, 300; 121 and 60 not re-read); fp8/int8 "
         "242 = half the datasheet's 485 with sparsity, not re-read", {"NVIDIA L4"}),
     Row("L40S-48GB", "NVIDIA L40S", kNv, {0, 0, 91.6, 0, 183, 362.05, 362.05, 733, 733, 0, 864, 0, 64, 142},
         "L40S datasheet: dense BF16/FP16 362.05 (733 with sparsity), TF32 183, FP8/INT8 733 (1,466 with "
@@ -102,22 +102,22 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
         "NVIDIA Ada Lovelace architecture whitepaper, Appendix (fp16/bf16 with fp32 accumulate; not verified)",
         {"NVIDIA GeForce RTX 4080"}),
     Row("RTX-4090", "NVIDIA GeForce RTX 4090", kNv, {0, 0, 82.6, 0, 82.6, 165.2, 165.2, 330.3, 660.6, 0, 1008, 0, 64, 128},
-        "Ada Lovelace architecture whitepaper appendix via shared/reference/gpu_peaks.tsv (verified: 165.2 with "
+        "Ada Lovelace architecture whitepaper appendix (as in the reference peaks table) (verified: 165.2 with "
         "fp32 accumulate, 82.6, 1008); fp8 330.3 (fp32 accumulate) and int8 660.6 not re-read",
         {"NVIDIA GeForce RTX 4090"}),
     // --- Hopper
     Row("H100-SXM5-80GB", "NVIDIA H100 SXM5 80GB", kNv, {34, 67, 66.9, 0, 494.7, 989.4, 989.4, 1978.9, 1978.9, 0, 3350, 900, 128, 132},
-        "H100 datasheet via shared/reference/gpu_peaks.tsv (verified: 989.4, 494.7, 66.9, 3350; 1,979 is with "
+        "H100 datasheet (as in the reference peaks table) (verified: 989.4, 494.7, 66.9, 3350; 1,979 is with "
         "sparsity); fp64 34/67 and fp8/int8 1978.9 not re-read",
         {"NVIDIA H100 80GB HBM3"}),
     Row("H100-PCIe-80GB", "NVIDIA H100 PCIe", kNv, {25.6, 51.2, 51, 0, 378, 756, 756, 1513, 1513, 0, 2000, 600, 128, 114},
-        "H100 PCIe product brief PB-11133-001 via shared/reference/gpu_peaks.tsv (verified: >2,000 GB/s; rest not "
+        "H100 PCIe product brief PB-11133-001 (as in the reference peaks table) (verified: >2,000 GB/s; rest not "
         "re-read)", {"NVIDIA H100 PCIe"}),
     Row("H100-NVL-94GB", "NVIDIA H100 NVL", kNv, {30, 60, 60, 0, 417.5, 835.5, 835.5, 1670.5, 1670.5, 0, 3900, 600, 128, 132},
         "H100 NVL datasheet, per GPU: half the with-sparsity TF32 835 / BF16 1,671 / FP8 3,341 (not re-read)",
         {"NVIDIA H100 NVL"}),
     Row("H200-SXM-141GB", "NVIDIA H200 SXM 141GB", kNv, {34, 67, 67, 0, 494.7, 989, 989, 1979, 1979, 0, 4800, 900, 128, 132},
-        "H200 datasheet via shared/reference/gpu_peaks.tsv (verified: 989 dense, 494.7, 67, 4800); fp8/int8 not "
+        "H200 datasheet (as in the reference peaks table) (verified: 989 dense, 494.7, 67, 4800); fp8/int8 not "
         "re-read", {"NVIDIA H200"}),
     Row("H200-NVL-141GB", "NVIDIA H200 NVL", kNv, {30, 60, 60, 0, 417.5, 835.5, 835.5, 1670.5, 1670.5, 0, 4800, 900, 128, 0},
         "H200 NVL datasheet: half the with-sparsity TF32 835 / BF16 1,671 / FP8 3,341 (not re-read)",

@@ -4,13 +4,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <regex>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "analyzers/analyze.h"
 #include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
+#include "cli/cli_style.h"
 #include "cli/command.h"
 #include "render/html_report.h"
 #include "render/markdown_report.h"
@@ -25,9 +29,33 @@ namespace ampscope::cli {
 
 namespace {
 
+// --steps selects by position among the steps detected in each trace. A range that starts past
+// the last step is an error naming how many there are; one that runs past it is cut with a
+// warning (before: `--steps 5..9` on 6 steps silently analysed one).
+std::optional<int> CheckStepRange(const Trace& trace, const AnalysisOptions& options, const std::string& text) {
+  if (!options.first_step && !options.last_step) return std::nullopt;  // "..": every step, none needed
+  AnalysisOptions all = options;
+  all.first_step.reset();
+  all.last_step.reset();
+  const LaunchIndex launches(trace);
+  const int64_t count = static_cast<int64_t>(DetectSteps(trace, all, launches).steps.size());
+  const int64_t first = options.first_step.value_or(0);
+  const std::string& path = trace.metadata.path;
+  if (count == 0)
+    return UsageError("analyze", fmt::format("--steps {}: {} has no detected steps (no ProfilerStep#N and no range "
+                                             "matching --step-pattern)", text, path));
+  const std::string have = fmt::format("{} has {} step{} (0..{})", path, count, count == 1 ? "" : "s", count - 1);
+  if (first >= count) return UsageError("analyze", fmt::format("--steps {} selects no step: {}", text, have));
+  if (options.last_step && *options.last_step >= count)
+    std::fprintf(stderr, "ampscope analyze: warning: --steps %s cut to %lld..%lld: %s\n", text.c_str(),
+                 static_cast<long long>(first), static_cast<long long>(count - 1), have.c_str());
+  return std::nullopt;
+}
+
 int RunAnalyze(int argc, char** argv) {
   CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON, .amptrace files or Nsight Systems SQLite exports; several files are ranks of one job."};
-  app.name("ampscope analyze");
+  StyleApp(app, "analyze");
+  app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
   bool quiet = false, no_color = false, verbose = false;
@@ -38,19 +66,16 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
   app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
-  app.add_option("--steps", steps_text, "Analyse only steps N..M (0-based positions among detected steps)");
+  app.add_option("--steps", steps_text,
+                 "Analyse only steps N..M (0-based positions among the detected steps, inclusive; N.., ..M and N "
+                 "also work). A range that runs past the last step is cut, with a warning");
   app.add_option("--step-pattern", pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", no_color, "No colour in the terminal summary");
   app.add_flag("-v,--verbose", verbose,
                "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
 
   AnalysisOptions options;
   if (!gpu.empty()) {
@@ -62,7 +87,15 @@ int RunAnalyze(int argc, char** argv) {
     }
   }
   options.gpu_override = gpu;
-  if (!pattern.empty()) options.step_range_pattern = pattern;
+  if (!pattern.empty()) {
+    // Checked here so that a bad pattern is named, not reported as "no trace could be analysed".
+    try {
+      std::regex check(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return UsageError("analyze", "--step-pattern '" + pattern + "' is not a valid ECMAScript regex: " + e.what());
+    }
+    options.step_range_pattern = pattern;
+  }
   if (!steps_text.empty()) {
     StatusOr<StepRange> range = ParseStepRange(steps_text);
     if (!range.ok()) {
@@ -90,16 +123,18 @@ int RunAnalyze(int argc, char** argv) {
     StatusOr<Trace> trace = ReadTrace(path, ropts);
     progress.Finish();
     if (!trace.ok()) {
-      std::fprintf(stderr, "ampscope: %s\n", trace.status().message().c_str());
-      return 2;
+      return UsageError("analyze", trace.status().message());
     }
     traces.push_back(std::move(trace).value());
+  }
+  if (!steps_text.empty()) {
+    for (const Trace& trace : traces)
+      if (std::optional<int> failed = CheckStepRange(trace, options, steps_text)) return *failed;
   }
 
   JobAnalysis job = AnalyzeJob(traces, options);
   if (job.ranks.empty()) {
-    std::fprintf(stderr, "ampscope: no trace could be analysed\n");
-    return 2;
+    return UsageError("analyze", "no trace could be analysed");
   }
   nlohmann::json report = BuildJsonReport(job, traces, options);
 
@@ -114,8 +149,7 @@ int RunAnalyze(int argc, char** argv) {
   if (!perfetto_path.empty())
     outputs.push_back({perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }});
   if (Status written = WriteOutputs(outputs); !written.ok()) {
-    std::fprintf(stderr, "ampscope: %s\n", written.message().c_str());
-    return 2;
+    return UsageError("analyze", written.message());
   }
 
   if (!quiet) {

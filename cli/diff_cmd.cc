@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_style.h"
 #include "cli/command.h"
 #include "gate/report_diff.h"
 #include "gate/report_io.h"
@@ -14,27 +17,26 @@
 
 namespace {
 
-constexpr int kExitUsage = 2;
+using ampscope::cli::kExitUsage;
 
 int RunDiffCommand(int argc, char** argv) {
   CLI::App app{"Compare two ampscope JSON reports: metrics side by side, checklist statuses, and kernels added,\n"
                "removed, slower and faster (from kernels.top).",
-               "ampscope diff"};
-  std::string a_path, b_path;
-  int top = 10;
+               "diff"};
+  ampscope::cli::StyleApp(app, "diff");
+  app.footer("Exit codes: 0 compared, 2 usage or input error.");
+  std::string a_path, b_path, top_text;
+  int64_t top = 10;
   bool as_json = false;
   app.add_option("A", a_path, "first (older) report")->required();
   app.add_option("B", b_path, "second (newer) report")->required();
-  app.add_option("--top", top, "how many slower/faster kernels to list")->check(CLI::NonNegativeNumber);
+  app.add_option("--top", top_text, "how many slower/faster kernels to list (default 10; 0 lists none)")->type_name("N");
   app.add_flag("--json", as_json, "print the diff as JSON (schema ampscope.diff/1) instead of tables");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
+  if (std::optional<int> done = ampscope::cli::ParseArgs(app, "diff", argc, argv)) return *done;
+  // Bounded so that the count fits DiffOptions::top (an int) on every platform.
+  if (!top_text.empty() &&
+      !ampscope::cli::ParseIntOption("diff", top_text, "--top", 0, std::numeric_limits<int>::max(), &top))
     return kExitUsage;
-  }
 
   auto a = ampscope::gate::LoadReport(a_path, ampscope::gate::ReportUse::kDiff);
   if (!a.ok()) {
@@ -47,7 +49,7 @@ int RunDiffCommand(int argc, char** argv) {
     return kExitUsage;
   }
   ampscope::gate::DiffOptions options;
-  options.top = top;
+  options.top = static_cast<int>(top);
   options.a_name = a_path;
   options.b_name = b_path;
   const ampscope::gate::ReportDiff diff = ampscope::gate::DiffReports(*a, *b, options);

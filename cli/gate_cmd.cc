@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/atomic_write.h"
+#include "cli/cli_style.h"
 #include "cli/command.h"
 #include "gate/gate.h"
 #include "gate/gate_config.h"
@@ -22,12 +24,7 @@ namespace {
 
 using ampscope::gate::GateConfig;
 
-constexpr int kExitUsage = 2;
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "ampscope gate: %s\n", message.c_str());
-  return kExitUsage;
-}
+int Fail(const std::string& message) { return ampscope::cli::UsageError("gate", message); }
 
 std::string DumpJson(const nlohmann::json& j) {
   // Kernel names from traces are not guaranteed to be valid UTF-8; never throw on them.
@@ -35,13 +32,15 @@ std::string DumpJson(const nlohmann::json& j) {
 }
 
 int RunGateCommand(int argc, char** argv) {
-  CLI::App app{"Compare a run's JSON report with a baseline report; exit 1 on a regression.\n"
-               "Exit codes: 0 pass (warnings allowed), 1 regression, 2 usage/input error or environment mismatch.",
-               "ampscope gate"};
+  CLI::App app{"Compare a run's JSON report with a baseline report; exit 1 on a regression.", "gate"};
+  ampscope::cli::StyleApp(app, "gate");
+  app.footer("Exit codes: 0 pass (warnings allowed), 1 regression, 2 usage/input error or environment mismatch.");
   std::string baseline_path, current_path, config_path, junit_path, markdown_path, json_path;
   bool allow_env_mismatch = false, quiet = false, print_config = false;
-  app.add_option("--baseline", baseline_path, "baseline report (ampscope analyze -o ...)");
-  app.add_option("--current", current_path, "current report");
+  // Not CLI11-required: --print-config runs without them. Their own group says they are.
+  constexpr const char* kRequired = "Required (except with --print-config)";
+  app.add_option("--baseline", baseline_path, "baseline report (ampscope analyze -o ...)")->group(kRequired);
+  app.add_option("--current", current_path, "current report")->group(kRequired);
   app.add_option("--config", config_path, "gate rules (JSON, see docs/ci.md); defaults apply to every key left out");
   app.add_option("--junit", junit_path, "write JUnit XML (one testcase per gated metric)");
   app.add_option("--markdown", markdown_path, "write a Markdown summary (for $GITHUB_STEP_SUMMARY)");
@@ -50,14 +49,7 @@ int RunGateCommand(int argc, char** argv) {
                "compare even if GPU/driver/CUDA/framework differ (the mismatch becomes a warning)");
   app.add_flag("-q,--quiet", quiet, "do not print the table on stdout");
   app.add_flag("--print-config", print_config, "print the effective config (defaults merged with --config) and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
-  }
+  if (std::optional<int> done = ampscope::cli::ParseArgs(app, "gate", argc, argv)) return *done;
 
   // Before reading anything: no output may overwrite an input or another output.
   if (ampscope::Status paths = ampscope::CheckOutputPaths({baseline_path, current_path, config_path},

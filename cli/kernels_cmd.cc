@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "analyzers/precision.h"
 #include "base/strings.h"
 #include "base/units.h"
+#include "cli/cli_style.h"
 #include "cli/command.h"
 #include "render/format.h"
 #include "render/kernel_table.h"
@@ -29,28 +32,20 @@ constexpr size_t kDefaultTableRows = 50;  // table rows when --top is not given 
 
 int RunKernels(int argc, char** argv) {
   CLI::App app{"List the kernels of a trace with how ampscope classifies them (category, precision, Tensor Cores)."};
-  app.name("ampscope kernels");
-  std::string path;
+  StyleApp(app, "kernels");
+  app.footer("Exit codes: 0 listed, 2 usage or input error.");
+  std::string path, top_text;
   int64_t top = -1;
   bool as_json = false, explain = false, in_steps = false, wide = false;
   app.add_option("trace", path, "Trace file (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
-  app.add_option("--top", top, "Show the N kernels with the most time (default: 50 in the table, all with --json)");
+  app.add_option("--top", top_text, "Show the N kernels with the most time (default: 50 in the table, all with --json)")->type_name("N");
   app.add_flag("--json", as_json, "Print a JSON array instead of a table");
   app.add_flag("--explain", explain, "Show the classifier rule that matched each kernel");
   app.add_flag("--in-steps", in_steps, "Count only kernels that start inside the detected steps (as 'analyze' does)");
   app.add_flag("--wide", wide, "Full kernel names in the table (wrapped to the terminal), not short names");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ampscope kernels: %s (try 'ampscope kernels --help')\n", e.what());
-    return 2;
-  }
-  if (top < -1 || top == 0) {
-    std::fprintf(stderr, "ampscope kernels: --top: expected a positive number, got %lld\n", static_cast<long long>(top));
-    return 2;
-  }
+  if (std::optional<int> done = ParseArgs(app, "kernels", argc, argv)) return *done;
+  if (!top_text.empty() && !ParseIntOption("kernels", top_text, "--top", 1, std::numeric_limits<int64_t>::max(), &top))
+    return kExitUsage;
 
   StatusOr<Trace> trace = ReadTrace(path);
   if (!trace.ok()) {

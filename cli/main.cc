@@ -2,7 +2,9 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "cli/cli_style.h"
 #include "cli/command.h"
 
 namespace ampscope::cli {
@@ -18,7 +20,7 @@ static void PrintUsage(FILE* out) {
   std::fprintf(out, "usage: ampscope <command> [options]\n\ncommands:\n");
   for (const auto& [name, info] : ampscope::cli::Commands())
     std::fprintf(out, "  %-10s %s\n", name.c_str(), info.summary.c_str());
-  std::fprintf(out, "\n'ampscope <command> --help' shows a command's options.\n");
+  std::fprintf(out, "\n'ampscope help <command>' or 'ampscope <command> --help' shows a command's options.\n");
 }
 
 int main(int argc, char** argv) {
@@ -27,6 +29,22 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string cmd = argv[1];
+  auto& commands = ampscope::cli::Commands();
+  std::vector<std::string> names;
+  for (const auto& entry : commands) names.push_back(entry.first);
+  if (cmd == "help" && argc >= 3) {
+    // `ampscope help CMD` is `ampscope CMD --help`.
+    std::string topic = argv[2];
+    auto it = commands.find(topic);
+    if (it == commands.end()) {
+      std::fprintf(stderr, "ampscope help: unknown command '%s'%s (try 'ampscope --help')\n", topic.c_str(),
+                   ampscope::cli::DidYouMean(topic, names).c_str());
+      return 2;
+    }
+    std::string help = "--help";
+    char* help_argv[] = {argv[2], help.data(), nullptr};
+    return it->second.run(2, help_argv);
+  }
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     PrintUsage(stdout);
     return 0;
@@ -35,10 +53,10 @@ int main(int argc, char** argv) {
     std::printf("ampscope %s\n", AMPSCOPE_VERSION);
     return 0;
   }
-  auto& commands = ampscope::cli::Commands();
   auto it = commands.find(cmd);
   if (it == commands.end()) {
-    std::fprintf(stderr, "ampscope: unknown command '%s' (try 'ampscope --help')\n", cmd.c_str());
+    std::fprintf(stderr, "ampscope: unknown command '%s'%s (try 'ampscope --help')\n", cmd.c_str(),
+                 ampscope::cli::DidYouMean(cmd, names).c_str());
     return 2;
   }
   return it->second.run(argc - 1, argv + 1);

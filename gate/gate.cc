@@ -99,6 +99,43 @@ std::string JoinTiers(const std::string& warn, const std::string& fail) {
   return warn + ", " + fail;
 }
 
+// The smallest one-sided p the exact Mann-Whitney test can give for sample sizes n and m: every
+// current step slower than every baseline step, U = n m, p = 1 / C(n + m, n). When it is not
+// below alpha, no change can be significant, however large.
+double SmallestPossibleP(size_t n, size_t m) {
+  const double log_c = std::lgamma(static_cast<double>(n + m + 1)) - std::lgamma(static_cast<double>(n + 1)) -
+                       std::lgamma(static_cast<double>(m + 1));
+  return std::exp(-log_c);
+}
+
+// Steps per run (both runs alike) from which a significant result is possible at all.
+size_t StepsForPossibleSignificance(double alpha) {
+  size_t k = 1;
+  while (k < 1000 && !(SmallestPossibleP(k, k) < alpha)) ++k;
+  return k;
+}
+
+// z with 1 - Phi(z) = p (upper tail), by bisection on erfc (|z| <= 40 covers every double p).
+double UpperTailZ(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (0.5 * std::erfc(mid / std::sqrt(2.0)) > p) lo = mid; else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// Steps per run at which an effect as large as the observed one would reach alpha: the rank
+// statistic's z grows with the square root of the sample size, so n' = n (z_alpha / z_obs)^2
+// (n = the smaller side). An estimate for advice, not a power analysis; 0 when the observed z
+// shows no slowdown (z_obs <= 0).
+size_t StepsForSignificance(double p_value, double alpha, size_t n) {
+  const double z_obs = UpperTailZ(p_value);
+  if (!(z_obs > 0)) return 0;
+  const double z_alpha = UpperTailZ(alpha);
+  return static_cast<size_t>(std::ceil(static_cast<double>(n) * (z_alpha / z_obs) * (z_alpha / z_obs)));
+}
+
 GateCheck CheckStepTime(const json& baseline, const json& current, const StepTimeRule& rule) {
   GateCheck check;
   check.name = "step_time";
@@ -145,6 +182,26 @@ GateCheck CheckStepTime(const json& baseline, const json& current, const StepTim
 
   const std::string stats = fmt::format("Mann-Whitney U={:g}, one-sided p={:.3g} ({}, n={}/{})", mw.u, mw.p_value,
                                         MannWhitneyMethodName(mw.method), base.size(), cur.size());
+  const std::optional<double> lowest = rule.warn_pct ? rule.warn_pct : rule.fail_pct;
+  const double smallest_p = SmallestPossibleP(base.size(), cur.size());
+  check.details["smallest_possible_p"] = smallest_p;
+  if (!(smallest_p < rule.alpha)) {
+    // Too few steps for the test to ever say "significant": a +40% change would pass unseen.
+    const size_t needed = StepsForPossibleSignificance(rule.alpha);
+    check.details["steps_needed"] = needed;
+    const std::string why = fmt::format(
+        "with n={}/{} steps the smallest possible one-sided p is {:.3g} (not below alpha {}), so no change can be "
+        "significant; record at least {} steps in each run",
+        base.size(), cur.size(), smallest_p, rule.alpha, needed);
+    if (lowest && change_pct > *lowest) {
+      check.verdict = Verdict::kWarn;
+      check.message = fmt::format("median step time {:+.1f}% (> {}%) but untested: {}", change_pct, *lowest, why);
+    } else {
+      check.verdict = Verdict::kPass;
+      check.message = fmt::format("median step time {:+.1f}%; {}", change_pct, why);
+    }
+    return check;
+  }
   if (rule.fail_pct && change_pct > *rule.fail_pct && significant) {
     check.verdict = Verdict::kFail;
     check.message = fmt::format("median step time {:+.1f}% (> {}%) and significant: {} < alpha {}", change_pct,
@@ -155,12 +212,18 @@ GateCheck CheckStepTime(const json& baseline, const json& current, const StepTim
                                 *rule.warn_pct, stats, rule.alpha);
   } else {
     check.verdict = Verdict::kPass;
-    const std::optional<double> lowest = rule.warn_pct ? rule.warn_pct : rule.fail_pct;
-    if (lowest && change_pct > *lowest)
-      check.message = fmt::format("median step time {:+.1f}% but not significant ({} >= alpha {}): within noise",
-                                  change_pct, stats, rule.alpha);
-    else
+    if (lowest && change_pct > *lowest) {
+      const size_t needed = StepsForSignificance(mw.p_value, rule.alpha, std::min(base.size(), cur.size()));
+      std::string advice = "record more steps to tell it from the noise";
+      if (needed > 0) {
+        check.details["steps_needed"] = needed;
+        advice = fmt::format("about {} steps in each run would tell a change this size from this noise", needed);
+      }
+      check.message = fmt::format("median step time {:+.1f}% but not significant ({} >= alpha {}): {}", change_pct,
+                                  stats, rule.alpha, advice);
+    } else {
       check.message = fmt::format("median step time {:+.1f}% ({})", change_pct, stats);
+    }
   }
   return check;
 }
@@ -214,7 +277,7 @@ GateCheck CheckCounter(const json& baseline, const json& current, const CounterR
   if (worsening <= rule.min_change) {
     check.verdict = Verdict::kPass;
     if (worsening > 0)
-      check.message = fmt::format("worse by {} but within the ignored minimum change ({})", FormatDelta(worsening, rule.unit),
+      check.message = fmt::format("worse by {} but within the ignored minimum change ({})", FormatDelta(delta, rule.unit),
                                   FormatValue(rule.min_change, rule.unit));
     else if (worsening < 0)
       check.message = "improved";
@@ -222,10 +285,12 @@ GateCheck CheckCounter(const json& baseline, const json& current, const CounterR
       check.message = "unchanged";
     return check;
   }
+  // Signed like the change column: a lower-is-worse metric gets worse by a negative change.
+  const double signed_amount = higher ? amount : -amount;
   const std::string how = rule.mode == ToleranceMode::kRelativePct
-                              ? (std::isfinite(amount) ? fmt::format("{:.1f}% of the baseline", amount)
+                              ? (std::isfinite(amount) ? fmt::format("{:+.1f}% of the baseline", signed_amount)
                                                        : std::string("from a baseline of 0"))
-                              : FormatDelta(worsening, rule.unit);
+                              : FormatDelta(delta, rule.unit);
   if (rule.fail && amount > *rule.fail) {
     check.verdict = Verdict::kFail;
     check.message = fmt::format("{} got worse by {} (fail tier {}{}{})", rule.metric, how, sign, *rule.fail, suffix);
@@ -246,20 +311,36 @@ struct Fp32Kernel {
   double pct = 0;
 };
 
-// kernels.top entries that are FP32 SIMT GEMM/conv kernels; nullopt when kernels.top is absent.
-std::optional<std::vector<Fp32Kernel>> Fp32GemmKernels(const json& report) {
+// The GEMM/conv kernels of kernels.top: the FP32 SIMT ones, and the share of kernel time of those
+// that ran in a lower precision (fp16, bf16, tf32, fp8, int8) or on Tensor Cores.
+struct GemmKernels {
+  std::vector<Fp32Kernel> fp32;
+  double lower_precision_pct = 0;
+};
+
+bool IsLowerPrecision(const std::string& precision) {
+  return precision == "fp16" || precision == "bf16" || precision == "tf32" || precision == "fp8" ||
+         precision == "int8";
+}
+
+// nullopt when kernels.top is absent.
+std::optional<GemmKernels> GemmKernelsOf(const json& report) {
   const json* top = FindPath(report, "/kernels/top");
   if (top == nullptr || !top->is_array()) return std::nullopt;
-  std::vector<Fp32Kernel> out;
+  GemmKernels out;
   for (const json& k : *top) {
     auto name = StringAt(k, "/name");
     if (!name) continue;
     auto category = StringAt(k, "/category").value_or("");
+    if (category != "gemm" && category != "conv") continue;
     auto precision = StringAt(k, "/precision").value_or("");
     const json* tc = FindPath(k, "/tensor_core");
     const bool tensor_core = tc != nullptr && tc->is_boolean() && tc->get<bool>();
-    if ((category == "gemm" || category == "conv") && precision == "fp32" && !tensor_core)
-      out.push_back({*name, NumberAt(k, "/pct").value_or(0.0)});
+    const double pct = NumberAt(k, "/pct").value_or(0.0);
+    if (precision == "fp32" && !tensor_core)
+      out.fp32.push_back({*name, pct});
+    else if (tensor_core || IsLowerPrecision(precision))
+      out.lower_precision_pct += pct;
   }
   return out;
 }
@@ -269,8 +350,8 @@ GateCheck CheckNewFp32Gemm(const json& baseline, const json& current, const NewF
   check.name = "kernels.new_fp32_gemm";
   check.threshold = JoinTiers(TierText("warn", rule.warn_pct, ">", "%"), TierText("fail", rule.fail_pct, ">", "%")) +
                     " of kernel time";
-  auto base = Fp32GemmKernels(baseline);
-  auto cur = Fp32GemmKernels(current);
+  auto base = GemmKernelsOf(baseline);
+  auto cur = GemmKernelsOf(current);
   if (!base || !cur) {
     check.verdict = Verdict::kSkipped;
     check.baseline = base ? "present" : "n/a";
@@ -284,22 +365,30 @@ GateCheck CheckNewFp32Gemm(const json& baseline, const json& current, const NewF
     for (const auto& k : kernels) pct += k.pct;
     return fmt::format("{} kernel{} ({:.1f}%)", kernels.size(), kernels.size() == 1 ? "" : "s", pct);
   };
-  check.baseline = describe(*base);
-  check.current = describe(*cur);
+  check.baseline = describe(base->fp32);
+  check.current = describe(cur->fp32);
   // "New" = not an FP32 SIMT GEMM/conv of the baseline's top kernels (absent there, or below the
   // top list, or the baseline ran that GEMM in another precision under another name).
   std::set<std::string> baseline_fp32;
-  for (const auto& k : *base) baseline_fp32.insert(k.name);
+  for (const auto& k : base->fp32) baseline_fp32.insert(k.name);
   std::vector<Fp32Kernel> fresh;
   double fresh_pct = 0;
-  for (const auto& k : *cur) {
+  for (const auto& k : cur->fp32) {
     if (baseline_fp32.count(k.name) != 0) continue;
     fresh.push_back(k);
     fresh_pct += k.pct;
   }
+  // A regression is GEMM work that moved from a lower precision to FP32: the new FP32 share counts
+  // only as far as the lower-precision GEMM/conv share fell. Two FP32 runs in which cuDNN picked
+  // other FP32 algorithms have new FP32 kernel names but nothing moved.
+  const double moved_pct = std::max(0.0, base->lower_precision_pct - cur->lower_precision_pct);
+  const double counted_pct = std::min(fresh_pct, moved_pct);
   check.details["new_kernels"] = json::array();
   for (const auto& k : fresh) check.details["new_kernels"].push_back({{"name", k.name}, {"pct", k.pct}});
   check.details["new_pct"] = fresh_pct;
+  check.details["baseline_lower_precision_pct"] = base->lower_precision_pct;
+  check.details["current_lower_precision_pct"] = cur->lower_precision_pct;
+  check.details["moved_to_fp32_pct"] = counted_pct;
   if (fresh.empty()) {
     check.verdict = Verdict::kPass;
     check.change = "none new";
@@ -310,15 +399,26 @@ GateCheck CheckNewFp32Gemm(const json& baseline, const json& current, const NewF
   std::vector<std::string> names;
   for (const auto& k : fresh) names.push_back(fmt::format("{} ({:.1f}%)", k.name, k.pct));
   const std::string list = fmt::format("{}", fmt::join(names, ", "));
-  if (rule.fail_pct && fresh_pct > *rule.fail_pct) {
+  if (!(counted_pct > 0)) {
+    check.verdict = Verdict::kPass;
+    check.message = fmt::format(
+        "new FP32 SIMT GEMM/conv kernels, but no GEMM/conv time left a lower precision (lower-precision share "
+        "{:.1f}% -> {:.1f}%): other FP32 algorithms, not a precision change: {}",
+        base->lower_precision_pct, cur->lower_precision_pct, list);
+    return check;
+  }
+  const std::string moved = fmt::format("{:.1f}% of kernel time moved from lower precision to FP32 (lower-precision "
+                                        "GEMM/conv {:.1f}% -> {:.1f}%)",
+                                        counted_pct, base->lower_precision_pct, cur->lower_precision_pct);
+  if (rule.fail_pct && counted_pct > *rule.fail_pct) {
     check.verdict = Verdict::kFail;
-    check.message = fmt::format("GEMM/conv now runs in FP32 without Tensor Cores: {}", list);
-  } else if (rule.warn_pct && fresh_pct > *rule.warn_pct) {
+    check.message = fmt::format("GEMM/conv now runs in FP32 without Tensor Cores: {}; new kernels: {}", moved, list);
+  } else if (rule.warn_pct && counted_pct > *rule.warn_pct) {
     check.verdict = Verdict::kWarn;
-    check.message = fmt::format("new FP32 SIMT GEMM/conv kernels: {}", list);
+    check.message = fmt::format("new FP32 SIMT GEMM/conv kernels: {}; {}", list, moved);
   } else {
     check.verdict = Verdict::kPass;
-    check.message = fmt::format("new FP32 SIMT GEMM/conv kernels below the thresholds: {}", list);
+    check.message = fmt::format("new FP32 SIMT GEMM/conv kernels below the thresholds: {}; {}", list, moved);
   }
   return check;
 }

@@ -223,7 +223,7 @@ TEST_F(AnalyzeCli, FullDiskLeavesNoPartialSet) {
   RunResult r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/out.json --html " + dir_ +
                             "/out.html --chrome-trace /dev/full -q");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "ampscope: /dev/full: write failed: No space left on device\n");
+  EXPECT_EQ(r.out, "ampscope analyze: /dev/full: write failed: No space left on device\n");
   EXPECT_TRUE(NoOutputs());
   for (const auto& e : std::filesystem::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().find("ampscope-tmp"), std::string::npos) << e.path();

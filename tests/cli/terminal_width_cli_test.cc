@@ -123,6 +123,12 @@ TEST_F(TerminalWidth, Kernels) {
 
 TEST_F(TerminalWidth, Diff) { CheckFits("diff " + dir_ + "/tb0.json " + dir_ + "/nccl.json", "kernels added in B"); }
 
+// --help wraps option descriptions to the window (cli/cli_style.h), like every other output.
+TEST_F(TerminalWidth, Help) {
+  CheckFits("help analyze", "Usage: ampscope analyze");
+  CheckFits("gate --help", "Required (except with --print-config)");
+}
+
 TEST_F(TerminalWidth, Gate) {
   CheckFits("gate --baseline " + dir_ + "/tb0.json --current " + dir_ + "/tb1.json", "ampscope gate: ");
 }

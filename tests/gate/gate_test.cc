@@ -98,6 +98,9 @@ TEST(GateTest, TensorCoreShareDownTwentyPointsFails) {
   GateResult result = Gate(base, cur);
   EXPECT_EQ(With(result, Verdict::kFail), std::vector<std::string>{"gate_metrics.tensor_core_kernel_pct"});
   EXPECT_EQ(Find(result, "gate_metrics.tensor_core_kernel_pct")->change, "-20.0 pts");
+  // The message's sign is the change column's (it read "got worse by +20.0 pts").
+  EXPECT_EQ(Find(result, "gate_metrics.tensor_core_kernel_pct")->message,
+            "tensor_core_kernel_pct got worse by -20.0 pts (fail tier <-10 pts)");
   // Up 20 points is an improvement, never a failure.
   cur.tensor_core_kernel_pct = base.tensor_core_kernel_pct + 20;
   EXPECT_EQ(Gate(base, cur).overall, Verdict::kPass);
@@ -128,6 +131,67 @@ TEST(GateTest, GemmMovedToFp32CaughtByKernelsWhenShareIsNotComputable) {
   GateResult result = Gate(base, cur);
   EXPECT_EQ(Find(result, "gate_metrics.fp32_gemm_share_pct")->verdict, Verdict::kSkipped);
   EXPECT_EQ(With(result, Verdict::kFail), std::vector<std::string>{"kernels.new_fp32_gemm"});
+}
+
+// Expected shares by hand from the builder's pct = total_us / sum(total_us) * 100.
+TEST(GateTest, GemmMovedToFp32CountsOnlyWhatLeftALowerPrecision) {
+  // BaseReport's top kernels: fp16 Tensor Core GEMM/conv 410000 + 380000 + 120000 = 910000 of
+  // 1089400 us = 83.53%. GemmMovedToFp32 swaps the 120000-us fp16 GEMM for a 390000-us sgemm:
+  // total 1359400, lower precision 790000 / 1359400 = 58.11%, new FP32 390000 / 1359400 = 28.69%;
+  // moved = 83.53 - 58.11 = 25.42% (the smaller of the two) > fail 2%.
+  const TestReport base = BaseReport();
+  const GateResult c_result = Gate(base, GemmMovedToFp32(base));
+  const GateCheck* c = Find(c_result, "kernels.new_fp32_gemm");
+  EXPECT_NEAR(c->details["new_pct"].get<double>(), 390000.0 / 1359400 * 100, 1e-9);
+  EXPECT_NEAR(c->details["moved_to_fp32_pct"].get<double>(), 910000.0 / 1089400 * 100 - 790000.0 / 1359400 * 100, 1e-9);
+  EXPECT_EQ(c->verdict, Verdict::kFail);
+}
+
+TEST(GateTest, TwoFp32RunsWithOtherCudnnAlgorithmsAreNotANewFp32Gemm) {
+  // An FP32 model both times; cuDNN/cuBLAS picked other FP32 SIMT kernels (names from
+  // shared/reference/kernel_names.tsv). Nothing moved from a lower precision.
+  TestReport base = BaseReport();
+  base.top_kernels = {{"volta_sgemm_128x64_nn", "gemm", "fp32", false, 1000, 500000},
+                      {"volta_sgemm_128x64_tn", "gemm", "fp32", false, 1000, 300000},
+                      {"void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)",
+                       "cast", "fp32", false, 1000, 200000}};
+  TestReport cur = base;
+  cur.top_kernels[0].name = "volta_sgemm_128x32_nt";
+  cur.top_kernels[1].name = "volta_sgemm_64x32_sliced1x4_nn";
+  const GateResult result = Gate(base, cur);
+  const GateCheck* c = Find(result, "kernels.new_fp32_gemm");
+  EXPECT_EQ(c->details["new_kernels"].size(), 2u);
+  EXPECT_DOUBLE_EQ(c->details["new_pct"].get<double>(), 80.0);  // (500000 + 300000) / 1000000
+  EXPECT_DOUBLE_EQ(c->details["moved_to_fp32_pct"].get<double>(), 0.0);
+  EXPECT_EQ(c->verdict, Verdict::kPass) << c->message;
+  EXPECT_NE(c->message.find("not a precision change"), std::string::npos) << c->message;
+  EXPECT_EQ(result.ExitCode(), 0);
+}
+
+TEST(GateTest, NewFp32GemmTiersUseTheShareThatMoved) {
+  // Baseline: fp16 Tensor Core GEMM 600 + elementwise 400 of 1000 -> lower precision 60%.
+  TestReport base = BaseReport();
+  base.top_kernels = {{"ampere_fp16_s16816gemm_fp16_128x128_ldg8_relu_f2f_stages_32x5_tn", "gemm", "fp16", true, 10, 600},
+                      {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::Half>, "
+                       "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::Half>, at::detail::Array<char*, 3>)",
+                       "elementwise", "fp16", false, 10, 400}};
+  // 1% of the time leaves fp16 for a new sgemm (590 + 10 + 400): moved 1% > warn 0.5%, <= fail 2%.
+  TestReport cur = base;
+  cur.top_kernels[0].total_us = 590;
+  cur.top_kernels.push_back({"ampere_sgemm_128x64_tn", "gemm", "fp32", false, 10, 10});
+  const GateResult warn_result = Gate(base, cur);
+  const GateCheck* warn = Find(warn_result, "kernels.new_fp32_gemm");
+  EXPECT_NEAR(warn->details["moved_to_fp32_pct"].get<double>(), 1.0, 1e-9);
+  EXPECT_EQ(warn->verdict, Verdict::kWarn) << warn->message;
+  // A new 3% sgemm while the fp16 share stays at 60% (600 + 30 + 370): nothing moved.
+  cur = base;
+  cur.top_kernels[1].total_us = 370;
+  cur.top_kernels.push_back({"ampere_sgemm_128x64_tn", "gemm", "fp32", false, 10, 30});
+  const GateResult kept_result = Gate(base, cur);
+  const GateCheck* kept = Find(kept_result, "kernels.new_fp32_gemm");
+  EXPECT_NEAR(kept->details["new_pct"].get<double>(), 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(kept->details["moved_to_fp32_pct"].get<double>(), 0.0);
+  EXPECT_EQ(kept->verdict, Verdict::kPass) << kept->message;
 }
 
 TEST(GateTest, NoiseFromOneRunSplitInHalvesPasses) {
@@ -187,16 +251,59 @@ TEST(GateTest, ThreePercentSlowdownThatIsNotSignificantPasses) {
   EXPECT_EQ(defaults.ExitCode(), 0);
 }
 
-TEST(GateTest, LargeButInsignificantSlowdownPasses) {
-  // +45% on 3 steps each with huge jitter: above the threshold, but the smallest possible
-  // one-sided exact p for 3 vs 3 is 1/20 = 0.05 > alpha, so it can never fail.
+TEST(GateTest, SlowdownOnTooFewStepsToTestWarnsAndSaysHowManyToRecord) {
+  // +45% on 3 steps each: above the thresholds, but the smallest possible one-sided exact p for
+  // 3 vs 3 is 1/C(6,3) = 1/20 = 0.05, not below alpha 0.01, so the test can never be significant.
+  // With k steps in each run the bound is 1/C(2k,k): k=4 gives 1/70 = 0.0143 (still not below
+  // 0.01), k=5 gives 1/252 = 0.00397, so 5 steps per run are needed.
   TestReport base = BaseReport(), cur = BaseReport();
   base.step_us = {100000, 130000, 90000};
   cur.step_us = {140000, 150000, 145000};  // every current step slower than every baseline step
   const GateResult result = Gate(base, cur);
   const GateCheck* c = Find(result, "step_time");
   EXPECT_DOUBLE_EQ(c->details["p_value"].get<double>(), 0.05);
+  EXPECT_NEAR(c->details["smallest_possible_p"].get<double>(), 0.05, 1e-12);
+  EXPECT_EQ(c->details["steps_needed"].get<int>(), 5);
+  EXPECT_EQ(c->verdict, Verdict::kWarn) << c->message;
+  EXPECT_NE(c->message.find("no change can be significant; record at least 5 steps in each run"), std::string::npos)
+      << c->message;
+  EXPECT_EQ(result.ExitCode(), 0);  // a warning, never a failure on untestable data
+  // Unchanged times on 3 steps: passes, but still says that nothing could have been detected.
+  cur.step_us = base.step_us;
+  const GateResult same_result = Gate(base, cur);
+  const GateCheck* same = Find(same_result, "step_time");
+  EXPECT_EQ(same->verdict, Verdict::kPass);
+  EXPECT_NE(same->message.find("record at least 5 steps"), std::string::npos) << same->message;
+  // alpha 0.05: 3 vs 4 steps gives 1/C(7,3) = 1/35 = 0.029 < 0.05: testable, no such warning.
+  GateConfig loose = DefaultGateConfig();
+  loose.step_time.alpha = 0.05;
+  cur.step_us = {140000, 150000, 145000, 148000};
+  const GateResult testable_result = Gate(base, cur, loose);
+  const GateCheck* testable = Find(testable_result, "step_time");
+  EXPECT_NEAR(testable->details["smallest_possible_p"].get<double>(), 1.0 / 35, 1e-12);
+  EXPECT_EQ(testable->verdict, Verdict::kFail) << testable->message;
+}
+
+TEST(GateTest, InsignificantSlowdownSaysHowManyStepsWouldTellIt) {
+  // 6 vs 6 overlapping steps (ms): baseline {100,101,102,98,97,104}, current {103,104,106,107,110,96}.
+  // Medians 100.5 and 105: +4.48%, above warn 2.5%. By hand: pooled ranks of the current steps
+  // 1, 7, 8.5, 10, 11, 12 (104 is tied) -> R = 49.5, U = 49.5 - 21 = 28.5; with the tie the
+  // normal method applies: sigma^2 = 36/12 * (13 - 6/132) = 38.8636, z = (28.5 - 18 - 0.5) / 6.23407
+  // = 1.60409, p = 0.0543 (not below alpha 0.01). Steps for a change this size: 6 (z_0.01 / z)^2
+  // = 6 (2.326348 / 1.60409)^2 = 12.62 -> 13 per run.
+  TestReport base = BaseReport(), cur = BaseReport();
+  base.step_us = {100000, 101000, 102000, 98000, 97000, 104000};
+  cur.step_us = {103000, 104000, 106000, 107000, 110000, 96000};
+  const GateResult c_result = Gate(base, cur);
+  const GateCheck* c = Find(c_result, "step_time");
+  ASSERT_NE(c, nullptr);
+  EXPECT_DOUBLE_EQ(c->details["u"].get<double>(), 28.5);
+  EXPECT_NEAR(c->details["p_value"].get<double>(), 0.0543, 0.0005);
   EXPECT_EQ(c->verdict, Verdict::kPass);
+  EXPECT_EQ(c->details["steps_needed"].get<int>(), 13);
+  EXPECT_NE(c->message.find("about 13 steps in each run would tell a change this size from this noise"),
+            std::string::npos)
+      << c->message;
 }
 
 TEST(GateTest, TooFewStepsSkipsTheTimingRule) {
@@ -219,6 +326,11 @@ TEST(GateTest, CounterTiersAndTolerances) {
   EXPECT_EQ(Find(Gate(base, cur), "gate_metrics.kernels_per_step")->verdict, Verdict::kWarn);
   cur.kernels_per_step = base.kernels_per_step * 1.12;  // +12%
   EXPECT_EQ(Find(Gate(base, cur), "gate_metrics.kernels_per_step")->verdict, Verdict::kFail);
+  {
+    const GateResult up = Gate(base, cur);
+    EXPECT_EQ(Find(up, "gate_metrics.kernels_per_step")->message,
+              "kernels_per_step got worse by +12.0% of the baseline (fail tier >+10%)");
+  }
   cur.kernels_per_step = base.kernels_per_step * 0.5;  // fewer kernels: better
   EXPECT_EQ(Find(Gate(base, cur), "gate_metrics.kernels_per_step")->verdict, Verdict::kPass);
   TestReport tiny = base;
