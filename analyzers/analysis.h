@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "analyzers/fields.h"
+#include "analyzers/precision_result.h"
+#include "analyzers/results.h"
 #include "trace/classify/kernel_classifier.h"
 #include "trace/model.h"
 
@@ -157,7 +158,7 @@ struct DimensionResult {
   std::string id;               // compute_intensity, memory_bandwidth, instruction_efficiency, data_locality, task_parallelism
   DimensionStatus status = DimensionStatus::kUnknown;
   Headline headline;
-  nlohmann::json metrics = nlohmann::json::object();
+  FieldList metrics;
   std::vector<std::string> findings;  // finding ids
 };
 
@@ -165,6 +166,7 @@ struct ChecklistItem {
   std::string id;               // tensor_core_utilization, autocast_coverage, grad_scaler, kernel_fusion, data_pipeline, distributed_sync, memory_fragmentation
   CheckStatus status = CheckStatus::kUnknown;
   std::optional<double> value;
+  Unit unit = Unit::kNone;      // what `value` is in ("% of step", "calls/step", ...)
   std::string threshold;
   std::string source;
   std::string evidence;
@@ -177,7 +179,7 @@ struct Finding {
   std::string dimension;
   std::string checklist;
   std::string title;
-  nlohmann::json evidence = nlohmann::json::object();
+  FieldList evidence;            // typed named values (analyzers/fields.h)
   std::string recommendation;
   double est_saving_pct = 0;
   std::vector<std::pair<TimeNs, TimeNs>> time_ranges;  // where it shows in the trace (for the Chrome trace)
@@ -195,12 +197,14 @@ struct RankAnalysis {
   SyncAnalysis syncs;
   LaunchAnalysis launches;
   std::vector<KernelSummary> top_kernels;    // by total time, all kernels in the window (sorted)
-  nlohmann::json tensor_cores = nlohmann::json::object();  // {"kernel_time_pct", "active_pct", "source", ...}
-  nlohmann::json precision = nlohmann::json::object();     // classifier/op-level precision details
+  StepStats step_stats;                      // step-time statistics of `steps`
+  std::vector<StepMetrics> per_step;         // one per analysed step
+  bool gpu_activity_recorded = false;        // any kernel, memcpy or memset in the trace
+  TensorCoreResult tensor_cores;
+  PrecisionResult precision;                 // classifier/op-level precision details
   std::vector<DimensionResult> matrix;
   std::vector<ChecklistItem> checklist;
   std::vector<Finding> findings;             // ranked by est_saving_pct, descending
-  nlohmann::json extra = nlohmann::json::object();  // other per-rank metrics (per-step arrays, ...)
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
 };
 

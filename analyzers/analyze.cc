@@ -350,7 +350,7 @@ std::vector<IdleGap> ComputeIdleGaps(const Trace& trace, const StepAnalysis& ste
 }
 
 static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const LaunchIndex& launches,
-                           GpuTimeAnalysis& gpu, nlohmann::json& per_step_out) {
+                           GpuTimeAnalysis& gpu, std::vector<StepMetrics>& per_step_out) {
   std::vector<Interval> windows = Windows(steps);
   for (const Interval& w : windows) gpu.window_ns += w.end_ns - w.start_ns;
   if (windows.empty()) return;
@@ -427,7 +427,7 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
   }
 
   // Per-step numbers for charts and gates.
-  per_step_out = nlohmann::json::array();
+  per_step_out.clear();
   for (const StepWindow& s : steps.steps) {
     TimeNs b = 0, kb = 0;
     for (const auto& [dev, m] : merged_all) b += OverlapNs(m, s.start_ns, s.end_ns);
@@ -446,15 +446,16 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
       if (c != classes.end() && c->second.tensor_core == TensorCoreUse::kYes) tc += d;
     }
     double dur = static_cast<double>(s.duration_ns());
-    per_step_out.push_back({{"number", s.number},
-                            {"name", s.name},
-                            {"start_us", s.start_ns / 1e3},
-                            {"end_us", s.end_ns / 1e3},
-                            {"duration_us", s.duration_ns() / 1e3},
-                            {"busy_pct", dur > 0 ? 100.0 * b / dur : 0.0},
-                            {"kernel_busy_pct", dur > 0 ? 100.0 * kb / dur : 0.0},
-                            {"tensor_core_kernel_pct", all > 0 ? 100.0 * tc / all : 0.0},
-                            {"kernels", n}});
+    StepMetrics m;
+    m.number = s.number;
+    m.name = s.name;
+    m.start_ns = s.start_ns;
+    m.end_ns = s.end_ns;
+    m.busy_pct = dur > 0 ? 100.0 * b / dur : 0.0;
+    m.kernel_busy_pct = dur > 0 ? 100.0 * kb / dur : 0.0;
+    m.tensor_core_kernel_pct = all > 0 ? 100.0 * tc / all : 0.0;
+    m.kernels = n;
+    per_step_out.push_back(std::move(m));
   }
 }
 
@@ -594,8 +595,8 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   }
   LaunchIndex launches(trace);
   ra.steps = DetectSteps(trace, options, launches);
-  nlohmann::json per_step;
-  AnalyzeGpuTime(trace, ra.steps, launches, ra.gpu, per_step);
+  ra.step_stats = ComputeStepStats(ra.steps);
+  AnalyzeGpuTime(trace, ra.steps, launches, ra.gpu, ra.per_step);
   AnalyzeMemoryTraffic(trace, ra.steps, ra.memory);
   AnalyzeSyncs(trace, ra.steps, ra.syncs);
   AnalyzeLaunches(trace, ra.steps, ra.gpu, ra.launches);
@@ -604,11 +605,10 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   std::vector<uint64_t> syncs_per_step(ra.steps.steps.size(), 0);
   for (const SyncPoint& p : ra.syncs.points)
     if (p.step_index >= 0) syncs_per_step[p.step_index]++;
-  for (size_t i = 0; i < per_step.size() && i < syncs_per_step.size(); ++i) per_step[i]["syncs"] = syncs_per_step[i];
-  ra.extra["per_step"] = std::move(per_step);
+  for (size_t i = 0; i < ra.per_step.size() && i < syncs_per_step.size(); ++i) ra.per_step[i].syncs = syncs_per_step[i];
 
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
-  ra.extra["gpu_activity_recorded"] = !no_gpu_activity;
+  ra.gpu_activity_recorded = !no_gpu_activity;
 
   AnalyzePrecision(trace, ra);
   ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(trace, ra.steps, options));

@@ -28,7 +28,6 @@
 namespace ampscope {
 namespace {
 
-using nlohmann::json;
 using namespace diagnosis;
 
 // ---------------------------------------------------------------------------------------
@@ -120,11 +119,29 @@ double Round(double v, int digits = 2) {
   return std::round(v * p) / p;
 }
 double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
-// j[key] if it is a number, else `dflt` (precision.cc writes null for percentages with no data;
-// json::value() throws on a present null).
-double NumberOr(const nlohmann::json& j, const char* key, double dflt) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+
+// precision.cc's full-precision op groups (`fp32_ops_top`) as evidence records.
+std::vector<FieldList> OpRecords(const std::vector<OpPrecision>& ops) {
+  std::vector<FieldList> out;
+  for (const OpPrecision& o : ops) {
+    std::vector<FieldList> kernels;
+    for (const OpKernel& k : o.kernels)
+      kernels.push_back({{"name", k.name}, {"count", k.count, Unit::kCount}, {"time_us", k.time_us, Unit::kUs},
+                         {"precision", PrecisionName(k.precision)}, {"tensor_core", TensorCoreUseName(k.tensor_core)}});
+    out.push_back({{"name", o.name}, {"dtype", PrecisionName(o.dtype)}, {"calls", o.calls, Unit::kCount},
+                   {"kernel_time_us", o.kernel_time_us, Unit::kUs}, {"pct_of_eligible", o.pct_of_eligible, Unit::kPct},
+                   {"kernels", kernels}});
+  }
+  return out;
+}
+
+// The unit of each checklist item's value (what the rules below put in ChecklistItem::value).
+Unit ChecklistValueUnit(std::string_view id) {
+  if (id == "tensor_core_utilization") return Unit::kPctOfKernelTime;
+  if (id == "autocast_coverage") return Unit::kPctFp32;
+  if (id == "grad_scaler") return Unit::kPctStepsSkipped;
+  if (id == "memory_fragmentation") return Unit::kCallsPerStep;
+  return Unit::kPctOfStep;  // kernel_fusion, data_pipeline, distributed_sync: est. cost / share of the step
 }
 
 // A short form of a (possibly 1 KB) kernel name for messages: "void ns::kernel<...>(...)" ->
@@ -690,9 +707,9 @@ class Diagnoser {
     return out;
   }
 
-  json RangesJson(const std::vector<std::pair<TimeNs, TimeNs>>& r) const {
-    json a = json::array();
-    for (const auto& [s, e] : r) a.push_back({{"start_us", NsToUsRounded3(s)}, {"end_us", NsToUsRounded3(e)}, {"dur_us", NsToUsRounded3(e - s)}});
+  std::vector<TimeSpan> RangesJson(const std::vector<std::pair<TimeNs, TimeNs>>& r) const {
+    std::vector<TimeSpan> a;
+    for (const auto& [s, e] : r) a.push_back({NsToUsRounded3(s), NsToUsRounded3(e), NsToUsRounded3(e - s)});
     return a;
   }
 
@@ -719,24 +736,18 @@ class Diagnoser {
   }
 
   double TcKernelPct() const {
-    const json& tc = ra_.tensor_cores;
-    if (tc.is_object() && tc.contains("kernel_time_pct") && tc["kernel_time_pct"].is_number()) return tc["kernel_time_pct"].get<double>();
+    if (ra_.tensor_cores.kernel_time_pct) return *ra_.tensor_cores.kernel_time_pct;
     TimeNs tcns = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i)
       if (in_window_[i] && kclass_[i].tensor_core == TensorCoreUse::kYes) tcns += t_.kernels[i].duration_ns();
     return kernel_total_ns_ > 0 ? 100.0 * static_cast<double>(tcns) / static_cast<double>(kernel_total_ns_) : 0.0;
   }
   std::optional<double> TcActivePct() const {
-    const json& tc = ra_.tensor_cores;
-    if (tc.is_object() && tc.contains("active_pct") && tc["active_pct"].is_number()) return tc["active_pct"].get<double>();
-    return std::nullopt;
+    return ra_.tensor_cores.active_pct;
   }
-  const json* OpLevel() const {
-    const json& p = ra_.precision;
-    if (!p.is_object() || !p.contains("op_level")) return nullptr;
-    const json& o = p["op_level"];
-    if (!o.is_object() || !o.value("available", false)) return nullptr;
-    return &o;
+  const OpLevelPrecision* OpLevel() const {
+    const OpLevelPrecision& o = ra_.precision.op_level;
+    return ra_.precision.computed && o.available ? &o : nullptr;
   }
   // Peak ratio fp32 SIMT / fp16 Tensor Core of this GPU (what moving fp32 math to Tensor
   // Cores can gain at best). Unknown GPU: the most conservative ratio in the table.
@@ -762,7 +773,7 @@ class Diagnoser {
     uint64_t count = 0;
     TimeNs ns = 0;
   };
-  json TopKernels(const std::function<bool(size_t)>& pick, size_t n = 5) const {
+  std::vector<KernelTime> TopKernels(const std::function<bool(size_t)>& pick, size_t n = 5) const {
     std::unordered_map<StringId, KernelAgg> agg;
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i] || !pick(i)) continue;
@@ -772,16 +783,16 @@ class Diagnoser {
     }
     std::vector<std::pair<StringId, KernelAgg>> v(agg.begin(), agg.end());
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
-    json out = json::array();
+    std::vector<KernelTime> out;
     for (size_t i = 0; i < v.size() && i < n; ++i)
-      out.push_back({{"name", ShortName(t_.str(v[i].first), 160)}, {"count", v[i].second.count}, {"time_us", NsToUsRounded3(v[i].second.ns)}});
+      out.push_back({ShortName(t_.str(v[i].first), 160), static_cast<int64_t>(v[i].second.count), NsToUsRounded3(v[i].second.ns)});
     return out;
   }
-  std::string KernelList(const json& top, size_t n = 3) const {
+  std::string KernelList(const std::vector<KernelTime>& top, size_t n = 3) const {
     std::string s;
     for (size_t i = 0; i < top.size() && i < n; ++i) {
       if (i) s += ", ";
-      s += ShortName(top[i]["name"].get<std::string>(), 70) + fmt::format(" ({:.1f} ms)", top[i]["time_us"].get<double>() / 1e3);
+      s += ShortName(top[i].name, 70) + fmt::format(" ({:.1f} ms)", top[i].time_us / 1e3);
     }
     return s;
   }
@@ -829,13 +840,13 @@ class Diagnoser {
       full_matmul_saving += static_cast<double>(d) * (1.0 - (tc ? tf32_ratio : simt_ratio));
     }
     const TimeNs non_tc_matmul = full_matmul;
-    const json* op = OpLevel();
+    const OpLevelPrecision* op = OpLevel();
     double eligible_pct = matmul > 0 ? 100.0 * static_cast<double>(matmul) / static_cast<double>(kernel_total_ns_) : 0.0;
     TimeNs eligible_ns = non_tc_matmul;
     std::string eligible_basis = "GEMM/conv/attention kernels not on Tensor Cores";
-    if (op != nullptr && NumberOr(*op, "eligible_kernel_time_pct", 0.0) > 0) {
-      eligible_pct = NumberOr(*op, "eligible_kernel_time_pct", 0.0);
-      const TimeNs op_eligible = static_cast<TimeNs>(NumberOr(*op, "eligible_kernel_time_us", 0.0) * 1e3);
+    if (op != nullptr && op->eligible_kernel_time_pct.value_or(0.0) > 0) {
+      eligible_pct = *op->eligible_kernel_time_pct;
+      const TimeNs op_eligible = static_cast<TimeNs>(op->eligible_kernel_time_us * 1e3);
       if (lowp_matmul * 100 < matmul * static_cast<TimeNs>(kAmpNotInUseTcPct) && op_eligible > eligible_ns) {
         eligible_ns = op_eligible;
         eligible_basis = "kernel time of bottom-most Tensor-Core-eligible ops ([kineto] tc_eligible_ops_kernel_ratio)";
@@ -861,7 +872,7 @@ class Diagnoser {
       // is the larger measure, else the matmul kernels at their own precision's ratio.
       const double saving_ns = eligible_ns > full_matmul ? static_cast<double>(eligible_ns) * (1.0 - ratio) : full_matmul_saving;
       const double pct = PctOfWindow(saving_ns);
-      json top = TopKernels([&](size_t i) { return IsMatmulClass(kclass_[i].category); });
+      std::vector<KernelTime> top = TopKernels([&](size_t i) { return IsMatmulClass(kclass_[i].category); });
       Finding& f = Add(Fid::kAmpNotInUse, std::max(FindingSeverity::kWarning, SeverityForSaving(pct)), pct,
                        "AMP not in use: no fp16/bf16 matmul work although Tensor-Core-eligible ops run",
                        fmt::format("Kernels with {:.0f}% of op kernel time are launched by Tensor-Core-eligible ops but none runs "
@@ -872,10 +883,10 @@ class Diagnoser {
                                    (peak_ && peak_->tf32_tflops > 0) ? "; at least allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
                                                                        "torch.backends.cudnn.allow_tf32 = True)"
                                                                      : ""));
-      f.evidence = {{"tensor_core_kernel_time_pct", Round(tc_pct_)},
-                    {"low_precision_matmul_pct", Round(lowp_pct)},
-                    {"eligible_kernel_time_pct", Round(eligible_pct)},
-                    {"eligible_kernel_time_us", NsToUsRounded3(eligible_ns)},
+      f.evidence = {{"tensor_core_kernel_time_pct", Round(tc_pct_), Unit::kPct},
+                    {"low_precision_matmul_pct", Round(lowp_pct), Unit::kPct},
+                    {"eligible_kernel_time_pct", Round(eligible_pct), Unit::kPct},
+                    {"eligible_kernel_time_us", NsToUsRounded3(eligible_ns), Unit::kUs},
                     {"eligible_basis", eligible_basis},
                     {"top_kernels", top},
                     {"estimate", fmt::format("fp32/tf32 matmul time x (1 - its peak / fp16-TC peak: SIMT {:.3f}, TF32 {:.3f}), or the "
@@ -919,12 +930,12 @@ class Diagnoser {
     }
     simt_share_ = gemm > 0 ? 100.0 * static_cast<double>(simt) / static_cast<double>(gemm) : 0.0;
     // Op view (record_shapes): fp32 share of eligible op time.
-    const json* op = OpLevel();
+    const OpLevelPrecision* op = OpLevel();
     std::optional<double> fp32_ops;
-    json fp32_top = json::array();
-    if (op != nullptr && op->value("has_input_types", false)) {
-      if (NumberOr(*op, "fp32_share_pct", -1.0) >= 0) fp32_ops = NumberOr(*op, "fp32_share_pct", 0.0);
-      if (op->contains("fp32_ops_top")) fp32_top = (*op)["fp32_ops_top"];
+    std::vector<OpPrecision> fp32_top;
+    if (op != nullptr && op->has_input_types) {
+      if (op->fp32_share_pct && *op->fp32_share_pct >= 0) fp32_ops = *op->fp32_share_pct;
+      fp32_top = op->fp32_ops_top;
     }
     // Loss / norm ops in reduced precision (autocast keeps them in fp32).
     LossNormCheck();
@@ -941,21 +952,21 @@ class Diagnoser {
       std::string basis;
       const double ratio = SimtToTcRatio(&basis);
       const double pct = PctOfWindow(static_cast<double>(simt) * (1.0 - ratio));
-      json top = TopKernels([&](size_t i) { return kclass_[i].fp32_simt_gemm; });
+      std::vector<KernelTime> top = TopKernels([&](size_t i) { return kclass_[i].fp32_simt_gemm; });
       std::string ops;
       for (size_t i = 0; i < fp32_top.size() && i < 3; ++i)
-        ops += fmt::format("{}{} ({} calls, {:.1f} ms)", i ? ", " : "", fp32_top[i].value("name", std::string()),
-                           fp32_top[i].value("calls", 0), fp32_top[i].value("kernel_time_us", 0.0) / 1e3);
+        ops += fmt::format("{}{} ({} calls, {:.1f} ms)", i ? ", " : "", fp32_top[i].name, fp32_top[i].calls,
+                           fp32_top[i].kernel_time_us / 1e3);
       Finding& f = Add(Fid::kFp32Gemm, std::max(FindingSeverity::kWarning, SeverityForSaving(pct)), pct,
                        fmt::format("{:.0f}% of GEMM/conv time runs in fp32 on CUDA cores", simt_share_),
                        fmt::format("fp32 SIMT GEMMs {} {}run outside autocast or with fp32 inputs. Run these layers under "
                                    "torch.autocast (remove autocast(enabled=False) / .float() around them), or at least set "
                                    "torch.set_float32_matmul_precision('high') so they use TF32 Tensor Cores.",
                                    KernelList(top), ops.empty() ? "" : "launched by " + ops + " "));
-      f.evidence = {{"fp32_simt_gemm_share_pct", Round(simt_share_)},
-                    {"fp32_simt_gemm_time_us", NsToUsRounded3(simt)},
+      f.evidence = {{"fp32_simt_gemm_share_pct", Round(simt_share_), Unit::kPct},
+                    {"fp32_simt_gemm_time_us", NsToUsRounded3(simt), Unit::kUs},
                     {"top_kernels", top},
-                    {"fp32_ops", fp32_top},
+                    {"fp32_ops", OpRecords(fp32_top)},
                     {"estimate", fmt::format("fp32 SIMT GEMM time x (1 - fp32/fp16-TC peak ratio {:.3f}); {}", ratio, basis)}};
       item.status = CheckStatus::kFail;
       return;
@@ -967,7 +978,7 @@ class Diagnoser {
                                    "model.half() / manual casts do. Keep the model in fp32 and use torch.autocast, or "
                                    "compute the loss on logits.float().",
                                    lowp_loss_ops_, fmt::join(lowp_loss_names_, ", ")));
-      f.evidence = {{"ops", lowp_loss_names_}, {"calls", lowp_loss_ops_}, {"kernel_time_us", NsToUsRounded3(lowp_loss_ns_)}};
+      f.evidence = {{"ops", lowp_loss_names_}, {"calls", lowp_loss_ops_, Unit::kCount}, {"kernel_time_us", NsToUsRounded3(lowp_loss_ns_), Unit::kUs}};
       item.status = CheckStatus::kWarn;
       return;
     }
@@ -1018,7 +1029,7 @@ class Diagnoser {
     gemm_eff_pct_ = g.efficiency_pct;
     const double pct = PctOfWindow(g.saving_ns);
     if (g.low.empty() || pct < kMinSavingPct) return;
-    json low = json::array();
+    std::vector<FieldList> low;
     std::set<roofline::GemmCause> causes;
     std::string worst;
     for (size_t i = 0; i < g.low.size() && i < 6; ++i) {
@@ -1026,10 +1037,11 @@ class Diagnoser {
       const roofline::OpRow& r = *l.row;
       causes.insert(l.cause);
       low.push_back({{"op", r.id.op}, {"input_dims", r.id.input_dims}, {"precision", PrecisionName(r.id.precision)},
-                     {"calls", r.timing.count}, {"time_us", Round(r.timing.kernel_time_us, 3)},
-                     {"achieved_tflops", r.timing.tflops ? json(Round(*r.timing.tflops, 1)) : json(nullptr)},
-                     {"efficiency_pct", Round(l.efficiency_pct, 1)}, {"dims_multiple_of_8", l.aligned},
-                     {"bound", r.roof.bound}, {"output_tiles", Round(l.tiles, 0)},
+                     {"calls", r.timing.count, Unit::kCount}, {"time_us", Round(r.timing.kernel_time_us, 3), Unit::kUs},
+                     r.timing.tflops ? Field("achieved_tflops", Round(*r.timing.tflops, 1), Unit::kTflops)
+                                     : Field("achieved_tflops", Value()),
+                     {"efficiency_pct", Round(l.efficiency_pct, 1), Unit::kPct}, {"dims_multiple_of_8", l.aligned},
+                     {"bound", r.roof.bound}, {"output_tiles", Round(l.tiles, 0), Unit::kCount},
                      {"cause", roofline::GemmCauseName(l.cause)}});
       if (i < 3) worst += fmt::format("{}{} {} ({:.0f}% of attainable, {})", i ? "; " : "", r.id.op, r.id.input_dims,
                                       l.efficiency_pct, roofline::GemmCauseName(l.cause));
@@ -1056,9 +1068,9 @@ class Diagnoser {
                      fmt::format("Large GEMMs reach under {:.0f}% of what the {} attains at their FLOP per byte",
                                  kLowGemmEfficiencyPct, ra_.roofline->gpu.peak->id),
                      worst + ". " + advice);
-    f.evidence = {{"large_gemm_efficiency_pct", Round(gemm_eff_pct_)},
-                  {"low_efficiency_gemm_time_us", NsToUsRounded3(static_cast<TimeNs>(g.low_time_ns))},
-                  {"target_efficiency_pct", Round(g.target_pct)},
+    f.evidence = {{"large_gemm_efficiency_pct", Round(gemm_eff_pct_), Unit::kPct},
+                  {"low_efficiency_gemm_time_us", NsToUsRounded3(static_cast<TimeNs>(g.low_time_ns)), Unit::kUs},
+                  {"target_efficiency_pct", Round(g.target_pct), Unit::kPct},
                   {"gemms", low},
                   {"estimate", "sum over GEMM shapes below the threshold of time - ideal time / target, ideal = "
                                "FLOPs / min(peak, FLOP per byte x HBM bandwidth) (docs/roofline.md)"}};
@@ -1074,14 +1086,14 @@ class Diagnoser {
     const roofline::AttentionAssessment a = roofline::AssessAttention(*ra_.roofline, policy);
     const double pct = PctOfWindow(a.saving_us * 1e3);
     if (a.slow.empty() || pct < kMinSavingPct) return;
-    json calls = json::array();
+    std::vector<FieldList> calls;
     bool math = false, efficient = false;
     for (const roofline::AttentionUse* u : a.slow) {
       math = math || u->impl == AttentionImpl::kMath;
       efficient = efficient || u->impl == AttentionImpl::kEfficient;
       calls.push_back({{"op", u->op}, {"implementation", AttentionImplName(u->impl)}, {"pass", u->backward ? "backward" : "forward"},
-                       {"calls", u->calls}, {"time_us", Round(u->kernel_time_us, 3)}, {"input_dims", u->input_dims},
-                       {"input_types", u->input_types}});
+                       {"calls", u->calls, Unit::kCount}, {"time_us", Round(u->kernel_time_us, 3), Unit::kUs},
+                       {"input_dims", u->input_dims}, {"input_types", u->input_types}});
     }
     std::string advice;
     if (math)
@@ -1097,7 +1109,7 @@ class Diagnoser {
                      fmt::format("Attention runs without a flash kernel ({:.1f}% of the window)",
                                  PctOfWindow(a.slow_time_us * 1e3)),
                      advice);
-    f.evidence = {{"attention_time_us", Round(a.slow_time_us, 3)},
+    f.evidence = {{"attention_time_us", Round(a.slow_time_us, 3), Unit::kUs},
                   {"calls", calls},
                   {"flash_available", a.flash_available},
                   {"estimate", fmt::format("attention time x (1 - 1/{:.0f}): flash attention is at least {:.0f}x "
@@ -1155,7 +1167,7 @@ class Diagnoser {
                                    "gradients underflow in fp16. Use torch.amp.GradScaler('cuda') (scaler.scale(loss).backward(); "
                                    "scaler.step(opt); scaler.update()), or switch autocast to bfloat16.",
                                    fp16_share));
-      f.evidence = {{"fp16_gemm_time_us", NsToUsRounded3(fp16)}, {"bf16_gemm_time_us", NsToUsRounded3(bf16)}, {"scaler_kernels", 0}};
+      f.evidence = {{"fp16_gemm_time_us", NsToUsRounded3(fp16), Unit::kUs}, {"bf16_gemm_time_us", NsToUsRounded3(bf16), Unit::kUs}, {"scaler_kernels", 0, Unit::kCount}};
       item.status = CheckStatus::kFail;
       item.value = 0;
       return;
@@ -1218,15 +1230,15 @@ class Diagnoser {
                                    "gradients and halved the scale, so init_scale was at least 2^{} = {}x above a scale that "
                                    "works. Use GradScaler(init_scale=65536) or lower (1024..65536).",
                                    steps_.front().number, steps_[start_run - 1].number, start_run, 1ll << std::min<size_t>(start_run, 62)));
-      json nums = json::array();
+      std::vector<int64_t> nums;
       for (size_t i = 0; i < start_run; ++i) nums.push_back(steps_[i].number);
-      f.evidence = {{"skipped_steps", nums}, {"inferred_scale_factor_too_high", std::pow(2.0, static_cast<double>(start_run))},
-                    {"wasted_time_us", NsToUsRounded3(start_skip_ns)}};
+      f.evidence = {{"skipped_steps", nums}, {"inferred_scale_factor_too_high", std::pow(2.0, static_cast<double>(start_run)), Unit::kFactor},
+                    {"wasted_time_us", NsToUsRounded3(start_skip_ns), Unit::kUs}};
       item.status = CheckStatus::kFail;
     }
     if (steady > 0 && skip_rate > kSkipRatePct) {
       const double pct = PctOfWindow(static_cast<double>(steady_skip_ns));
-      json nums = json::array();
+      std::vector<int64_t> nums;
       for (size_t i : skipped)
         if (i >= start_run) nums.push_back(steps_[i].number);
       Finding& f = Add(Fid::kScalerSkips, std::max(FindingSeverity::kWarning, SeverityForSaving(pct)), pct,
@@ -1234,9 +1246,9 @@ class Diagnoser {
                        fmt::format("Steps {} found inf/NaN gradients: their forward and backward were wasted and the scale "
                                    "keeps collapsing. Find the overflow source (fp16 activations, loss computed in fp16, a "
                                    "too-high learning rate), compute the loss in fp32, or train in bf16.",
-                                   nums.dump()));
-      f.evidence = {{"skipped_steps", nums}, {"skip_rate_pct", Round(skip_rate)}, {"steps_after_warmup", steady},
-                    {"wasted_time_us", NsToUsRounded3(steady_skip_ns)}};
+                                   fmt::format("[{}]", fmt::join(nums, ","))));
+      f.evidence = {{"skipped_steps", nums}, {"skip_rate_pct", Round(skip_rate), Unit::kPct}, {"steps_after_warmup", steady, Unit::kCount},
+                    {"wasted_time_us", NsToUsRounded3(steady_skip_ns), Unit::kUs}};
       item.status = CheckStatus::kFail;
     }
     if (!fp16_run && scaler && lowp > 0) {
@@ -1248,8 +1260,8 @@ class Diagnoser {
       Finding& f = Add(Fid::kScalerWithBf16, FindingSeverity::kInfo, pct, "GradScaler used with bf16",
                        "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
                        "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
-      f.evidence = {{"scaler_kernel_time_us", NsToUsRounded3(scaler_ns)}, {"scaler_sync_idle_us", NsToUsRounded3(cause_ns_[static_cast<size_t>(Cause::kScalerSync)])},
-                    {"bf16_share_pct", Round(100.0 - fp16_share)}};
+      f.evidence = {{"scaler_kernel_time_us", NsToUsRounded3(scaler_ns), Unit::kUs}, {"scaler_sync_idle_us", NsToUsRounded3(cause_ns_[static_cast<size_t>(Cause::kScalerSync)]), Unit::kUs},
+                    {"bf16_share_pct", Round(100.0 - fp16_share), Unit::kPct}};
     }
   }
 
@@ -1327,11 +1339,11 @@ class Diagnoser {
     if (!chains.empty() && chain_pct >= kMinSavingPct) {
       total_pct += chain_pct;
       std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) { return a.saving > b.saving; });
-      json top = json::array();
+      std::vector<FieldList> top;
       std::vector<std::pair<TimeNs, TimeNs>> ranges;
       std::string example;
       for (size_t c = 0; c < chains.size() && c < 5; ++c) {
-        json ks = json::array();
+        std::vector<std::string> ks;
         std::set<std::string> ops;
         for (size_t x : chains[c].k) {
           ks.push_back(ShortName(t_.str(t_.kernels[x].name), 80));
@@ -1342,7 +1354,7 @@ class Diagnoser {
         const KernelEvent& last = t_.kernels[chains[c].k.back()];
         ranges.emplace_back(first.start_ns, last.end_ns);
         top.push_back({{"kernels", ks}, {"ops", std::vector<std::string>(ops.begin(), ops.end())}, {"stream", first.stream},
-                       {"start_us", NsToUsRounded3(first.start_ns)}, {"end_us", NsToUsRounded3(last.end_ns)}, {"saving_us", NsToUsRounded3(chains[c].saving)}});
+                       {"start_us", NsToUsRounded3(first.start_ns), Unit::kUs}, {"end_us", NsToUsRounded3(last.end_ns), Unit::kUs}, {"saving_us", NsToUsRounded3(chains[c].saving), Unit::kUs}});
         if (c == 0)
           example = fmt::format("{} kernels on stream {} at {:.3f} ms ({})", chains[c].k.size(), first.stream, Ms(first.start_ns),
                                 fmt::join(std::vector<std::string>(ops.begin(), ops.end()), ", "));
@@ -1355,7 +1367,7 @@ class Diagnoser {
                                    "fused ops (F.gelu, nn.LayerNorm/RMSNorm, F.scaled_dot_product_attention) instead of "
                                    "hand-written formulas.",
                                    example));
-      f.evidence = {{"chains", chains.size()}, {"chains_per_step", Round(static_cast<double>(chains.size()) / nsteps_)},
+      f.evidence = {{"chains", chains.size(), Unit::kCount}, {"chains_per_step", Round(static_cast<double>(chains.size()) / nsteps_), Unit::kPerStep},
                     {"top_chains", top},
                     {"estimate", "per chain: sum of its kernel times - the longest (one fused pass) + host-launch idle inside it"}};
       f.time_ranges = ranges;
@@ -1397,8 +1409,8 @@ class Diagnoser {
                                    "torch.optim.AdamW(params, foreach=True) or fused=True (one multi_tensor_apply_kernel launch "
                                    "per group of tensors).",
                                    per_step, Ms(idle) / nsteps_));
-      f.evidence = {{"per_parameter_kernels_per_step", Round(per_step)}, {"optimizer_kernels_per_step", Round(opt_kernels / nsteps_)},
-                    {"optimizer_gpu_busy_us", NsToUsRounded3(busy)}, {"optimizer_gpu_idle_us", NsToUsRounded3(idle)},
+      f.evidence = {{"per_parameter_kernels_per_step", Round(per_step), Unit::kPerStep}, {"optimizer_kernels_per_step", Round(opt_kernels / nsteps_), Unit::kPerStep},
+                    {"optimizer_gpu_busy_us", NsToUsRounded3(busy), Unit::kUs}, {"optimizer_gpu_idle_us", NsToUsRounded3(idle), Unit::kUs},
                     {"estimate", "GPU idle inside the optimizer's kernel span (launch overhead a fused step removes)"}};
       f.time_ranges = ranges;
     }
@@ -1437,14 +1449,14 @@ class Diagnoser {
     const double cast_pct = PctOfWindow(static_cast<double>(cast));
     cast_pct_ = cast_pct;
     if (cast_pct > kCastSharePct && !amp_not_in_use_) {
-      json top = TopKernels([&](size_t i) { return kclass_[i].category == KernelCategory::kCast; });
+      std::vector<KernelTime> top = TopKernels([&](size_t i) { return kclass_[i].category == KernelCategory::kCast; });
       Finding& f = Add(Fid::kCastOverhead, SeverityForSaving(cast_pct), cast_pct,
                        fmt::format("Dtype casts take {:.1f}% of the step", cast_pct),
                        fmt::format("Cast kernels ({}) move every tensor twice. Enter autocast once per step (not per "
                                    "micro-batch: its weight-cast cache is cleared on exit), keep frozen weights in fp16/bf16, "
                                    "and avoid .half()/.float() round trips between layers.",
                                    KernelList(top)));
-      f.evidence = {{"cast_time_us", NsToUsRounded3(cast)}, {"cast_pct_of_step", Round(cast_pct)}, {"top_kernels", top},
+      f.evidence = {{"cast_time_us", NsToUsRounded3(cast), Unit::kUs}, {"cast_pct_of_step", Round(cast_pct), Unit::kPctOfStep}, {"top_kernels", top},
                     {"estimate", "all cast kernel time (upper bound)"}};
     }
   }
@@ -1510,8 +1522,8 @@ class Diagnoser {
                                    "and move decoding/augmentation off the training process.",
                                    dataloader_names_.empty() ? std::string("The DataLoader") : *dataloader_names_.begin(),
                                    Ms(dl_exposed) / nsteps_));
-      f.evidence = {{"dataloader_pct_of_step", Round(dl_raw_pct)}, {"exposed_pct_of_step", Round(dl_pct)},
-                    {"exposed_per_step_us", NsToUsRounded3(dl_exposed / static_cast<TimeNs>(nsteps_))},
+      f.evidence = {{"dataloader_pct_of_step", Round(dl_raw_pct), Unit::kPctOfStep}, {"exposed_pct_of_step", Round(dl_pct), Unit::kPctOfStep},
+                    {"exposed_per_step_us", NsToUsRounded3(dl_exposed / static_cast<TimeNs>(nsteps_)), Unit::kUs},
                     {"ranges", std::vector<std::string>(dataloader_names_.begin(), dataloader_names_.end())},
                     {"estimate", "DataLoader time not overlapped by GPU work or runtime calls"}};
       f.time_ranges = TopRanges(Cause::kDataLoader);
@@ -1524,7 +1536,7 @@ class Diagnoser {
                        "Each step starts with the GPU idle while the host prepares the batch. Prefetch the next batch "
                        "(a background DataLoader, pin_memory=True and .to(device, non_blocking=True) issued one step ahead) "
                        "and move per-step host work after the forward launch.");
-      f.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(nsteps_))}};
+      f.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(nsteps_)), Unit::kUsPerStep}};
       item.status = CheckStatus::kFail;
     }
     if (pg_count > 0) {
@@ -1548,8 +1560,8 @@ class Diagnoser {
                        "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
                        "after the transfer). Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and "
                        ".to('cuda', non_blocking=True).");
-      f.evidence = {{"copies", pg_count}, {"bytes", pg_bytes}, {"time_us", NsToUsRounded3(pg_ns)},
-                    {"pinned_bandwidth_gbs", Round(pinned_bw)}, {"pinned_bandwidth_basis", bw_basis},
+      f.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},
+                    {"pinned_bandwidth_gbs", Round(pinned_bw), Unit::kGbs}, {"pinned_bandwidth_basis", bw_basis},
                     {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};
       if (item.status == CheckStatus::kPass) item.status = CheckStatus::kWarn;
     }
@@ -1582,17 +1594,17 @@ class Diagnoser {
     std::vector<std::pair<int64_t, std::string>> by_count;
     for (const auto& [l, n] : labels) by_count.push_back({n, l});
     std::sort(by_count.rbegin(), by_count.rend());
-    json calls = json::array();
+    std::vector<FieldList> calls;
     std::string top;
     for (size_t i = 0; i < by_count.size() && i < 5; ++i) {
-      calls.push_back({{"call", by_count[i].second}, {"count", by_count[i].first}});
+      calls.push_back({{"call", by_count[i].second}, {"count", by_count[i].first, Unit::kCount}});
       if (i < 2) top += fmt::format("{}{} x {}", i ? "; " : "", by_count[i].first, by_count[i].second);
     }
     std::vector<std::pair<int64_t, std::string>> wv;
     for (const auto& [l, n] : waited) wv.push_back({n, l});
     std::sort(wv.rbegin(), wv.rend());
-    json after = json::array();
-    for (size_t i = 0; i < wv.size() && i < 3; ++i) after.push_back({{"kernel", wv[i].second}, {"count", wv[i].first}});
+    std::vector<FieldList> after;
+    for (size_t i = 0; i < wv.size() && i < 3; ++i) after.push_back({{"kernel", wv[i].second}, {"count", wv[i].first, Unit::kCount}});
     Finding& f = Add(Fid::kHostSync, SeverityForSaving(pct), pct,
                      fmt::format("{:.1f} host-device syncs per step beyond GradScaler's (GPU idle {:.1f}% of the step after them)",
                                  syncs_beyond_per_step_, CausePct(Cause::kSync)),
@@ -1601,14 +1613,14 @@ class Diagnoser {
                                  "data-dependent Python branches from the step (keep metrics on the GPU and read them every N "
                                  "steps); see torch.cuda.set_sync_debug_mode('warn').",
                                  Ms(sync_idle) / nsteps_, top));
-    f.evidence = {{"syncs_per_step_beyond_scaler", Round(syncs_beyond_per_step_)},
-                  {"grad_scaler_syncs", scaler},
+    f.evidence = {{"syncs_per_step_beyond_scaler", Round(syncs_beyond_per_step_), Unit::kPerStep},
+                  {"grad_scaler_syncs", scaler, Unit::kCount},
                   {"sync_calls", calls},
                   {"waited_for_kernels", after},
-                  {"idle_after_syncs_pct", Round(CausePct(Cause::kSync))},
-                  {"host_wait_pct", Round(PctOfWindow(static_cast<double>(ra_.gpu.idle.host_wait_ns)))},
-                  {"gpu_busy_pct", Round(PctOfWindow(static_cast<double>(busy_in_windows_ns_)))},
-                  {"host_active_pct", Round(PctOfWindow(static_cast<double>(host_active_ns_)))},
+                  {"idle_after_syncs_pct", Round(CausePct(Cause::kSync)), Unit::kPct},
+                  {"host_wait_pct", Round(PctOfWindow(static_cast<double>(ra_.gpu.idle.host_wait_ns))), Unit::kPct},
+                  {"gpu_busy_pct", Round(PctOfWindow(static_cast<double>(busy_in_windows_ns_))), Unit::kPct},
+                  {"host_active_pct", Round(PctOfWindow(static_cast<double>(host_active_ns_))), Unit::kPct},
                   {"estimate", "min(GPU idle opened by these syncs, step time - max(GPU busy, host time outside syncs))"}};
     f.time_ranges = TopRanges(Cause::kSync);
   }
@@ -1655,7 +1667,7 @@ class Diagnoser {
       return;
     }
     item.status = CheckStatus::kPass;
-    json top = TopKernels([&](size_t i) { return kclass_[i].category == KernelCategory::kCommunication; }, 3);
+    std::vector<KernelTime> top = TopKernels([&](size_t i) { return kclass_[i].category == KernelCategory::kCommunication; }, 3);
     if (exposed_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_pct >= kExposedCommFailPct)) {
       Finding& f = Add(Fid::kExposedComm, SeverityForSaving(exposed_pct), exposed_pct,
                        fmt::format("{:.1f}% of the step is communication the GPU waits for (overlap {:.0f}%)", exposed_pct, overlap),
@@ -1663,9 +1675,9 @@ class Diagnoser {
                                    "gradients by hand after backward; tune bucket_cap_mb; gradient_as_bucket_view=True), use "
                                    "no_sync() for gradient accumulation, or compress gradients (bf16/fp16 comm hook).",
                                    KernelList(top)));
-      f.evidence = {{"communication_pct_of_step", Round(share)}, {"overlap_pct", Round(overlap)},
-                    {"exposed_us_per_step", NsToUsRounded3(exposed / static_cast<TimeNs>(nsteps_))},
-                    {"collectives_per_step", Round(static_cast<double>(collectives) / nsteps_)}, {"top_kernels", top},
+      f.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct},
+                    {"exposed_us_per_step", NsToUsRounded3(exposed / static_cast<TimeNs>(nsteps_)), Unit::kUsPerStep},
+                    {"collectives_per_step", Round(static_cast<double>(collectives) / nsteps_), Unit::kPerStep}, {"top_kernels", top},
                     {"estimate", "communication kernel time not overlapped by compute kernels (what full overlap would hide)"}};
       std::sort(exposed_ranges.begin(), exposed_ranges.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
       if (exposed_ranges.size() > 8) exposed_ranges.resize(8);
@@ -1677,7 +1689,7 @@ class Diagnoser {
                        fmt::format("Communication takes {:.1f}% of the step (overlapped {:.0f}%)", share, overlap),
                        "Communication is well overlapped but large: gradient accumulation (fewer all-reduces per sample), a "
                        "larger per-GPU batch, or gradient compression would shrink it.");
-      f.evidence = {{"communication_pct_of_step", Round(share)}, {"overlap_pct", Round(overlap)}, {"top_kernels", top}};
+      f.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct}, {"top_kernels", top}};
       item.status = CheckStatus::kWarn;
     }
     comm_overlap_pct_ = overlap;
@@ -1694,7 +1706,7 @@ class Diagnoser {
     if (small_pct > kLaunchBoundSmallPct && busy_pct < kLaunchBoundBusyPct && kernel_total_ns_ > 0) {
       const TimeNs est = std::min(host, bound);
       const double pct = PctOfWindow(static_cast<double>(est));
-      json top = TopKernels([&](size_t i) { return t_.kernels[i].duration_ns() < kSmallKernelNs; }, 5);
+      std::vector<KernelTime> top = TopKernels([&](size_t i) { return t_.kernels[i].duration_ns() < kSmallKernelNs; }, 5);
       Finding& f = Add(Fid::kLaunchBound, std::max(FindingSeverity::kWarning, SeverityForSaving(pct)), pct,
                        fmt::format("Launch-bound: {:.0f}% of kernels run under 10 us and the GPU is busy {:.0f}% of the step",
                                    small_pct, busy_pct),
@@ -1704,8 +1716,8 @@ class Diagnoser {
                                    "(torch.compile), or give each kernel more work (larger batch).",
                                    ra_.launches.kernels_per_step > 0 ? ra_.launches.kernels_per_step : static_cast<double>(KernelsInWindow()) / nsteps_,
                                    static_cast<double>(ra_.launches.median_kernel_ns) / 1e3, Ms(host) / nsteps_));
-      f.evidence = {{"kernels_under_10us_pct", Round(small_pct)}, {"gpu_busy_pct", Round(busy_pct)},
-                    {"host_launch_idle_pct", Round(CausePct(Cause::kHost))}, {"top_small_kernels", top},
+      f.evidence = {{"kernels_under_10us_pct", Round(small_pct), Unit::kPct}, {"gpu_busy_pct", Round(busy_pct), Unit::kPct},
+                    {"host_launch_idle_pct", Round(CausePct(Cause::kHost)), Unit::kPct}, {"top_small_kernels", top},
                     {"estimate", "min(GPU idle waiting for launches, step time - GPU busy time)"}};
       f.time_ranges = TopRanges(Cause::kHost);
       host = 0;
@@ -1729,7 +1741,7 @@ class Diagnoser {
                                      "look for host work in the step (Python, logging, checkpointing), and overlap input with compute.",
                                      residual, PctOfWindow(static_cast<double>(host)), CausePct(Cause::kOther),
                                      long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size())));
-        f.evidence = {{"gpu_busy_pct", Round(busy_pct)},
+        f.evidence = {{"gpu_busy_pct", Round(busy_pct), Unit::kPct},
                       {"idle_by_cause_pct", CausesJson()},
                       {"long_gaps", RangesJson(long_gaps)}};
         f.time_ranges = long_gaps;
@@ -1751,9 +1763,9 @@ class Diagnoser {
     for (uint8_t b : in_window_) n += b;
     return n;
   }
-  json CausesJson() const {
-    json c = json::object();
-    for (size_t i = 0; i < kCauses; ++i) c[CauseName(static_cast<Cause>(i))] = Round(PctOfWindow(static_cast<double>(cause_ns_[i])));
+  FieldList CausesJson() const {
+    FieldList c;
+    for (size_t i = 0; i < kCauses; ++i) c.push_back({CauseName(static_cast<Cause>(i)), Round(PctOfWindow(static_cast<double>(cause_ns_[i]))), Unit::kPct});
     return c;
   }
 
@@ -1780,15 +1792,15 @@ class Diagnoser {
                                      : std::string("one step: allocation churn after warm-up unknown"));
     if (steady_calls > 0) {
       const double pct = CausePct(Cause::kAlloc);
-      json calls = json::object();
-      for (const auto& [n, c] : by_name) calls[n] = c;
+      FieldList calls;
+      for (const auto& [n, c] : by_name) calls.push_back({n, c, Unit::kCount});
       Finding& f = Add(Fid::kAllocChurn, std::max(steady_frees > 0 ? FindingSeverity::kWarning : FindingSeverity::kInfo, SeverityForSaving(pct)), pct,
                        fmt::format("{:.1f} cudaMalloc/cudaFree calls per step after warm-up", static_cast<double>(steady_calls) / std::max<size_t>(1, steady_steps)),
                        "The caching allocator keeps returning memory to the driver and asking for it again (cudaFree synchronizes "
                        "the device). Remove torch.cuda.empty_cache() from the loop, keep tensor shapes stable (pad variable "
                        "lengths to buckets), or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.");
-      f.evidence = {{"calls_after_warmup", calls}, {"steps_after_warmup", steady_steps},
-                    {"gpu_idle_from_allocator_pct", Round(pct)},
+      f.evidence = {{"calls_after_warmup", calls}, {"steps_after_warmup", steady_steps, Unit::kCount},
+                    {"gpu_idle_from_allocator_pct", Round(pct), Unit::kPct},
                     {"estimate", "GPU idle opened by cudaFree or overlapping cudaMalloc/cudaFree calls"}};
       f.time_ranges = TopRanges(Cause::kAlloc);
     }
@@ -1819,7 +1831,7 @@ class Diagnoser {
                          "The run is close to out-of-memory and the batch cannot grow. Use activation checkpointing "
                          "(torch.utils.checkpoint), AMP for activations, a smaller micro-batch with gradient accumulation, "
                          "or free large resident buffers.");
-        f.evidence = {{"peak_allocated_bytes", peak_alloc}, {"device_memory_bytes", capacity}, {"peak_pct", Round(peak_pct)}};
+        f.evidence = {{"peak_allocated_bytes", peak_alloc, Unit::kBytes}, {"device_memory_bytes", capacity, Unit::kBytes}, {"peak_pct", Round(peak_pct), Unit::kPct}};
       }
       if (peak_res > 0 && alloc_at_peak_res >= 0) {
         const int64_t gap = peak_res - alloc_at_peak_res;
@@ -1834,8 +1846,8 @@ class Diagnoser {
                                        "shapes. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, bucket sequence "
                                        "lengths, or preallocate the largest batch first.",
                                        gap / 1e9, res_pct > kMemoryPeakPct ? fmt::format(" while reserved memory is at {:.0f}% of the GPU", res_pct) : ""));
-          f.evidence = {{"reserved_at_peak_allocated_bytes", peak_res}, {"peak_allocated_bytes", alloc_at_peak_res},
-                        {"fragmentation_pct", Round(frag)}, {"reserved_pct_of_device", Round(res_pct)}};
+          f.evidence = {{"reserved_at_peak_allocated_bytes", peak_res, Unit::kBytes}, {"peak_allocated_bytes", alloc_at_peak_res, Unit::kBytes},
+                        {"fragmentation_pct", Round(frag), Unit::kPct}, {"reserved_pct_of_device", Round(res_pct), Unit::kPct}};
         }
       }
     } else {
@@ -1867,7 +1879,7 @@ class Diagnoser {
     layout_pct_of_conv_ = conv > 0 ? 100.0 * static_cast<double>(layout) / static_cast<double>(conv) : 0.0;
     if (conv > 0 && layout_pct_of_conv_ > kLayoutPctOfConv) {
       const double pct = PctOfWindow(static_cast<double>(layout));
-      json top = TopKernels([&](size_t i) { return kclass_[i].category == KernelCategory::kLayoutTransform; }, 3);
+      std::vector<KernelTime> top = TopKernels([&](size_t i) { return kclass_[i].category == KernelCategory::kLayoutTransform; }, 3);
       std::set<std::string> ops;
       for (size_t i = 0; i < t_.kernels.size() && ops.size() < 4; ++i) {
         if (!in_window_[i] || kclass_[i].category != KernelCategory::kLayoutTransform) continue;
@@ -1880,7 +1892,7 @@ class Diagnoser {
                                    "out ({}{}). Convert the model and inputs to channels_last: "
                                    "model.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last).",
                                    KernelList(top), ops.empty() ? "" : fmt::format("; around {}", fmt::join(ops, ", "))));
-      f.evidence = {{"layout_transform_time_us", NsToUsRounded3(layout)}, {"conv_time_us", NsToUsRounded3(conv)}, {"pct_of_conv", Round(layout_pct_of_conv_)},
+      f.evidence = {{"layout_transform_time_us", NsToUsRounded3(layout), Unit::kUs}, {"conv_time_us", NsToUsRounded3(conv), Unit::kUs}, {"pct_of_conv", Round(layout_pct_of_conv_), Unit::kPct},
                     {"top_kernels", top}, {"estimate", "all transpose kernel time (channels_last removes them)"}};
     }
   }
@@ -1927,24 +1939,24 @@ class Diagnoser {
         if (!have_kernels) d.headline = {"tensor_core_utilization_pct", std::nullopt, "%", "unavailable: no kernels in the steps"};
         if (have_kernels) head = tc_pct_ >= kTensorCorePassPct ? DimensionStatus::kGood : tc_pct_ >= kTensorCoreFailPct ? DimensionStatus::kWarn : DimensionStatus::kBad;
         if (amd_) head = DimensionStatus::kUnknown;
-        d.metrics = {{"tensor_core_kernel_time_pct", Round(tc_pct_)},
-                     {"fp32_simt_gemm_share_pct", Round(simt_share_)},
-                     {"large_gemm_efficiency_pct", gemm_eff_known_ ? json(Round(gemm_eff_pct_)) : json(nullptr)}};
-        if (!gemm_eff_known_) d.metrics["large_gemm_efficiency_unavailable"] = gemm_eff_reason_;
-        if (active) d.metrics["tensor_active_pct"] = *active;
-        else d.metrics["tensor_active_unavailable"] = "record with --tensor-metrics to sample Tensor Core activity";
+        d.metrics = {{"tensor_core_kernel_time_pct", Round(tc_pct_), Unit::kPct},
+                     {"fp32_simt_gemm_share_pct", Round(simt_share_), Unit::kPct},
+                     {"large_gemm_efficiency_pct", gemm_eff_known_ ? std::optional<double>(Round(gemm_eff_pct_)) : std::nullopt, Unit::kPct}};
+        if (!gemm_eff_known_) d.metrics.push_back({"large_gemm_efficiency_unavailable", gemm_eff_reason_});
+        if (active) d.metrics.push_back({"tensor_active_pct", *active, Unit::kPct});
+        else d.metrics.push_back({"tensor_active_unavailable", "record with --tensor-metrics to sample Tensor Core activity"});
       } else if (dim == "memory_bandwidth") {
         d.headline = {"memory_bound_kernel_time_pct", have_kernels ? std::optional<double>(Round(mem_bound_pct_)) : std::nullopt, "%",
                       have_kernels ? "estimated" : "unavailable: no kernels in the steps"};
         if (have_kernels)
           head = mem_vs_gemm_ > kMemoryBoundVsGemmBad ? DimensionStatus::kBad : mem_vs_gemm_ > kMemoryBoundVsGemmWarn ? DimensionStatus::kWarn : DimensionStatus::kGood;
         const auto it = ra_.memory.memcpy_by_kind.find("HtoD");
-        d.metrics = {{"memory_bound_vs_gemm_time", Round(std::min(mem_vs_gemm_, 1e6), 3)},
-                     {"cast_pct_of_step", Round(cast_pct_)}};
+        d.metrics = {{"memory_bound_vs_gemm_time", Round(std::min(mem_vs_gemm_, 1e6), 3), Unit::kFactor},
+                     {"cast_pct_of_step", Round(cast_pct_), Unit::kPctOfStep}};
         if (it != ra_.memory.memcpy_by_kind.end()) {
-          d.metrics["h2d_bytes_per_step"] = static_cast<double>(it->second.bytes) / nsteps_;
-          d.metrics["h2d_achieved_gbs"] = Round(it->second.achieved_gbs());
-          d.metrics["h2d_pageable_copies"] = it->second.pageable_count;
+          d.metrics.push_back({"h2d_bytes_per_step", static_cast<double>(it->second.bytes) / nsteps_, Unit::kBytesPerStep});
+          d.metrics.push_back({"h2d_achieved_gbs", Round(it->second.achieved_gbs()), Unit::kGbs});
+          d.metrics.push_back({"h2d_pageable_copies", it->second.pageable_count, Unit::kCount});
         }
       } else if (dim == "instruction_efficiency") {
         d.headline = {"kernels_under_10us_pct", have_kernels ? std::optional<double>(Round(small_kernel_pct_)) : std::nullopt, "%",
@@ -1956,12 +1968,12 @@ class Diagnoser {
           occ_num += t_.kernels[i].est_occupancy_pct * static_cast<double>(t_.kernels[i].duration_ns());
           occ_den += static_cast<double>(t_.kernels[i].duration_ns());
         }
-        d.metrics = {{"kernels_per_step", Round(ra_.launches.kernels_per_step)},
-                     {"median_kernel_us", NsToUsRounded3(ra_.launches.median_kernel_ns)},
+        d.metrics = {{"kernels_per_step", Round(ra_.launches.kernels_per_step), Unit::kPerStep},
+                     {"median_kernel_us", NsToUsRounded3(ra_.launches.median_kernel_ns), Unit::kUs},
                      {"launch_api_time_pct_of_kernel_time",
-                      kernel_total_ns_ > 0 ? Round(100.0 * static_cast<double>(ra_.launches.launch_api_time_ns) / static_cast<double>(kernel_total_ns_)) : 0.0},
-                     {"est_achieved_occupancy_pct", occ_den > 0 ? json(Round(occ_num / occ_den)) : json(nullptr)},
-                     {"cuda_graph_kernels", ra_.launches.graph_launched_kernels},
+                      kernel_total_ns_ > 0 ? Round(100.0 * static_cast<double>(ra_.launches.launch_api_time_ns) / static_cast<double>(kernel_total_ns_)) : 0.0, Unit::kPctOfKernelTime},
+                     {"est_achieved_occupancy_pct", occ_den > 0 ? std::optional<double>(Round(occ_num / occ_den)) : std::nullopt, Unit::kPct},
+                     {"cuda_graph_kernels", ra_.launches.graph_launched_kernels, Unit::kCount},
                      {"pc_sampling", "unavailable: not collected"}};
       } else if (dim == "data_locality") {
         if (peak_mem_pct_ >= 0) {
@@ -1971,20 +1983,20 @@ class Diagnoser {
                         t_.api_calls.empty() ? "unavailable: no runtime events" : "measured"};
         }
         if (!t_.api_calls.empty() || peak_mem_pct_ >= 0 || have_kernels) head = DimensionStatus::kGood;
-        d.metrics = {{"alloc_calls_per_step_after_warmup", Round(alloc_calls_per_step_)},
-                     {"layout_transform_pct_of_conv", Round(layout_pct_of_conv_)},
-                     {"reserved_unallocated_pct", frag_pct_ >= 0 ? json(Round(frag_pct_)) : json(nullptr)}};
-        if (peak_mem_pct_ < 0) d.metrics["memory_unavailable"] = "profile with profile_memory=True for peak and reserved memory";
+        d.metrics = {{"alloc_calls_per_step_after_warmup", Round(alloc_calls_per_step_), Unit::kCallsPerStep},
+                     {"layout_transform_pct_of_conv", Round(layout_pct_of_conv_), Unit::kPctOfConv},
+                     {"reserved_unallocated_pct", frag_pct_ >= 0 ? std::optional<double>(Round(frag_pct_)) : std::nullopt, Unit::kPct}};
+        if (peak_mem_pct_ < 0) d.metrics.push_back({"memory_unavailable", "profile with profile_memory=True for peak and reserved memory"});
       } else {
         d.headline = {"gpu_busy_pct", windows_.empty() ? std::nullopt : std::optional<double>(Round(busy_pct_)), "%",
                       windows_.empty() ? "unavailable: no analysed window" : "measured"};
         if (!windows_.empty() && (have_kernels || !t_.memcpys.empty()))
           head = busy_pct_ >= kBusyGoodPct ? DimensionStatus::kGood : busy_pct_ >= kBusyBadPct ? DimensionStatus::kWarn : DimensionStatus::kBad;
         d.metrics = {{"idle_by_cause_pct", CausesJson()},
-                     {"syncs_per_step_beyond_grad_scaler", Round(syncs_beyond_per_step_)},
-                     {"exposed_dataloader_pct", Round(dl_exposed_pct_)},
-                     {"comm_compute_overlap_pct", comm_overlap_pct_ >= 0 ? json(Round(comm_overlap_pct_)) : json(nullptr)},
-                     {"host_active_pct", host_active_known_ ? json(Round(PctOfWindow(static_cast<double>(host_active_ns_)))) : json(nullptr)}};
+                     {"syncs_per_step_beyond_grad_scaler", Round(syncs_beyond_per_step_), Unit::kPerStep},
+                     {"exposed_dataloader_pct", Round(dl_exposed_pct_), Unit::kPctOfStep},
+                     {"comm_compute_overlap_pct", comm_overlap_pct_ >= 0 ? std::optional<double>(Round(comm_overlap_pct_)) : std::nullopt, Unit::kPct},
+                     {"host_active_pct", host_active_known_ ? std::optional<double>(Round(PctOfWindow(static_cast<double>(host_active_ns_)))) : std::nullopt, Unit::kPct}};
       }
       d.status = head == DimensionStatus::kUnknown && ids.empty() ? DimensionStatus::kUnknown : Worse(head == DimensionStatus::kUnknown ? DimensionStatus::kGood : head, from_findings);
       ra_.matrix.push_back(std::move(d));
@@ -1993,6 +2005,7 @@ class Diagnoser {
     ra_.checklist.clear();
     for (const char* id : kChecklist) {
       ChecklistItem c = Item(id);
+      c.unit = ChecklistValueUnit(id);
       if (c.status == CheckStatus::kUnknown && c.how_to_know.empty()) c.how_to_know = "not enough data in the trace";
       ra_.checklist.push_back(std::move(c));
     }

@@ -56,6 +56,7 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
     job.steps.window_start_ns = job.steps.steps.front().start_ns;
     job.steps.window_end_ns = job.steps.steps.back().end_ns;
   }
+  job.step_stats = ComputeStepStats(job.steps);
 
   double n = static_cast<double>(ranks.size());
   auto mean_ns = [&](auto getter) {
@@ -110,13 +111,13 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
     double tc = 0;
     int have = 0;
     for (const RankAnalysis& r : ranks) {
-      if (r.tensor_cores.contains("kernel_time_pct") && r.tensor_cores["kernel_time_pct"].is_number()) {
-        tc += r.tensor_cores["kernel_time_pct"].get<double>();
+      if (r.tensor_cores.kernel_time_pct) {
+        tc += *r.tensor_cores.kernel_time_pct;
         ++have;
       }
     }
     job.tensor_cores = first.tensor_cores;
-    if (have > 0) job.tensor_cores["kernel_time_pct"] = tc / have;
+    if (have > 0) job.tensor_cores.kernel_time_pct = tc / have;
   }
   job.precision = first.precision;
   job.top_kernels = first.top_kernels;
@@ -143,30 +144,27 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
     }
   }
   for (auto& [id, f] : findings) {
-    nlohmann::json rl = nlohmann::json::array();
-    for (int32_t rk : finding_ranks[id]) rl.push_back(rk);
-    f.evidence["ranks"] = rl;
+    std::vector<int64_t> rl(finding_ranks[id].begin(), finding_ranks[id].end());
+    SetField(f.evidence, {"ranks", rl});
     job.findings.push_back(f);
   }
   std::stable_sort(job.findings.begin(), job.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
 
   // Per-step arrays: from the slowest rank of each step.
-  nlohmann::json per_step = nlohmann::json::array();
   for (size_t i = 0; i < nsteps; ++i) {
     const RankAnalysis* slowest = &first;
     for (const RankAnalysis& r : ranks)
       if (r.steps.steps[i].duration_ns() > slowest->steps.steps[i].duration_ns()) slowest = &r;
-    if (slowest->extra.contains("per_step") && i < slowest->extra["per_step"].size()) {
-      nlohmann::json s = slowest->extra["per_step"][i];
-      s["slowest_rank"] = slowest->rank;
-      per_step.push_back(s);
+    if (i < slowest->per_step.size()) {
+      StepMetrics s = slowest->per_step[i];
+      s.slowest_rank = slowest->rank;
+      job.per_step.push_back(std::move(s));
     }
   }
-  job.extra["per_step"] = per_step;
   bool any_gpu = false;
-  for (const RankAnalysis& r : ranks) any_gpu |= r.extra.value("gpu_activity_recorded", false);
-  job.extra["gpu_activity_recorded"] = any_gpu;
+  for (const RankAnalysis& r : ranks) any_gpu |= r.gpu_activity_recorded;
+  job.gpu_activity_recorded = any_gpu;
   return job;
 }
 

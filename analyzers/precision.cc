@@ -17,8 +17,6 @@
 
 namespace ampscope {
 
-using nlohmann::json;
-
 namespace {
 
 constexpr size_t kTopN = 10;        // entries in each "top" list
@@ -29,9 +27,9 @@ double Round(double v, int decimals) {
   double f = std::pow(10.0, decimals);
   return std::round(v * f) / f;
 }
-// a / b * 100, or null when b is 0.
-json Pct(TimeNs a, TimeNs b) {
-  if (b <= 0) return nullptr;
+// a / b * 100 (rounded to 3 decimals), or nullopt when b is 0.
+std::optional<double> PctOpt(TimeNs a, TimeNs b) {
+  if (b <= 0) return std::nullopt;
   return Round(100.0 * static_cast<double>(a) / static_cast<double>(b), 3);
 }
 
@@ -123,20 +121,24 @@ std::vector<KernelSummary> Summaries(const Trace& trace, const WindowSet& window
 
 // Top kernels (by time) among `summaries` that satisfy `pred`.
 template <typename Pred>
-json TopList(const std::vector<KernelSummary>& summaries, TimeNs total_ns, Pred pred, size_t n = kTopN) {
-  json out = json::array();
+std::vector<KernelShare> TopShares(const std::vector<KernelSummary>& summaries, TimeNs total_ns, Pred pred,
+                                   size_t n = kTopN) {
+  std::vector<KernelShare> out;
   for (const KernelSummary& s : summaries) {
     if (out.size() >= n) break;
     if (!pred(s.cls)) continue;
-    out.push_back({{"name", s.name_str},
-                   {"count", s.count},
-                   {"time_us", NsToUsRounded3(s.total_ns)},
-                   {"pct_of_kernel_time", Pct(s.total_ns, total_ns)},
-                   {"category", KernelCategoryName(s.cls.category)},
-                   {"precision", PrecisionName(s.cls.precision)}});
+    KernelShare k;
+    k.name = s.name_str;
+    k.count = s.count;
+    k.time_us = NsToUsRounded3(s.total_ns);
+    k.pct_of_kernel_time = PctOpt(s.total_ns, total_ns);
+    k.category = s.cls.category;
+    k.precision = s.cls.precision;
+    out.push_back(std::move(k));
   }
   return out;
 }
+
 
 // Compute capability of the GPU(s) the kernels ran on: the highest known major (-1 unknown).
 int32_t MaxComputeMajor(const Trace& trace) {
@@ -192,31 +194,28 @@ struct OpGroup {  // bottom-most eligible ops with the same name and dtype
   std::unordered_map<StringId, OpKernelAgg> kernels;
 };
 
-json OpKernelList(const Trace& trace, const OpGroup& g, ClassCache& cache, size_t n) {
+std::vector<OpKernel> OpKernelList(const Trace& trace, const OpGroup& g, ClassCache& cache, size_t n) {
   std::vector<std::pair<StringId, OpKernelAgg>> v(g.kernels.begin(), g.kernels.end());
   std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
     if (a.second.ns != b.second.ns) return a.second.ns > b.second.ns;
     return trace.str(a.first) < trace.str(b.first);
   });
-  json out = json::array();
+  std::vector<OpKernel> out;
   for (size_t i = 0; i < v.size() && i < n; ++i) {
     const KernelClass& c = cache.Get(v[i].first);
-    out.push_back({{"name", std::string(trace.str(v[i].first))},
-                   {"count", v[i].second.count},
-                   {"time_us", NsToUsRounded3(v[i].second.ns)},
-                   {"precision", PrecisionName(c.precision)},
-                   {"tensor_core", TensorCoreUseName(c.tensor_core)}});
+    out.push_back({std::string(trace.str(v[i].first)), v[i].second.count, NsToUsRounded3(v[i].second.ns), c.precision,
+                   c.tensor_core});
   }
   return out;
 }
 
 // Op-level precision (see docs/classifier.md "Op-level precision").
-json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cache, TimeNs window_kernel_ns) {
-  json out = json::object();
+OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cache, TimeNs window_kernel_ns) {
+  OpLevelPrecision out;
   const size_t n_ops = trace.cpu_ops.size();
   if (n_ops == 0) {
-    out["available"] = false;
-    out["reason"] = "the trace has no cpu_op events";
+    out.available = false;
+    out.reason = "the trace has no cpu_op events";
     return out;
   }
 
@@ -415,49 +414,40 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
     return groups[a].name < groups[b].name;
   });
 
-  json ops = json::array();
-  json fp32_ops = json::array();
   for (size_t i : idx) {
     const OpGroup& g = groups[i];
-    if (ops.size() < kTopOps)
-      ops.push_back({{"name", g.name},
-                     {"dtype", PrecisionName(g.dtype)},
-                     {"dtype_source", g.dtype_source},
-                     {"kernel_precision", PrecisionName(g.kernel_precision)},
-                     {"calls", g.calls},
-                     {"kernel_time_us", NsToUsRounded3(g.ns)},
-                     {"pct_of_eligible", Pct(g.ns, eligible_ns)},
-                     {"tensor_core_pct", Pct(g.tc_ns, g.ns)},
-                     {"kernels", OpKernelList(trace, g, cache, kTopOpKernels)}});
-    if (ClassOf(g.dtype) == DtypeClass::kFull && fp32_ops.size() < kTopN)
-      fp32_ops.push_back({{"name", g.name},
-                          {"dtype", PrecisionName(g.dtype)},
-                          {"calls", g.calls},
-                          {"kernel_time_us", NsToUsRounded3(g.ns)},
-                          {"pct_of_eligible", Pct(g.ns, eligible_ns)},
-                          {"kernels", OpKernelList(trace, g, cache, 3)}});
+    OpPrecision o;
+    o.name = g.name;
+    o.dtype = g.dtype;
+    o.calls = g.calls;
+    o.kernel_time_us = NsToUsRounded3(g.ns);
+    o.pct_of_eligible = PctOpt(g.ns, eligible_ns);
+    if (ClassOf(g.dtype) == DtypeClass::kFull && out.fp32_ops_top.size() < kTopN) {
+      OpPrecision f = o;  // name, dtype, calls, time and share; its top 3 kernels
+      f.kernels = OpKernelList(trace, g, cache, 3);
+      out.fp32_ops_top.push_back(std::move(f));
+    }
+    if (out.ops.size() < kTopOps) {
+      o.dtype_source = g.dtype_source;
+      o.kernel_precision = g.kernel_precision;
+      o.tensor_core_pct = PctOpt(g.tc_ns, g.ns);
+      o.kernels = OpKernelList(trace, g, cache, kTopOpKernels);
+      out.ops.push_back(std::move(o));
+    }
   }
-  json dtype_us = json::object();
   for (size_t p = 0; p < by_dtype.size(); ++p)
-    if (by_dtype[p] > 0) dtype_us[PrecisionName(static_cast<Precision>(p))] = NsToUsRounded3(by_dtype[p]);
+    if (by_dtype[p] > 0) out.eligible_time_by_dtype_us.emplace_back(static_cast<Precision>(p), NsToUsRounded3(by_dtype[p]));
 
-  out["available"] = true;
-  out["has_input_types"] = has_input_types;
-  out["definition"] =
-      "eligible_kernel_time_pct = kernel time launched by bottom-most Tensor-Core-eligible ops / kernel time "
-      "launched by all ops (TensorBoard plugin tc_eligible_ops_kernel_ratio); lowp_share_pct = fp16/bf16/fp8 "
-      "share of the eligible ops' kernel time whose dtype is known";
-  out["op_kernel_time_us"] = NsToUsRounded3(op_kernel_ns);
-  out["eligible_kernel_time_us"] = NsToUsRounded3(eligible_ns);
-  out["eligible_kernel_time_pct"] = Pct(eligible_ns, op_kernel_ns);
-  out["eligible_pct_of_all_kernel_time"] = Pct(eligible_ns, window_kernel_ns);
-  out["unattributed_kernel_time_us"] = NsToUsRounded3(unattributed_ns);
-  out["lowp_share_pct"] = Pct(lowp_ns, lowp_ns + full_ns);
-  out["fp32_share_pct"] = Pct(full_ns, lowp_ns + full_ns);
-  out["unknown_dtype_pct"] = Pct(unknown_ns, eligible_ns);
-  out["eligible_time_by_dtype_us"] = dtype_us;
-  out["ops"] = ops;
-  out["fp32_ops_top"] = fp32_ops;
+  out.available = true;
+  out.has_input_types = has_input_types;
+  out.op_kernel_time_us = NsToUsRounded3(op_kernel_ns);
+  out.eligible_kernel_time_us = NsToUsRounded3(eligible_ns);
+  out.eligible_kernel_time_pct = PctOpt(eligible_ns, op_kernel_ns);
+  out.eligible_pct_of_all_kernel_time = PctOpt(eligible_ns, window_kernel_ns);
+  out.unattributed_kernel_time_us = NsToUsRounded3(unattributed_ns);
+  out.lowp_share_pct = PctOpt(lowp_ns, lowp_ns + full_ns);
+  out.fp32_share_pct = PctOpt(full_ns, lowp_ns + full_ns);
+  out.unknown_dtype_pct = PctOpt(unknown_ns, eligible_ns);
   return out;
 }
 
@@ -521,22 +511,22 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
   std::vector<KernelSummary> summaries = Summaries(trace, window, cache);
 
   // ---- tensor_cores
-  json tcj = json::object();
-  tcj["kernel_time_pct"] = Pct(tc_ns, total_ns);
-  tcj["kernel_time_source"] = "estimated";
-  tcj["tc_kernel_time_us"] = NsToUsRounded3(tc_ns);
-  tcj["kernel_time_us"] = NsToUsRounded3(total_ns);
-  tcj["unknown_tc_kernel_time_pct"] = Pct(tc_unknown_ns, total_ns);
-  tcj["top_kernels"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.tensor_core == TensorCoreUse::kYes; });
-  tcj["unknown_top_kernels"] =
-      TopList(summaries, total_ns, [](const KernelClass& c) { return c.tensor_core == TensorCoreUse::kUnknown; });
+  TensorCoreResult tcr;
+  tcr.computed = true;
+  tcr.kernel_time_pct = PctOpt(tc_ns, total_ns);
+  tcr.tc_kernel_time_us = NsToUsRounded3(tc_ns);
+  tcr.kernel_time_us = NsToUsRounded3(total_ns);
+  tcr.unknown_tc_kernel_time_pct = PctOpt(tc_unknown_ns, total_ns);
+  tcr.top_kernels = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.tensor_core == TensorCoreUse::kYes; });
+  tcr.unknown_top_kernels =
+      TopShares(summaries, total_ns, [](const KernelClass& c) { return c.tensor_core == TensorCoreUse::kUnknown; });
   if (rocm_ns > 0) {
-    tcj["rocm_kernel_time_pct"] = Pct(rocm_ns, total_ns);
-    tcj["note"] = "ROCm kernels: AMD matrix-core use is not NVIDIA Tensor Core use and is counted as unknown";
+    tcr.rocm_kernel_time_pct = PctOpt(rocm_ns, total_ns);
+    tcr.rocm_note = "ROCm kernels: AMD matrix-core use is not NVIDIA Tensor Core use and is counted as unknown";
   }
   // Measured Tensor Core activity (PM sampling "tensor_active_pct"), when the trace has it.
   StringId active_name = kNoString;
-  json active = nullptr;
+  std::optional<double> active;
   if (trace.strings.Find("tensor_active_pct", &active_name)) {
     double sum_in = 0, sum_all = 0;
     uint64_t n_in = 0, n_all = 0;
@@ -551,64 +541,57 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
     }
     if (n_in > 0) active = Round(sum_in / static_cast<double>(n_in), 3);
     else if (n_all > 0) active = Round(sum_all / static_cast<double>(n_all), 3);
-    if (!active.is_null()) tcj["active_samples"] = n_in > 0 ? n_in : n_all;
+    if (active) tcr.active_samples = n_in > 0 ? n_in : n_all;
   }
-  tcj["active_pct"] = active;
-  tcj["source"] = active.is_null() ? "estimated" : "measured";
-  ra.tensor_cores = std::move(tcj);
+  tcr.active_pct = active;
+  ra.tensor_cores = std::move(tcr);
 
   // ---- precision
   const int32_t cc_major = MaxComputeMajor(trace);
-  json pj = json::object();
-  json cat_pct = json::object(), prec_pct = json::object();
+  PrecisionResult pr;
+  pr.computed = true;
   for (size_t i = 0; i < kCats; ++i)
-    if (by_cat[i] > 0) cat_pct[KernelCategoryName(static_cast<KernelCategory>(i))] = Pct(by_cat[i], total_ns);
+    if (by_cat[i] > 0) pr.kernel_time_by_category_pct.emplace_back(static_cast<KernelCategory>(i), *PctOpt(by_cat[i], total_ns));
   for (size_t i = 0; i < kPrecs; ++i)
-    if (by_prec[i] > 0) prec_pct[PrecisionName(static_cast<Precision>(i))] = Pct(by_prec[i], total_ns);
-  pj["kernel_time_us"] = NsToUsRounded3(total_ns);
-  pj["kernel_count"] = kernel_count;
-  pj["kernel_time_by_category_pct"] = cat_pct;
-  pj["kernel_time_by_precision_pct"] = prec_pct;
-  pj["gemm_conv_time_us"] = NsToUsRounded3(gemm_conv_ns);
-  pj["fp32_simt_gemm_time_us"] = NsToUsRounded3(simt_gemm_ns + simt_conv_ns);
-  pj["fp32_simt_gemm_pct_of_gemm"] = Pct(simt_gemm_ns + simt_conv_ns, gemm_conv_ns);
-  pj["fp32_simt_top"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.fp32_simt_gemm; });
-  pj["top_by_precision"] = {
-      {"fp16", TopList(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kFp16; }, 5)},
-      {"bf16", TopList(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kBf16; }, 5)},
-      {"tf32", TopList(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kTf32; }, 5)},
-      {"fp32", TopList(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kFp32; }, 5)}};
+    if (by_prec[i] > 0) pr.kernel_time_by_precision_pct.emplace_back(static_cast<Precision>(i), *PctOpt(by_prec[i], total_ns));
+  pr.kernel_time_us = NsToUsRounded3(total_ns);
+  pr.kernel_count = kernel_count;
+  pr.gemm_conv_time_us = NsToUsRounded3(gemm_conv_ns);
+  pr.fp32_simt_gemm_time_us = NsToUsRounded3(simt_gemm_ns + simt_conv_ns);
+  pr.fp32_simt_gemm_pct_of_gemm = PctOpt(simt_gemm_ns + simt_conv_ns, gemm_conv_ns);
+  pr.fp32_simt_top = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.fp32_simt_gemm; });
+  pr.top_fp16 = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kFp16; }, 5);
+  pr.top_bf16 = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kBf16; }, 5);
+  pr.top_tf32 = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kTf32; }, 5);
+  pr.top_fp32 = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kFp32; }, 5);
 
-  json tf32 = json::object();
-  tf32["used"] = tf32_ns > 0;
-  tf32["gpu_supports"] = cc_major < 0 ? json(nullptr) : json(cc_major >= 8);
-  tf32["compute_capability_major"] = cc_major < 0 ? json(nullptr) : json(cc_major);
-  tf32["tf32_kernel_time_pct"] = Pct(tf32_ns, total_ns);
-  tf32["tf32_pct_of_gemm"] = Pct(tf32_gemm_ns + tf32_conv_ns, gemm_conv_ns);
-  tf32["fp32_gemm_on_ampere"] = cc_major >= 8 && (simt_gemm_ns + simt_conv_ns) > 0;
+  Tf32Result& tf32 = pr.tf32;
+  tf32.used = tf32_ns > 0;
+  if (cc_major >= 0) {
+    tf32.gpu_supports = cc_major >= 8;
+    tf32.compute_capability_major = cc_major;
+  }
+  tf32.tf32_kernel_time_pct = PctOpt(tf32_ns, total_ns);
+  tf32.tf32_pct_of_gemm = PctOpt(tf32_gemm_ns + tf32_conv_ns, gemm_conv_ns);
+  tf32.fp32_gemm_on_ampere = cc_major >= 8 && (simt_gemm_ns + simt_conv_ns) > 0;
   // Which TF32 switch is in effect, judged from FP32-input GEMMs (torch.backends.cuda.matmul.allow_tf32)
   // and convolutions (torch.backends.cudnn.allow_tf32) separately.
-  tf32["allow_tf32"] = {{"matmul", Tf32Switch(cc_major, tf32_gemm_ns, simt_gemm_ns)},
-                        {"cudnn", Tf32Switch(cc_major, tf32_conv_ns, simt_conv_ns)}};
-  tf32["top"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kTf32; });
-  pj["tf32"] = tf32;
+  tf32.allow_tf32_matmul = Tf32Switch(cc_major, tf32_gemm_ns, simt_gemm_ns);
+  tf32.allow_tf32_cudnn = Tf32Switch(cc_major, tf32_conv_ns, simt_conv_ns);
+  tf32.top = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.precision == Precision::kTf32; });
 
-  json casts = json::object();
-  casts["count"] = cast_count;
-  casts["count_per_step"] =
-      ra.steps.steps.empty() ? json(nullptr)
-                             : json(Round(static_cast<double>(cast_count) / static_cast<double>(ra.steps.steps.size()), 3));
-  casts["time_us"] = NsToUsRounded3(cast_ns);
-  casts["time_pct"] = Pct(cast_ns, total_ns);
-  casts["top"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.category == KernelCategory::kCast; });
-  casts["fused_cast_kernels"] = {{"count", fused_cast_count},
-                                 {"time_us", NsToUsRounded3(fused_cast_ns)},
-                                 {"note", "Triton/Inductor kernels whose names show a fused dtype conversion "
-                                          "(_to_copy, convert_element_type); not counted in count/time_us"}};
-  pj["casts"] = casts;
+  CastResult& casts = pr.casts;
+  casts.count = cast_count;
+  if (!ra.steps.steps.empty())
+    casts.count_per_step = Round(static_cast<double>(cast_count) / static_cast<double>(ra.steps.steps.size()), 3);
+  casts.time_us = NsToUsRounded3(cast_ns);
+  casts.time_pct = PctOpt(cast_ns, total_ns);
+  casts.top = TopShares(summaries, total_ns, [](const KernelClass& c) { return c.category == KernelCategory::kCast; });
+  casts.fused_count = fused_cast_count;
+  casts.fused_time_us = NsToUsRounded3(fused_cast_ns);
 
-  pj["op_level"] = AnalyzeOpLevel(trace, window, cache, total_ns);
-  ra.precision = std::move(pj);
+  pr.op_level = AnalyzeOpLevel(trace, window, cache, total_ns);
+  ra.precision = std::move(pr);
   ra.top_kernels = std::move(summaries);
 }
 

@@ -13,7 +13,8 @@
 
 namespace ampscope {
 
-// Fills ra.tensor_cores and ra.precision (JSON objects, fields in docs/classifier.md) and
+// Fills ra.tensor_cores and ra.precision (typed: analyzers/results.h, precision_result.h; the
+// report fields are in docs/classifier.md) and
 // ra.top_kernels, and ra.gpu.kernel_time_by_category_ns / kernel_time_by_precision_ns if they
 // are still all zero.
 void AnalyzePrecision(const Trace& trace, RankAnalysis& ra);

@@ -273,12 +273,12 @@ std::string MetricLabel(const std::string& key) {
   return UnitOfKey(key).unit.empty() ? HumanKey(key) : Label(key);
 }
 
-std::string MetricText(const std::string& key, const json& v) {
-  if (v.is_number()) return FormatKeyed(key, v.get<double>());
+std::string MetricText(const std::string& key, const json& v, const json& units) {
+  if (v.is_number()) return Keyed(key, v.get<double>(), units);
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_object()) return Breakdown(key, v);
-  if (v.is_array()) return v.empty() ? "none" : Joined(v, key, json(), kEvidenceRows);
+  if (v.is_array()) return v.empty() ? "none" : Joined(v, key, units, kEvidenceRows);
   return "";
 }
 

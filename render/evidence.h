@@ -40,9 +40,11 @@ std::vector<EvidenceItem> FindingEvidence(const nlohmann::json& finding, const S
 std::string TimeRangesText(const nlohmann::json& finding, const StepClock& clock, size_t max = 3);
 
 // One named value outside a finding (a matrix metric): its label ("Memory-bound kernel time")
-// and its text with the unit ("33.3%"; a breakdown object as "data loader 33.1%, ...").
+// and its text with the unit ("33.3%"; a breakdown object as "data loader 33.1%, ..."): the
+// unit from `units` (the dimension's metrics_units) when it has the key, else the key's suffix.
 std::string MetricLabel(const std::string& key);
-std::string MetricText(const std::string& key, const nlohmann::json& value);
+std::string MetricText(const std::string& key, const nlohmann::json& value,
+                       const nlohmann::json& units = nlohmann::json());
 
 // "Label: text; Label: text" of the items that are measurements (notes left out unless
 // `with_notes`), lists in their one-line form.

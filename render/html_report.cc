@@ -293,7 +293,7 @@ void Matrix(std::string& h, const json& r) {
       std::string rows;
       for (const auto& [k, v] : metrics.items()) {
         if (v.is_null()) continue;  // its "..._unavailable" sibling says why
-        std::string text = MetricText(k, v);
+        std::string text = MetricText(k, v, Section(d, "/metrics_units"));
         if (text.empty()) continue;
         rows += "<tr><th title=\"" + H(k) + "\">" + H(MetricLabel(k)) + "</th><td>" + H(text) + "</td></tr>";
       }

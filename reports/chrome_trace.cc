@@ -12,6 +12,8 @@
 #include "analyzers/analyze.h"
 #include "base/strings.h"
 #include "base/units.h"
+#include "reports/fields_json.h"
+#include "reports/json_report.h"
 
 namespace ampscope {
 namespace trace_export {
@@ -568,8 +570,7 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
   AnalysisTracks out;
   TrackBuilder b(out);
   const std::vector<StepWindow>& steps = rank.steps.steps;
-  const nlohmann::json kNull;
-  const nlohmann::json& per_step = rank.extra.contains("per_step") ? rank.extra["per_step"] : kNull;
+  const nlohmann::json per_step = PerStepJson(rank.per_step);
 
   // Steps: one span per analysed step.
   {
@@ -642,7 +643,7 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
                            {"dimension", f.dimension},
                            {"checklist", f.checklist},
                            {"est_saving_pct", f.est_saving_pct},
-                           {"evidence", f.evidence},
+                           {"evidence", FieldsJson(f.evidence)},
                            {"recommendation", f.recommendation}};
     int32_t a = b.Args(std::move(args));
     uint32_t name = b.Name(f.id + ": " + f.title);

@@ -7,6 +7,8 @@
 #include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/units.h"
+#include "reports/fields_json.h"
+#include "reports/precision_json.h"
 #include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
@@ -30,27 +32,64 @@ json Pct(TimeNs part, TimeNs whole) {
   return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
-// Linear interpolation between closest ranks (numpy's default percentile).
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double pos = p / 100.0 * static_cast<double>(v.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+json OptionalNumber(const std::optional<double>& v);
+
+}  // namespace
+
+json PerStepJson(const std::vector<StepMetrics>& steps) {
+  json out = json::array();
+  for (const StepMetrics& s : steps) {
+    json j = {{"number", s.number},
+              {"name", s.name},
+              {"start_us", static_cast<double>(s.start_ns) / 1e3},
+              {"end_us", static_cast<double>(s.end_ns) / 1e3},
+              {"duration_us", static_cast<double>(s.duration_ns()) / 1e3},
+              {"busy_pct", s.busy_pct},
+              {"kernel_busy_pct", s.kernel_busy_pct},
+              {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
+              {"kernels", s.kernels},
+              {"syncs", s.syncs}};
+    if (s.slowest_rank >= 0) j["slowest_rank"] = s.slowest_rank;
+    out.push_back(std::move(j));
+  }
+  return out;
 }
+
+namespace {
+
+json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json OptionalNumber(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
   return *v;
 }
 
+}  // namespace
+
+json TensorCoresJson(const TensorCoreResult& t) {
+  json tc = {{"kernel_time_pct", OptionalNumber(t.kernel_time_pct)}, {"active_pct", OptionalNumber(t.active_pct)},
+             {"source", t.source()}};
+  if (!t.computed) return tc;
+  tc["kernel_time_source"] = "estimated";
+  tc["tc_kernel_time_us"] = t.tc_kernel_time_us;
+  tc["kernel_time_us"] = t.kernel_time_us;
+  tc["unknown_tc_kernel_time_pct"] = OptionalNumber(t.unknown_tc_kernel_time_pct);
+  tc["top_kernels"] = KernelSharesJson(t.top_kernels);
+  tc["unknown_top_kernels"] = KernelSharesJson(t.unknown_top_kernels);
+  if (t.rocm_kernel_time_pct) {
+    tc["rocm_kernel_time_pct"] = *t.rocm_kernel_time_pct;
+    tc["note"] = t.rocm_note;
+  }
+  if (t.active_samples) tc["active_samples"] = *t.active_samples;
+  return tc;
+}
+
+namespace {
+
 json StepsSection(const RankAnalysis& ra) {
   json steps;
-  std::vector<double> durations;
   json windows = json::array();
   for (const StepWindow& s : ra.steps.steps) {
-    durations.push_back(NsToUs(s.duration_ns()));
     windows.push_back({{"number", s.number},
                        {"name", s.name},
                        {"start_us", NsToUs(s.start_ns)},
@@ -59,28 +98,23 @@ json StepsSection(const RankAnalysis& ra) {
   }
   steps["count"] = ra.steps.steps.size();
   steps["source"] = StepSourceName(ra.steps.source);
-  if (durations.empty()) {
+  const StepStats& st = ra.step_stats;
+  if (!st.known()) {
     steps["time_us"] = {{"mean", nullptr}, {"median", nullptr}, {"p90", nullptr}};
   } else {
-    double sum = 0;
-    for (double d : durations) sum += d;
-    steps["time_us"] = {{"mean", sum / durations.size()},
-                        {"median", Percentile(durations, 50)},
-                        {"p90", Percentile(durations, 90)},
-                        {"min", *std::min_element(durations.begin(), durations.end())},
-                        {"max", *std::max_element(durations.begin(), durations.end())}};
+    steps["time_us"] = {{"mean", st.mean_us}, {"median", st.median_us}, {"p90", st.p90_us}, {"min", st.min_us}, {"max", st.max_us}};
   }
-  steps["durations_us"] = durations;
+  steps["durations_us"] = st.durations_us;
   steps["windows"] = windows;
   steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
-  steps["per_step"] = ra.extra.contains("per_step") ? ra.extra["per_step"] : json::array();
+  steps["per_step"] = PerStepJson(ra.per_step);
   return steps;
 }
 
 json GpuSection(const RankAnalysis& ra) {
   const GpuTimeAnalysis& g = ra.gpu;
   json gpu;
-  gpu["activity_recorded"] = ra.extra.value("gpu_activity_recorded", false);
+  gpu["activity_recorded"] = ra.gpu_activity_recorded;
   gpu["window_us"] = NsToUs(g.window_ns);
   gpu["busy_us"] = NsToUs(g.busy_ns);
   gpu["kernel_busy_us"] = NsToUs(g.kernel_busy_ns);
@@ -126,13 +160,7 @@ json GpuSection(const RankAnalysis& ra) {
   return gpu;
 }
 
-json TensorCoresSection(const RankAnalysis& ra) {
-  json tc = ra.tensor_cores.is_object() ? ra.tensor_cores : json::object();
-  if (!tc.contains("kernel_time_pct")) tc["kernel_time_pct"] = nullptr;
-  if (!tc.contains("active_pct")) tc["active_pct"] = nullptr;
-  if (!tc.contains("source")) tc["source"] = "estimated";
-  return tc;
-}
+json TensorCoresSection(const RankAnalysis& ra) { return TensorCoresJson(ra.tensor_cores); }
 
 json MemoryTrafficSection(const RankAnalysis& ra) {
   json memcpy = json::object();
@@ -197,19 +225,15 @@ json KernelsSection(const RankAnalysis& ra) {
 
 json GateMetrics(const RankAnalysis& ra) {
   size_t steps = ra.steps.steps.size();
-  auto get = [](const json& obj, const json::json_pointer& p) -> json {
-    if (obj.contains(p) && obj[p].is_number()) return obj[p];
-    return nullptr;
-  };
   json m;
   m["kernels_per_step"] = steps ? json(ra.launches.kernels_per_step) : json(nullptr);
   m["syncs_per_step"] = steps ? json(ra.syncs.syncs_per_step) : json(nullptr);
   auto it = ra.memory.memcpy_by_kind.find("HtoD");
   uint64_t h2d = it == ra.memory.memcpy_by_kind.end() ? 0 : it->second.bytes;
   m["h2d_bytes_per_step"] = steps ? json(static_cast<double>(h2d) / steps) : json(nullptr);
-  m["fp32_gemm_share_pct"] = get(ra.precision, json::json_pointer("/fp32_simt_gemm_pct_of_gemm"));
-  m["tensor_core_kernel_pct"] = get(ra.tensor_cores, json::json_pointer("/kernel_time_pct"));
-  m["cast_kernels_per_step"] = get(ra.precision, json::json_pointer("/casts/count_per_step"));
+  m["fp32_gemm_share_pct"] = OptionalNumber(ra.precision.fp32_simt_gemm_pct_of_gemm);
+  m["tensor_core_kernel_pct"] = OptionalNumber(ra.tensor_cores.kernel_time_pct);
+  m["cast_kernels_per_step"] = OptionalNumber(ra.precision.casts.count_per_step);
   return m;
 }
 
@@ -228,7 +252,8 @@ json MatrixSection(const RankAnalysis& ra) {
                  {"value", OptionalNumber(d.headline.value)},
                  {"unit", d.headline.unit},
                  {"source", d.headline.source}}},
-               {"metrics", d.metrics},
+               {"metrics", FieldsJson(d.metrics)},
+               {"metrics_units", FieldUnitsJson(d.metrics)},
                {"findings", d.findings}};
   }
   return m;
@@ -244,6 +269,7 @@ json ChecklistSection(const RankAnalysis& ra) {
       items.push_back({{"id", id},
                        {"status", "unknown"},
                        {"value", nullptr},
+                       {"unit", nullptr},
                        {"threshold", nullptr},
                        {"source", "unavailable"},
                        {"evidence", "not analysed"}});
@@ -252,6 +278,7 @@ json ChecklistSection(const RankAnalysis& ra) {
     json item = {{"id", found->id},
                  {"status", CheckStatusName(found->status)},
                  {"value", OptionalNumber(found->value)},
+                 {"unit", NullIfEmpty(UnitName(found->unit))},
                  {"threshold", found->threshold},
                  {"source", found->source},
                  {"evidence", found->evidence}};
@@ -271,7 +298,8 @@ json FindingsSection(const RankAnalysis& ra) {
                    {"dimension", f.dimension.empty() ? json(nullptr) : json(f.dimension)},
                    {"checklist", f.checklist.empty() ? json(nullptr) : json(f.checklist)},
                    {"title", f.title},
-                   {"evidence", f.evidence},
+                   {"evidence", FieldsJson(f.evidence)},
+                   {"evidence_units", FieldUnitsJson(f.evidence)},
                    {"recommendation", f.recommendation},
                    {"est_saving_pct", f.est_saving_pct},
                    {"time_ranges_us", ranges}});
@@ -305,8 +333,6 @@ json DeviceJson(const Device& d, const std::string& gpu_override) {
   dev["peak"] = peak;
   return dev;
 }
-
-json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 }  // namespace
 
@@ -379,7 +405,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   report["syncs"] = SyncsSection(job);
   report["launches"] = LaunchesSection(job);
   report["kernels"] = KernelsSection(job);
-  report["precision"] = job.precision.is_object() ? job.precision : json::object();
+  report["precision"] = PrecisionJson(job.precision);
   report["roofline"] = RooflineSection(job);
 
   json ranks = json::array();
@@ -418,7 +444,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
                         {"first_offset", e.first_offset},
                         {"message", e.first_message}});
   }
-  if (!job.extra.value("gpu_activity_recorded", false)) {
+  if (!job.gpu_activity_recorded) {
     const DiagnosticInfo& no_gpu = DiagnosticInfoOf(DiagCode::kNoGpuActivity);
     counters[no_gpu.id] = 1;
     messages.push_back({{"code", no_gpu.id},

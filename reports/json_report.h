@@ -17,6 +17,13 @@ inline constexpr const char* kReportSchema = "ampscope.report/1";
 nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& traces,
                                const AnalysisOptions& options);
 
+// steps.per_step: one object per analysed step ({number, name, start_us, end_us, duration_us,
+// busy_pct, kernel_busy_pct, tensor_core_kernel_pct, kernels, syncs[, slowest_rank]}).
+nlohmann::json PerStepJson(const std::vector<StepMetrics>& steps);
+
+// tensor_cores: {kernel_time_pct, active_pct, source, ...} (docs/classifier.md).
+nlohmann::json TensorCoresJson(const TensorCoreResult& tc);
+
 // The per-rank part of the report (steps, gpu, tensor_cores, ...), also used for `ranks[]`.
 nlohmann::json RankSection(const RankAnalysis& ra);
 

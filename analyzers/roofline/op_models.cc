@@ -8,9 +8,8 @@
 #include <cstdlib>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "analyzers/roofline/op_table.h"
+#include "trace/io/json_arg_lists.h"
 
 namespace ampscope::roofline {
 
@@ -45,52 +44,6 @@ DtypeInfo DtypeOf(std::string_view torch_type) {
 // Parsing the recorded arguments
 
 namespace {
-
-using nlohmann::json;
-
-bool ParseShapeList(std::string_view text, const char* what, std::vector<Shape>* out, std::string* err) {
-  if (text.empty()) return true;
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_array()) {
-    *err = std::string("\"") + what + "\" is not a JSON array";
-    return false;
-  }
-  out->reserve(j.size());
-  for (const json& e : j) {
-    Shape s;
-    if (e.is_array()) {
-      for (const json& d : e) {
-        if (d.is_number_integer()) {
-          s.push_back(d.get<int64_t>());
-        } else if (d.is_array()) {
-          s.clear();  // a TensorList: no single shape
-          break;
-        } else {
-          *err = std::string("\"") + what + "\" holds a non-integer size";
-          return false;
-        }
-      }
-    }
-    out->push_back(std::move(s));
-  }
-  return true;
-}
-
-bool ParseTextList(std::string_view text, const char* what, std::vector<std::string>* out, std::string* err) {
-  if (text.empty()) return true;
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_array()) {
-    *err = std::string("\"") + what + "\" is not a JSON array";
-    return false;
-  }
-  out->reserve(j.size());
-  for (const json& e : j) {
-    if (e.is_string()) out->push_back(e.get<std::string>());
-    else if (e.is_null()) out->emplace_back();
-    else out->push_back(e.dump());
-  }
-  return true;
-}
 
 double Prod(const Shape& s) {
   double p = 1;
@@ -587,10 +540,10 @@ StatusOr<OpArgs> ParseOpArgs(std::string_view input_dims, std::string_view input
                              std::string_view concrete_inputs) {
   OpArgs a;
   std::string err;
-  if (!ParseShapeList(input_dims, "Input Dims", &a.dims, &err) ||
-      !ParseTextList(input_types, "Input type", &a.types, &err) ||
-      !ParseShapeList(input_strides, "Input Strides", &a.strides, &err) ||
-      !ParseTextList(concrete_inputs, "Concrete Inputs", &a.concrete, &err)) {
+  if (!ParseJsonShapeList(input_dims, "Input Dims", &a.dims, &err) ||
+      !ParseJsonTextList(input_types, "Input type", &a.types, &err) ||
+      !ParseJsonShapeList(input_strides, "Input Strides", &a.strides, &err) ||
+      !ParseJsonTextList(concrete_inputs, "Concrete Inputs", &a.concrete, &err)) {
     return Status::Error(err);
   }
   a.has_strides = !input_strides.empty();

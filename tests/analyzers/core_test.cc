@@ -114,7 +114,7 @@ TEST(CoreAnalyzers, NvtxStepsUseOutermostMatchingRangesOnOneThread) {
   ASSERT_EQ(ra->steps.steps.size(), 3u);
   EXPECT_EQ(ra->steps.steps[1].start_ns, 100 * kUs);
   EXPECT_EQ(ra->steps.steps[1].end_ns, 190 * kUs);
-  EXPECT_FALSE(ra->extra["gpu_activity_recorded"].get<bool>());
+  EXPECT_FALSE(ra->gpu_activity_recorded);
 }
 
 TEST(CoreAnalyzers, StepSelectionAndNoSteps) {

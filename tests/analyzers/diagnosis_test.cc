@@ -228,8 +228,8 @@ TEST(Diagnosis, HostSyncThresholdBothSides) {
   RankAnalysis ra = SyncSteps(3, true);
   const Finding* f = FindFinding(ra, "host_device_sync");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(f->evidence["syncs_per_step_beyond_scaler"].get<double>(), 2.0, 1e-9);
-  EXPECT_EQ(f->evidence["grad_scaler_syncs"].get<int64_t>(), 2);
+  EXPECT_NEAR(FieldNumber(f->evidence, "syncs_per_step_beyond_scaler").value(), 2.0, 1e-9);
+  EXPECT_EQ(FieldNumber(f->evidence, "grad_scaler_syncs").value(), 2);
   // 3 per step with the first being GradScaler's = 2 beyond: flagged; 2 per step with the
   // first GradScaler's = 1 beyond: not flagged.
   EXPECT_EQ(FindFinding(SyncSteps(2, true), "host_device_sync"), nullptr);
@@ -243,7 +243,7 @@ TEST(Diagnosis, HostSyncSavingIsTheIdleItOpened) {
   RankAnalysis ra = SyncSteps(3, false);
   const Finding* f = FindFinding(ra, "host_device_sync");
   ASSERT_NE(f, nullptr);
-  const double idle = f->evidence["idle_after_syncs_pct"].get<double>();
+  const double idle = FieldNumber(f->evidence, "idle_after_syncs_pct").value();
   EXPECT_NEAR(idle, 100.0 * 325 / SyncStepUs(3), 0.01);
   EXPECT_NEAR(f->est_saving_pct, idle, 0.01);
   EXPECT_EQ(f->severity, FindingSeverity::kCritical);
@@ -451,7 +451,7 @@ TEST(Diagnosis, GradScalerSkipsAtStartMeanInitScaleTooHigh) {
   RankAnalysis ra = ScalerSteps(0, 6, {0, 1});
   const Finding* f = FindFinding(ra, "grad_scaler_init_scale_too_high");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->evidence["inferred_scale_factor_too_high"].get<double>(), 4.0);
+  EXPECT_EQ(FieldNumber(f->evidence, "inferred_scale_factor_too_high").value(), 4.0);
   EXPECT_EQ(Check(ra, "grad_scaler").status, CheckStatus::kFail);
   EXPECT_EQ(FindFinding(ScalerSteps(0, 6, {0}), "grad_scaler_init_scale_too_high"), nullptr);
   // The same skips late in training (steps 100, 101) are steady-state skips instead.
@@ -468,7 +468,7 @@ TEST(Diagnosis, GradScalerSkipRateAfterWarmup) {
   RankAnalysis two = ScalerSteps(20, 120, {50, 70});
   const Finding* f = FindFinding(two, "grad_scaler_skipped_steps");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(f->evidence["skip_rate_pct"].get<double>(), 1.67, 0.01);
+  EXPECT_NEAR(FieldNumber(f->evidence, "skip_rate_pct").value(), 1.67, 0.01);
   // Two wasted 1000 µs steps out of 120: 1.67% of the window.
   EXPECT_NEAR(f->est_saving_pct, 1.67, 0.01);
   EXPECT_EQ(Check(two, "grad_scaler").status, CheckStatus::kFail);
@@ -598,21 +598,21 @@ TEST(Diagnosis, LowGemmTflopsBothSides) {
   RankAnalysis low = GemmCall(4096, 4096, 4096, 1519);
   const Finding* f = FindFinding(low, "low_gemm_tflops");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(f->evidence["large_gemm_efficiency_pct"].get<double>(), 29.0, 0.1);
+  EXPECT_NEAR(FieldNumber(f->evidence, "large_gemm_efficiency_pct").value(), 29.0, 0.1);
   // Target 30%: saving 1519 - 1468.2 = 50.8 µs of 3138 µs = 1.62%.
   EXPECT_NEAR(f->est_saving_pct, 1.62, 0.05);
   // Small GEMMs (< 1 GFLOP) are never judged: 512^3 = 0.27 GFLOP at 1% of peak.
   RankAnalysis small = GemmCall(512, 512, 512, 900);
   EXPECT_EQ(FindFinding(small, "low_gemm_tflops"), nullptr);
-  EXPECT_TRUE(Dim(small, "compute_intensity").metrics["large_gemm_efficiency_pct"].is_null());
+  EXPECT_TRUE(FieldIsNull(Dim(small, "compute_intensity").metrics, "large_gemm_efficiency_pct"));
 }
 
 TEST(Diagnosis, GemmEfficiencyUnknownWithoutShapes) {
   RankAnalysis ra = TcMix(800);
   const DimensionResult& d = Dim(ra, "compute_intensity");
-  EXPECT_TRUE(d.metrics["large_gemm_efficiency_pct"].is_null());
-  EXPECT_NE(d.metrics["large_gemm_efficiency_unavailable"].get<std::string>().find("record_shapes=True"), std::string::npos);
-  EXPECT_NE(d.metrics["tensor_active_unavailable"].get<std::string>().find("--tensor-metrics"), std::string::npos);
+  EXPECT_TRUE(FieldIsNull(d.metrics, "large_gemm_efficiency_pct"));
+  EXPECT_NE(FieldString(d.metrics, "large_gemm_efficiency_unavailable").value_or("").find("record_shapes=True"), std::string::npos);
+  EXPECT_NE(FieldString(d.metrics, "tensor_active_unavailable").value_or("").find("--tensor-metrics"), std::string::npos);
 }
 
 // The cause of a slow GEMM, from the roofline's per-op rows (issue 14). By hand on the A100
@@ -628,10 +628,19 @@ RankAnalysis HalfMm(const std::string& dims, double dur_us) {
   return b.Analyze();
 }
 
+// The first record of an evidence list (gemms, calls).
+const FieldList& FirstRecord(const Finding& f, const char* key) {
+  static const FieldList kNone;
+  const Field* list = FindField(f.evidence, key);
+  if (list == nullptr || !std::holds_alternative<std::vector<FieldList>>(list->value)) return kNone;
+  const auto& records = std::get<std::vector<FieldList>>(list->value);
+  return records.empty() ? kNone : records[0];
+}
+
 std::string GemmCause(const RankAnalysis& ra) {
   const Finding* f = FindFinding(ra, "low_gemm_tflops");
   if (f == nullptr) return "no finding";
-  return f->evidence["gemms"][0]["cause"].get<std::string>();
+  return FieldString(FirstRecord(*f, "gemms"), "cause").value_or("no cause");
 }
 
 TEST(Diagnosis, SlowGemmCauses) {
@@ -639,14 +648,16 @@ TEST(Diagnosis, SlowGemmCauses) {
   // 68.7 TFLOP/s = 22% of 312. M is not a multiple of 8.
   RankAnalysis mis = HalfMm("[[4095,4096],[4096,4096]]", 2000);
   EXPECT_EQ(GemmCause(mis), "misaligned");
-  EXPECT_EQ(FindFinding(mis, "low_gemm_tflops")->evidence["gemms"][0]["dims_multiple_of_8"], false);
-  EXPECT_NEAR(FindFinding(mis, "low_gemm_tflops")->evidence["gemms"][0]["efficiency_pct"].get<double>(), 22.0, 0.1);
+  const FieldList& shape = FirstRecord(*FindFinding(mis, "low_gemm_tflops"), "gemms");
+  ASSERT_NE(FindField(shape, "dims_multiple_of_8"), nullptr);
+  EXPECT_EQ(std::get<bool>(FindField(shape, "dims_multiple_of_8")->value), false);
+  EXPECT_NEAR(FieldNumber(shape, "efficiency_pct").value_or(-1), 22.0, 0.1);
   EXPECT_NE(FindFinding(mis, "low_gemm_tflops")->recommendation.find("multiples of 8"), std::string::npos);
   // 8 x 8192 x 8192: 1.074 GFLOP over 134.5 MB = 7.98 FLOP/B, below the ridge: attainable
   // 7.98 x 2.039 = 16.3 TFLOP/s; in 400 µs 2.68 TFLOP/s = 16.5% of attainable.
   RankAnalysis mem = HalfMm("[[8,8192],[8192,8192]]", 400);
   EXPECT_EQ(GemmCause(mem), "memory_bound");
-  EXPECT_NEAR(FindFinding(mem, "low_gemm_tflops")->evidence["gemms"][0]["efficiency_pct"].get<double>(), 16.5, 0.1);
+  EXPECT_NEAR(FieldNumber(FirstRecord(*FindFinding(mem, "low_gemm_tflops"), "gemms"), "efficiency_pct").value_or(-1), 16.5, 0.1);
   // 1024 x 16384 x 1024: 34.36 GFLOP, 496 FLOP/B (compute-bound); 8 x 8 = 64 output tiles of
   // 128 x 128 for 108 SMs; in 600 µs 57.3 TFLOP/s = 18.4%.
   RankAnalysis tiles = HalfMm("[[1024,16384],[16384,1024]]", 600);
@@ -682,8 +693,9 @@ TEST(Diagnosis, AttentionNotOnAFlashKernel) {
   const Finding* f = FindFinding(math, "attention_not_flash");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(f->est_saving_pct, 23.81, 0.05);
-  EXPECT_EQ(f->evidence["calls"][0]["implementation"], "math");
-  EXPECT_EQ(f->evidence["flash_available"], true);
+  EXPECT_EQ(FieldString(FirstRecord(*f, "calls"), "implementation").value_or(""), "math");
+  ASSERT_NE(FindField(f->evidence, "flash_available"), nullptr);
+  EXPECT_EQ(std::get<bool>(FindField(f->evidence, "flash_available")->value), true);
   // Memory-efficient attention with fp16 inputs on sm80, where flash exists: a finding.
   f = FindFinding(Attention("aten::_scaled_dot_product_efficient_attention", 8, 1000), "attention_not_flash");
   ASSERT_NE(f, nullptr);

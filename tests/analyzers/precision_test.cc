@@ -13,6 +13,8 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
+#include "reports/json_report.h"
+#include "reports/precision_json.h"
 #include "support/test_support.h"
 #include "support/trace_builder.h"
 #include "trace/formats/kineto/kineto_reader.h"
@@ -125,7 +127,7 @@ TEST(Precision, SyntheticTraceByHand) {
   AnalyzePrecision(t, ra);
 
   // Kernels in the window: 300+50+20+400+100+40+60+70+500 = 1540 ns (the h884 GEMM at 1 ms is outside).
-  const json& tc = ra.tensor_cores;
+  const json tc = TensorCoresJson(ra.tensor_cores);
   EXPECT_NEAR(Num(tc, "/kernel_time_pct"), 100.0 * 700 / 1540, 1e-3);  // fp16 GEMM 300 + tf32 conv 400
   EXPECT_NEAR(Num(tc, "/unknown_tc_kernel_time_pct"), 100.0 * 20 / 1540, 1e-3);  // the Triton kernel
   EXPECT_EQ(tc["source"], "measured");
@@ -134,7 +136,7 @@ TEST(Precision, SyntheticTraceByHand) {
   EXPECT_EQ(tc["top_kernels"][0]["name"], kTf32Conv);
   EXPECT_EQ(tc["top_kernels"][1]["name"], kFp16Gemm);
 
-  const json& p = ra.precision;
+  const json p = PrecisionJson(ra.precision);
   // GEMM+conv time: 300 (fp16 GEMM) + 400 (tf32 conv) + 100 + 70 (SIMT sgemm) = 870; SIMT 170.
   EXPECT_NEAR(Num(p, "/fp32_simt_gemm_pct_of_gemm"), 100.0 * 170 / 870, 1e-3);
   ASSERT_EQ(p["fp32_simt_top"].size(), 2u);
@@ -215,20 +217,20 @@ TEST(Precision, DoesNotOverwriteFilledGpuArraysAndHandlesNoOps) {
   ra.gpu.kernel_time_by_category_ns[0] = 12345;
   AnalyzePrecision(t, ra);
   EXPECT_EQ(ra.gpu.kernel_time_by_category_ns[0], 12345);
-  EXPECT_EQ(ra.precision["op_level"]["available"], false);
-  EXPECT_TRUE(ra.tensor_cores["active_pct"].is_null());
-  EXPECT_EQ(ra.tensor_cores["source"], "estimated");
-  EXPECT_TRUE(ra.precision["casts"]["count_per_step"].is_null());  // no steps
+  EXPECT_EQ(PrecisionJson(ra.precision)["op_level"]["available"], false);
+  EXPECT_TRUE(TensorCoresJson(ra.tensor_cores)["active_pct"].is_null());
+  EXPECT_EQ(TensorCoresJson(ra.tensor_cores)["source"], "estimated");
+  EXPECT_TRUE(PrecisionJson(ra.precision)["casts"]["count_per_step"].is_null());  // no steps
 }
 
 TEST(Precision, EmptyTrace) {
   Trace t;
   RankAnalysis ra;
   AnalyzePrecision(t, ra);
-  EXPECT_TRUE(ra.tensor_cores["kernel_time_pct"].is_null());
-  EXPECT_TRUE(ra.precision["fp32_simt_gemm_pct_of_gemm"].is_null());
-  EXPECT_TRUE(ra.precision["tf32"]["gpu_supports"].is_null());
-  EXPECT_EQ(ra.precision["tf32"]["allow_tf32"]["matmul"], "unknown");
+  EXPECT_TRUE(TensorCoresJson(ra.tensor_cores)["kernel_time_pct"].is_null());
+  EXPECT_TRUE(PrecisionJson(ra.precision)["fp32_simt_gemm_pct_of_gemm"].is_null());
+  EXPECT_TRUE(PrecisionJson(ra.precision)["tf32"]["gpu_supports"].is_null());
+  EXPECT_EQ(PrecisionJson(ra.precision)["tf32"]["allow_tf32"]["matmul"], "unknown");
   EXPECT_TRUE(ra.top_kernels.empty());
 }
 
@@ -325,9 +327,9 @@ bool AnyNameContains(const json& list, const std::string& needle) {
 TEST(PrecisionGolden, TbPluginResNet50V100Fp32) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   RankAnalysis ra = AnalyzeShared("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz", 6);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_pct"), 0.0, 1e-9);
-  EXPECT_TRUE(ra.tensor_cores["top_kernels"].empty());
-  const json& ol = ra.precision["op_level"];
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/kernel_time_pct"), 0.0, 1e-9);
+  EXPECT_TRUE(TensorCoresJson(ra.tensor_cores)["top_kernels"].empty());
+  const json ol = PrecisionJson(ra.precision)["op_level"];
   EXPECT_NEAR(Num(ol, "/eligible_kernel_time_pct"), 68.0, 1.0);     // the plugin's number
   EXPECT_NEAR(Num(ol, "/eligible_kernel_time_pct"), 67.620, 0.001);  // the re-implementation's
   EXPECT_NEAR(Num(ol, "/eligible_kernel_time_us"), 399991.0, 0.5);
@@ -337,9 +339,9 @@ TEST(PrecisionGolden, TbPluginResNet50V100Fp32) {
   EXPECT_NEAR(Num(ol, "/fp32_share_pct"), 100.0, 1e-9);
   EXPECT_EQ(ol["ops"][0]["name"], "aten::cudnn_convolution_backward_weight");
   EXPECT_EQ(ol["ops"][0]["dtype"], "fp32");
-  EXPECT_EQ(ra.precision["tf32"]["gpu_supports"], false);  // cc 7.0
+  EXPECT_EQ(PrecisionJson(ra.precision)["tf32"]["gpu_supports"], false);  // cc 7.0
   // Nearly all GEMM/conv time is CUDA-core FP32 (sgemm, scudnn, implicit_convolve_sgemm, cuDNN engines).
-  EXPECT_GT(Num(ra.precision, "/fp32_simt_gemm_pct_of_gemm"), 95.0);
+  EXPECT_GT(Num(PrecisionJson(ra.precision), "/fp32_simt_gemm_pct_of_gemm"), 95.0);
 }
 
 // Two-rank DDP ResNet-like training on an A100, TF32 (HTA nccl_data).
@@ -349,19 +351,19 @@ TEST(PrecisionGolden, TbPluginResNet50V100Fp32) {
 TEST(PrecisionGolden, NcclDataA100Tf32) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   RankAnalysis ra = AnalyzeShared("traces/kineto/hta/nccl_data.json.gz", 3);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_us"), 162532.340, 0.001);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_pct"), 23.756, 0.001);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/tc_kernel_time_us"), 19484.339 + 19126.913, 0.002);
-  EXPECT_TRUE(AnyNameContains(ra.tensor_cores["top_kernels"], "cutlass_80_tensorop_s1688gemm"));
-  EXPECT_TRUE(AnyNameContains(ra.tensor_cores["top_kernels"], "ImplicitGemmConvolution"));
-  const json& tf32 = ra.precision["tf32"];
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/kernel_time_us"), 162532.340, 0.001);
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/kernel_time_pct"), 23.756, 0.001);
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/tc_kernel_time_us"), 19484.339 + 19126.913, 0.002);
+  EXPECT_TRUE(AnyNameContains(TensorCoresJson(ra.tensor_cores)["top_kernels"], "cutlass_80_tensorop_s1688gemm"));
+  EXPECT_TRUE(AnyNameContains(TensorCoresJson(ra.tensor_cores)["top_kernels"], "ImplicitGemmConvolution"));
+  const json tf32 = PrecisionJson(ra.precision)["tf32"];
   EXPECT_EQ(tf32["used"], true);
   EXPECT_EQ(tf32["gpu_supports"], true);
   EXPECT_NEAR(Num(tf32, "/tf32_kernel_time_pct"), 23.756, 0.001);
   EXPECT_TRUE(AnyNameContains(tf32["top"], "sm80_xmma_"));
   // TF32 share of GEMM+conv time: 38611.252 us of all GEMM/conv kernels (TF32 + the few sgemm/scudnn ones).
-  EXPECT_NEAR(Num(ra.precision, "/kernel_time_by_precision_pct/tf32"), 23.756, 0.001);
-  EXPECT_EQ(ra.precision["op_level"]["has_input_types"], false);
+  EXPECT_NEAR(Num(PrecisionJson(ra.precision), "/kernel_time_by_precision_pct/tf32"), 23.756, 0.001);
+  EXPECT_EQ(PrecisionJson(ra.precision)["op_level"]["has_input_types"], false);
 }
 
 // 16-rank recommender training on an A100 (HTA a100_16rank_recsys rank 0): TF32 CUTLASS GEMMs and
@@ -370,17 +372,18 @@ TEST(PrecisionGolden, NcclDataA100Tf32) {
 TEST(PrecisionGolden, RecsysA100Tf32CutlassAndTriton) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   RankAnalysis ra = AnalyzeShared("traces/kineto/hta/a100_16rank_recsys_rank0.json.gz", 5);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_us"), 401445.0, 0.001);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_pct"), 29.648, 0.001);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/tc_kernel_time_us"), 119020.0, 0.001);
-  EXPECT_NEAR(Num(ra.tensor_cores, "/unknown_tc_kernel_time_pct"), 1.762, 0.001);
-  EXPECT_TRUE(AnyNameContains(ra.tensor_cores["top_kernels"], "cutlass_80_tensorop_s1688gemm"));
-  ASSERT_FALSE(ra.tensor_cores["unknown_top_kernels"].empty());
-  for (const json& k : ra.tensor_cores["unknown_top_kernels"])
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/kernel_time_us"), 401445.0, 0.001);
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/kernel_time_pct"), 29.648, 0.001);
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/tc_kernel_time_us"), 119020.0, 0.001);
+  EXPECT_NEAR(Num(TensorCoresJson(ra.tensor_cores), "/unknown_tc_kernel_time_pct"), 1.762, 0.001);
+  EXPECT_TRUE(AnyNameContains(TensorCoresJson(ra.tensor_cores)["top_kernels"], "cutlass_80_tensorop_s1688gemm"));
+  ASSERT_FALSE(TensorCoresJson(ra.tensor_cores)["unknown_top_kernels"].empty());
+  const json tc = TensorCoresJson(ra.tensor_cores);
+  for (const json& k : tc["unknown_top_kernels"])
     EXPECT_EQ(k["name"].get<std::string>().substr(0, 6), "triton");
-  EXPECT_EQ(ra.precision["kernel_time_by_category_pct"].contains("triton_fused"), true);
-  EXPECT_EQ(ra.precision["tf32"]["used"], true);
-  EXPECT_EQ(ra.precision["op_level"]["has_input_types"], true);
+  EXPECT_EQ(PrecisionJson(ra.precision)["kernel_time_by_category_pct"].contains("triton_fused"), true);
+  EXPECT_EQ(PrecisionJson(ra.precision)["tf32"]["used"], true);
+  EXPECT_EQ(PrecisionJson(ra.precision)["op_level"]["has_input_types"], true);
 }
 
 }  // namespace

@@ -133,9 +133,9 @@ TEST(Scenario, UnknownStatusesSayWhatWouldMakeThemKnown) {
   o.profile_memory = false;
   Analyzed a = RunScenario(o);
   const DimensionResult& ci = a.ra.matrix[0];
-  EXPECT_TRUE(ci.metrics["large_gemm_efficiency_pct"].is_null());
-  EXPECT_NE(ci.metrics["large_gemm_efficiency_unavailable"].get<std::string>().find("record_shapes=True"), std::string::npos);
-  EXPECT_NE(ci.metrics["tensor_active_unavailable"].get<std::string>().find("--tensor-metrics"), std::string::npos);
+  EXPECT_TRUE(FieldIsNull(ci.metrics, "large_gemm_efficiency_pct"));
+  EXPECT_NE(FieldString(ci.metrics, "large_gemm_efficiency_unavailable").value_or("").find("record_shapes=True"), std::string::npos);
+  EXPECT_NE(FieldString(ci.metrics, "tensor_active_unavailable").value_or("").find("--tensor-metrics"), std::string::npos);
   bool found = false;
   for (const ChecklistItem& c : a.ra.checklist)
     if (c.id == "memory_fragmentation") found = c.how_to_know.find("profile_memory=True") != std::string::npos;
@@ -158,8 +158,8 @@ TEST(Scenario, SyncBoundCaseStudy) {
   const double bound = 100.0 - std::max(busy, WindowPct(s, s.host_active_ns));
   const Finding& f = ra.findings.front();
   EXPECT_NEAR(f.est_saving_pct, std::min(sync_idle, bound), 2.0);
-  EXPECT_NEAR(f.evidence["idle_after_syncs_pct"].get<double>(), sync_idle, 2.0);
-  EXPECT_NEAR(f.evidence["syncs_per_step_beyond_scaler"].get<double>(),
+  EXPECT_NEAR(FieldNumber(f.evidence, "idle_after_syncs_pct").value(), sync_idle, 2.0);
+  EXPECT_NEAR(FieldNumber(f.evidence, "syncs_per_step_beyond_scaler").value(),
               static_cast<double>(s.syncs_beyond_scaler) / static_cast<double>(s.steps), 1e-9);
   EXPECT_EQ(f.severity, FindingSeverity::kCritical);
   // The recommendation names the op and the API it blocks in.
@@ -251,13 +251,20 @@ TEST(Scenario, ExposedCommunicationMatchesTheSchedule) {
   EXPECT_NEAR(f->est_saving_pct, WindowPct(a.summary, a.summary.exposed_comm_ns), 0.5);
 }
 
+// The step numbers a GradScaler finding lists (empty when it lists none).
+std::vector<int64_t> SkippedSteps(const Finding& f) {
+  const Field* x = FindField(f.evidence, "skipped_steps");
+  const auto* v = x != nullptr ? std::get_if<std::vector<int64_t>>(&x->value) : nullptr;
+  return v != nullptr ? *v : std::vector<int64_t>{};
+}
+
 TEST(Scenario, SkippedStepsMatchThePlan) {
   Analyzed a = RunScenario(Problem::kScalerSkips, 8);
   const Finding* f = Find(a.ra, "grad_scaler_init_scale_too_high");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(f->evidence["skipped_steps"].size(), a.summary.skipped_step_numbers.size());
+  ASSERT_EQ(SkippedSteps(*f).size(), a.summary.skipped_step_numbers.size());
   for (size_t i = 0; i < a.summary.skipped_step_numbers.size(); ++i)
-    EXPECT_EQ(f->evidence["skipped_steps"][i].get<int64_t>(), a.summary.skipped_step_numbers[i]);
+    EXPECT_EQ(SkippedSteps(*f)[i], a.summary.skipped_step_numbers[i]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -284,7 +291,7 @@ TEST(RealTrace, TbPluginResNet50DataLoaderAndAmpNotInUse) {
   EXPECT_EQ(Check(ra, "autocast_coverage"), CheckStatus::kFail);
   const Finding* amp = Find(ra, "amp_not_in_use");
   ASSERT_NE(amp, nullptr) << Describe(ra);
-  EXPECT_NEAR(amp->evidence["eligible_kernel_time_pct"].get<double>(), 68.0, 2.0);
+  EXPECT_NEAR(FieldNumber(amp->evidence, "eligible_kernel_time_pct").value(), 68.0, 2.0);
   EXPECT_EQ(Dim(ra, "compute_intensity"), DimensionStatus::kBad);
 }
 

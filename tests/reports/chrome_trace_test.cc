@@ -248,7 +248,7 @@ TEST_F(SmallTraceTest, CountersPerStep) {
     if (e["ph"] != "C" || e["pid"] != apid) continue;
     for (const auto& [k, v] : e["args"].items()) counters[e["name"].get<std::string>() + "/" + k].push_back({parsed_.ts_ns[i], v});
   }
-  const json& per_step = job_.ranks[0].extra["per_step"];
+  const json per_step = PerStepJson(job_.ranks[0].per_step);
   auto busy = counters["GPU busy per step/busy_pct"];
   ASSERT_EQ(busy.size(), 3u);  // two steps, then 0 after the last
   EXPECT_EQ(busy[0].first, kBaseNs);

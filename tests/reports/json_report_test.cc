@@ -156,5 +156,53 @@ TEST(JsonReport, WriteIsAtomic) {
   EXPECT_NE(st.message().find("missing/r.json"), std::string::npos);
 }
 
+// Typed evidence: the JSON keeps each value's type (an integer stays an integer, a list of
+// records is an array of objects), and units come out as evidence_units / checklist unit.
+// Expected values are the inputs written above, by hand.
+TEST(JsonReport, TypedEvidenceAndUnits) {
+  JobAnalysis job;
+  Finding f;
+  f.id = "host_sync";
+  f.severity = FindingSeverity::kWarning;
+  f.evidence = {{"grad_scaler_syncs", 2, Unit::kCount},
+                {"idle_after_syncs_pct", 12.5, Unit::kPct},
+                {"exposed_us_per_step", 3.0, Unit::kUsPerStep},
+                {"skipped_steps", std::vector<int64_t>{3, 4}},
+                {"top_kernels", std::vector<KernelTime>{{"k", 7, 1.5}}},
+                {"sync_calls", std::vector<FieldList>{{{"call", "cudaStreamSynchronize"}, {"count", 9, Unit::kCount}}}},
+                {"estimate", "an explanation"},
+                {"missing", std::optional<double>()}};
+  job.job.findings.push_back(f);
+  ChecklistItem c;
+  c.id = "data_pipeline";
+  c.status = CheckStatus::kPass;
+  c.value = 1.25;
+  c.unit = Unit::kPctOfStep;
+  job.job.checklist.push_back(c);
+  DimensionResult d;
+  d.id = "memory_bandwidth";
+  d.metrics = {{"h2d_bytes_per_step", 1024.0, Unit::kBytesPerStep}, {"memory_unavailable", "why"}};
+  job.job.matrix.push_back(d);
+  const json r = BuildJsonReport(job, {}, AnalysisOptions());
+
+  const json& ev = r["findings"][0]["evidence"];
+  EXPECT_TRUE(ev["grad_scaler_syncs"].is_number_integer());
+  EXPECT_EQ(ev["grad_scaler_syncs"], 2);
+  EXPECT_TRUE(ev["exposed_us_per_step"].is_number_float());
+  EXPECT_EQ(ev["skipped_steps"], json::parse("[3,4]"));
+  EXPECT_EQ(ev["top_kernels"], json::parse(R"([{"name":"k","count":7,"time_us":1.5}])"));
+  EXPECT_EQ(ev["sync_calls"], json::parse(R"([{"call":"cudaStreamSynchronize","count":9}])"));
+  EXPECT_TRUE(ev["missing"].is_null());
+  EXPECT_EQ(r["findings"][0]["evidence_units"],
+            json::parse(R"({"grad_scaler_syncs":"count","idle_after_syncs_pct":"%","exposed_us_per_step":"us/step"})"));
+
+  for (const json& item : r["checklist"]) {
+    if (item["id"] == "data_pipeline") EXPECT_EQ(item["unit"], "% of step");
+    else EXPECT_TRUE(item["unit"].is_null()) << item["id"];  // not analysed: no value, no unit
+  }
+  EXPECT_EQ(r["matrix"]["memory_bandwidth"]["metrics"], json::parse(R"({"h2d_bytes_per_step":1024.0,"memory_unavailable":"why"})"));
+  EXPECT_EQ(r["matrix"]["memory_bandwidth"]["metrics_units"], json::parse(R"({"h2d_bytes_per_step":"bytes/step"})"));
+}
+
 }  // namespace
 }  // namespace ampscope

@@ -29,7 +29,13 @@ set(PENDING_EXPORT
 
 # The analyzers' typed results: what reports and exporters may see of analyzers/ (the roofline's
 # results have their own header, beside the analyzer that computes them).
-set(ANALYZER_RESULTS analyzers/analysis.h analyzers/roofline/roofline_result.h)
+set(ANALYZER_RESULTS analyzers/analysis.h analyzers/fields.h analyzers/results.h analyzers/precision_result.h
+    analyzers/roofline/roofline_result.h)
+
+# analyzers/ return typed results: no JSON library there (the report's field names live in
+# reports/, which serialises the results). Matched on any include form, <...> or "...".
+set(NO_JSON_LAYERS analyzers)
+set(JSON_INCLUDE_REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]nlohmann/")
 
 # Layer of a path relative to ROOT ("" for paths outside the product).
 function(layer_of path out)
@@ -103,6 +109,12 @@ foreach(layer IN LISTS LAYERS)
   file(GLOB_RECURSE sources RELATIVE "${ROOT}" "${ROOT}/${layer}/*.h" "${ROOT}/${layer}/*.cc" "${ROOT}/${layer}/*.inc")
   foreach(src IN LISTS sources)
     layer_of("${src}" from)
+    if(from IN_LIST NO_JSON_LAYERS)
+      file(STRINGS "${ROOT}/${src}" json_includes REGEX "${JSON_INCLUDE_REGEX}")
+      if(json_includes)
+        list(APPEND problems "${src}: includes nlohmann/json: ${from}/ returns typed results and includes no JSON library")
+      endif()
+    endif()
     file(STRINGS "${ROOT}/${src}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
     foreach(line IN LISTS includes)
       string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*$" "\\1" inc "${line}")

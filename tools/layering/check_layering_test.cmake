@@ -102,6 +102,15 @@ expect_check(base_uses_nothing_of_ours "${tree}" "${none}" FALSE "base -> trace 
 make_tree("${tree}" ${clean} analyzers/bad.cc "#include \"tools/scenario/scenario.h\"")
 expect_check(product_never_includes_tools "${tree}" "${none}" FALSE "analyzers -> tools is forbidden")
 
+make_tree("${tree}" ${clean} analyzers/bad.cc "#include <nlohmann/json.hpp>")
+expect_check(analyzers_include_no_json_library "${tree}" "${none}" FALSE
+             "analyzers/bad.cc: includes nlohmann/json")
+make_tree("${tree}" ${clean} analyzers/roofline/bad.h "#  include \"nlohmann/json.hpp\"")
+expect_check(analyzers_include_no_json_library_in_subfolders "${tree}" "${none}" FALSE
+             "analyzers/roofline/bad.h: includes nlohmann/json")
+make_tree("${tree}" ${clean} reports/json_report.cc "#include <nlohmann/json.hpp>\n#include \"analyzers/analysis.h\"")
+expect_check(reports_may_use_json "${tree}" "${none}" TRUE "no forbidden arrow")
+
 # An allowlisted violation passes; the same list on a tree without it is stale and fails.
 set(allow "${WORK}/allowlist.txt")
 file(WRITE "${allow}" "# known\ntrace/bad.cc -> analyzers/analyze.h   # to be removed\n")
