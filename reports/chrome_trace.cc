@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "analyzers/analyze.h"
 #include "base/strings.h"
 #include "base/units.h"
 
@@ -593,8 +592,7 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
 
   // Idle gaps per device, with HTA's categories.
   {
-    LaunchIndex launches(trace);
-    std::vector<IdleGap> gaps = ComputeIdleGaps(trace, rank.steps, launches);
+    const std::vector<IdleGap>& gaps = rank.gpu.idle_gaps;  // the analysis' gaps (analyzers/context)
     static constexpr struct {
       IdleKind kind;
       SpanColor color;
