@@ -229,6 +229,9 @@ struct RankAnalysis {
   std::vector<ChecklistItem> checklist;
   std::vector<Finding> findings;             // ranked by est_saving_pct, descending
   nlohmann::json extra = nlohmann::json::object();  // other per-rank metrics (per-step arrays, ...)
+  // Per step: the mean of the sampled Tensor Core activity (counter tensor_active_pct, 0-100)
+  // inside the step; nullopt for a step without samples; empty when the trace has none.
+  std::vector<std::optional<double>> tensor_active_per_step_pct;
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
 };
 

@@ -191,6 +191,31 @@ void AnalyzeLaunches(const RankContext& ctx, const GpuTimeAnalysis& gpu, LaunchA
   }
 }
 
+// Sampled Tensor Core activity (PM sampling, counters named tensor_active_pct): the mean of the
+// samples inside each step (what the Chrome/Perfetto "Tensor Core active per step" counter draws).
+std::vector<std::optional<double>> TensorActivePerStep(const Trace& trace, const std::vector<StepWindow>& steps) {
+  std::vector<std::optional<double>> values;
+  StringId tensor_active;
+  if (steps.empty() || !trace.strings.Find("tensor_active_pct", &tensor_active)) return values;
+  std::vector<double> sum(steps.size(), 0.0);
+  std::vector<uint64_t> n(steps.size(), 0);
+  for (const CounterSample& s : trace.counters) {
+    if (s.name != tensor_active || !std::isfinite(s.value)) continue;
+    auto it = std::upper_bound(steps.begin(), steps.end(), s.time_ns,
+                               [](TimeNs t, const StepWindow& w) { return t < w.start_ns; });
+    if (it == steps.begin()) continue;
+    --it;
+    if (s.time_ns >= it->end_ns) continue;
+    size_t i = static_cast<size_t>(it - steps.begin());
+    sum[i] += s.value;
+    n[i]++;
+  }
+  values.resize(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (n[i] > 0) values[i] = sum[i] / static_cast<double>(n[i]);
+  return values;
+}
+
 // Roofline and MFU (analyzers/roofline/), on the context's op tree.
 roofline::RooflineResult AnalyzeRooflineOf(const RankContext& ctx) {
   const AnalysisOptions& options = ctx.options();
@@ -234,6 +259,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
   ra.extra["gpu_activity_recorded"] = !no_gpu_activity;
 
+  ra.tensor_active_per_step_pct = TensorActivePerStep(trace, ra.steps.steps);
   AnalyzePrecision(trace, ctx.classes(), ra);
   ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx));
   Diagnose(ctx, ra);
