@@ -66,6 +66,26 @@ struct IdleBreakdownNs {
   uint64_t other_gaps = 0;
 };
 
+// One idle gap on the GPU (between merged busy intervals), classified with HTA's rules: if the
+// launch of the work that ends the gap started after the gap began, the GPU waited for the host
+// (host_wait); else a gap under 30 µs is kernel_wait; else other.
+enum class IdleKind : uint8_t { kHostWait, kKernelWait, kOther };
+const char* IdleKindName(IdleKind k);  // "host_wait" | "kernel_wait" | "other"
+struct IdleGap {
+  TimeNs start_ns;
+  TimeNs end_ns;
+  int32_t device;
+  IdleKind kind;
+};
+
+// What the host was doing while the main GPU idled (host_wait and other gaps), in attribution
+// order: DataLoader ranges, pageable copies and allocator calls take the time they overlap; the
+// rest goes to what opened the gap (a sync, a cudaFree, or the host not launching fast enough).
+enum class IdleCause : uint8_t { kDataLoader, kPageable, kAlloc, kSync, kScalerSync, kHost, kOther, kCount };
+inline constexpr size_t kIdleCauses = static_cast<size_t>(IdleCause::kCount);
+// "data_loader" | "pageable_copy" | "allocator" | "host_sync" | "grad_scaler_sync" | "host_launch" | "other"
+const char* IdleCauseName(IdleCause c);
+
 struct GpuTimeAnalysis {
   TimeNs window_ns = 0;           // sum of step windows (or the whole trace span without steps)
   TimeNs busy_ns = 0;             // union of kernels + memcpy + memset inside the window
@@ -79,6 +99,7 @@ struct GpuTimeAnalysis {
   uint64_t kernel_count = 0;
   uint64_t kernels_under_10us = 0;
   std::map<int32_t, TimeNs> busy_by_device_ns;
+  std::vector<IdleGap> idle_gaps;  // every device's gaps in the windows (what the idle tracks draw)
 };
 
 struct MemcpyKindStats {
@@ -97,12 +118,19 @@ struct MemoryTrafficAnalysis {
   TimeNs memset_time_ns = 0;
 };
 
+// One host-blocking sync point (analyzers/context.cc says what counts). A blocking copy
+// followed at once by a stream sync on the same thread (.item()) is one point.
 struct SyncPoint {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
-  std::string api;       // "cudaStreamSynchronize", "cudaMemcpy DtoH", "cuda_sync:stream_sync", ...
+  std::string api;       // the call(s): "cudaStreamSynchronize", "cudaMemcpyAsync DtoH + cudaStreamSynchronize",
+                         // "cuda_sync:stream_sync" (CUPTI record, traces without runtime calls)
   int64_t tid = -1;
-  int64_t step_index = -1;
+  int64_t step_index = -1;  // the step whose CPU range contains start_ns
+  std::string label;        // "<outermost op> > <innermost op>: <api>", or api without ops
+  std::string waited_for;   // the kernel launched just before (what the host waited for)
+  TimeNs blocked_ns = 0;    // host time inside the call(s)
+  bool scaler = false;      // GradScaler's found_inf check (the kernel waited for is a scaler kernel)
 };
 
 struct SyncAnalysis {
@@ -205,6 +233,9 @@ struct RankAnalysis {
   std::vector<DimensionResult> matrix;
   std::vector<ChecklistItem> checklist;
   std::vector<Finding> findings;             // ranked by est_saving_pct, descending
+  // Per step: the mean of the sampled Tensor Core activity (counter tensor_active_pct, 0-100)
+  // inside the step; nullopt for a step without samples; empty when the trace has none.
+  std::vector<std::optional<double>> tensor_active_per_step_pct;
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
 };
 

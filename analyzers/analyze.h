@@ -10,56 +10,21 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
+#include "analyzers/context.h"
 #include "base/status.h"
 
 namespace ampscope {
 
-// HTA's threshold between "kernel_wait" and "other" idle gaps (30, in the trace's µs).
-inline constexpr TimeNs kKernelWaitThresholdNs = 30'000;
-
 StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& options);
+// The same on a context built for the trace (tests that inspect the context use this).
+RankAnalysis AnalyzeRank(const RankContext& context);
 
 // Several traces are ranks of one job. ranks[i] is the analysis of traces[i]; `job` is the
 // job-level summary (the rank itself when there is one).
 JobAnalysis AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& options);
 
-// ---- building blocks (exposed for tests and for other analyzers) ----
-
-// Maps a correlation id to the index of its launching API call in trace.api_calls.
-class LaunchIndex {
- public:
-  explicit LaunchIndex(const Trace& trace);
-  // Index into trace.api_calls, or -1.
-  int64_t Find(int64_t correlation) const;
-
- private:
-  std::vector<std::pair<int64_t, uint32_t>> sorted_;  // (correlation, api index), sorted
-};
-
-StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, const LaunchIndex& launches);
-
-// A half-open time interval [start, end).
-struct Interval {
-  TimeNs start_ns;
-  TimeNs end_ns;
-};
-
-// Sorts and merges overlapping/adjacent intervals.
-std::vector<Interval> MergeIntervals(std::vector<Interval> intervals);
-// Total length of `merged` (sorted, disjoint) inside [start, end).
-TimeNs OverlapNs(const std::vector<Interval>& merged, TimeNs start, TimeNs end);
-
-// One idle gap on the GPU (between merged busy intervals), classified with HTA's rules.
-enum class IdleKind : uint8_t { kHostWait, kKernelWait, kOther };
-const char* IdleKindName(IdleKind k);  // "host_wait" | "kernel_wait" | "other"
-struct IdleGap {
-  TimeNs start_ns;
-  TimeNs end_ns;
-  int32_t device;
-  IdleKind kind;
-};
-// Idle gaps of each device inside the step windows (clipped to them).
-std::vector<IdleGap> ComputeIdleGaps(const Trace& trace, const StepAnalysis& steps, const LaunchIndex& launches);
+// The building blocks (LaunchIndex, DetectSteps, Interval, MergeIntervals, OverlapNs) and the
+// rank's analysis context are in analyzers/context.h, included above.
 
 // HTA's temporal breakdown and idle-time breakdown, reproduced for comparison with HTA's numbers
 // (hta/analyzers/breakdown_analysis.py): GPU work launched before the start of the last

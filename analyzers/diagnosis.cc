@@ -19,6 +19,7 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/gpu_peaks.h"
+#include "base/saturating.h"
 #include "base/units.h"
 #include "base/strings.h"
 #include "trace/classify/api_roles.h"
@@ -144,48 +145,10 @@ Unit ChecklistValueUnit(std::string_view id) {
   return Unit::kPctOfStep;  // kernel_fusion, data_pipeline, distributed_sync: est. cost / share of the step
 }
 
-// A short form of a (possibly 1 KB) kernel name for messages: "void ns::kernel<...>(...)" ->
-// "kernel<...>" cut at `max` characters.
-std::string ShortName(std::string_view name, size_t max = 90) {
-  std::string s(name);
-  if (StartsWith(s, "void ")) s = s.substr(5);
-  // Drop the argument list of a demangled signature.
-  int depth = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<') ++depth;
-    if (s[i] == '>') --depth;
-    if (s[i] == '(' && depth == 0 && i > 0) {
-      s = s.substr(0, i);
-      break;
-    }
-  }
-  if (s.size() > max) s = s.substr(0, max - 3) + "...";
-  return s;
-}
 
 // Length of `iv` covered by `merged` (sorted, disjoint).
 TimeNs Covered(const std::vector<Interval>& merged, TimeNs s, TimeNs e) { return OverlapNs(merged, s, e); }
 
-// Removes the parts of `pieces` covered by `cause` (sorted, merged); returns the removed length.
-TimeNs CutOut(std::vector<Interval>& pieces, const std::vector<Interval>& cause) {
-  TimeNs removed = 0;
-  std::vector<Interval> out;
-  for (const Interval& p : pieces) {
-    TimeNs cur = p.start_ns;
-    auto it = std::upper_bound(cause.begin(), cause.end(), p.start_ns,
-                               [](TimeNs t, const Interval& iv) { return t < iv.end_ns; });
-    for (; it != cause.end() && it->start_ns < p.end_ns; ++it) {
-      const TimeNs cs = std::max(cur, it->start_ns);
-      const TimeNs ce = std::min(p.end_ns, it->end_ns);
-      if (cs > cur) out.push_back({cur, cs});
-      if (ce > cs) removed += ce - cs;
-      cur = std::max(cur, ce);
-    }
-    if (cur < p.end_ns) out.push_back({cur, p.end_ns});
-  }
-  pieces.swap(out);
-  return removed;
-}
 
 // Categories whose kernels are bound by memory bandwidth (MB-01).
 bool IsMemoryBound(KernelCategory c) {
@@ -212,30 +175,13 @@ bool IsMatmulClass(KernelCategory c) {
   return c == KernelCategory::kGemm || c == KernelCategory::kConv || c == KernelCategory::kAttention;
 }
 
-// Causes of GPU idle time, in attribution order (see AttributeGaps).
-enum class Cause { kDataLoader, kPageable, kAlloc, kSync, kScalerSync, kHost, kOther, kCount };
-constexpr size_t kCauses = static_cast<size_t>(Cause::kCount);
-const char* CauseName(Cause c) {
-  switch (c) {
-    case Cause::kDataLoader: return "data_loader";
-    case Cause::kPageable: return "pageable_copy";
-    case Cause::kAlloc: return "allocator";
-    case Cause::kSync: return "host_sync";
-    case Cause::kScalerSync: return "grad_scaler_sync";
-    case Cause::kHost: return "host_launch";
-    default: return "other";
-  }
-}
+// Causes of GPU idle time, in attribution order (analyzers/context.cc's AttributeGaps).
+using Cause = IdleCause;
+constexpr size_t kCauses = kIdleCauses;
+const char* CauseName(Cause c) { return IdleCauseName(c); }
 
-struct SyncPointInfo {
-  TimeNs start_ns = 0;
-  TimeNs end_ns = 0;
-  int64_t tid = -1;
-  std::string label;        // "aten::item > aten::_local_scalar_dense: cudaMemcpyAsync DtoH + cudaStreamSynchronize"
-  std::string waited_for;   // the kernel launched just before (what the host waited for)
-  int64_t step = -1;
-  bool scaler = false;
-};
+// Sync points are the context's (the one definition, analyzers/context.cc).
+using SyncPointInfo = SyncPoint;
 
 struct StepFacts {
   TimeNs start_ns = 0, end_ns = 0, cpu_start_ns = 0, cpu_end_ns = 0;
@@ -253,7 +199,27 @@ struct StepFacts {
 
 class Diagnoser {
  public:
-  Diagnoser(const Trace& t, const AnalysisOptions& o, RankAnalysis& ra) : t_(t), o_(o), ra_(ra), launches_(t) {}
+  Diagnoser(const RankContext& c, RankAnalysis& ra)
+      : ctx_(c),
+        t_(c.trace()),
+        o_(c.options()),
+        ra_(ra),
+        windows_(c.windows()),
+        kclass_(c),
+        in_window_(c.kernels().in_window),
+        busy_(c.busy().main),
+        comm_(c.busy().comm),
+        compute_(c.busy().compute),
+        kernel_launch_(c.kernels().by_launch),
+        launch_of_(c.kernels().launch_call),
+        dataloader_(c.host().dataloader),
+        dataloader_names_(c.host().dataloader_names),
+        optimizer_names_(c.host().optimizer_names),
+        optimizer_ranges_(c.host().optimizer_steps),
+        sync_points_(c.sync_points()),
+        blocking_(c.blocking()),
+        gaps_(c.idle_gaps()),
+        alloc_calls_(c.host().alloc_calls) {}
 
   void Run() {
     Prepare();
@@ -278,26 +244,10 @@ class Diagnoser {
  private:
   // ---- shared facts -----------------------------------------------------------------
   void Prepare() {
-    if (!ra_.steps.steps.empty()) {
-      for (const StepWindow& s : ra_.steps.steps) windows_.push_back({s.start_ns, s.end_ns});
-    } else if (ra_.steps.window_end_ns > ra_.steps.window_start_ns) {
-      windows_.push_back({ra_.steps.window_start_ns, ra_.steps.window_end_ns});
-    }
-    for (const Interval& w : windows_) window_ns_ += w.end_ns - w.start_ns;
+    window_ns_ = ctx_.window_ns();
     nsteps_ = std::max<size_t>(1, ra_.steps.steps.size());
-
-    // Device: the one with the most busy time; its name gives the peaks.
-    int64_t best = -1;
-    for (const auto& [dev, b] : ra_.gpu.busy_by_device_ns)
-      if (b > best) best = b, device_ = dev;
-    if (best < 0 && !t_.kernels.empty()) device_ = t_.kernels.front().device;
-    for (const Device& d : t_.devices) {
-      if (d.id == device_ || device_ptr_ == nullptr) device_ptr_ = &d;
-    }
-    if (device_ptr_ != nullptr && device_ptr_->id != device_) {
-      for (const Device& d : t_.devices)
-        if (d.id == device_) device_ptr_ = &d;
-    }
+    device_ = ctx_.busy().main_device;
+    device_ptr_ = ctx_.busy().main_device_info;
     const std::string gpu_name = !o_.gpu_override.empty() ? o_.gpu_override : (device_ptr_ ? device_ptr_->name : "");
     if (!o_.gpu_peaks_path.empty()) {
       auto loaded = LoadGpuPeaksTsv(o_.gpu_peaks_path);
@@ -314,123 +264,15 @@ class Diagnoser {
       peak_ = MatchGpu(q, custom_peaks_.empty() ? BuiltinGpuPeaks() : custom_peaks_).peak;
     }
     amd_ = device_ptr_ != nullptr && device_ptr_->vendor == GpuVendor::kAmd;
-
-    // Kernel classes and window membership.
-    kclass_.resize(t_.kernels.size());
-    in_window_.assign(t_.kernels.size(), 0);
-    std::unordered_map<StringId, KernelClass> cache;
-    for (size_t i = 0; i < t_.kernels.size(); ++i) {
-      const KernelEvent& k = t_.kernels[i];
-      auto it = cache.find(k.name);
-      if (it == cache.end()) it = cache.emplace(k.name, ClassifyKernel(t_.str(k.name))).first;
-      kclass_[i] = it->second;
-      if (InWindows(k.start_ns)) {
-        in_window_[i] = 1;
-        kernel_total_ns_ += k.duration_ns();
-        if (kclass_[i].rocm) rocm_ns_ += k.duration_ns();
-      }
-    }
-
-    // Merged GPU busy on the main device; compute and communication kernels (all devices).
-    std::vector<Interval> all, comm, compute;
-    for (size_t i = 0; i < t_.kernels.size(); ++i) {
-      const KernelEvent& k = t_.kernels[i];
-      if (k.device == device_) all.push_back({k.start_ns, k.end_ns});
-      if (kclass_[i].category == KernelCategory::kCommunication) {
-        comm.push_back({k.start_ns, k.end_ns});
-      } else {
-        compute.push_back({k.start_ns, k.end_ns});
-      }
-    }
-    for (const MemcpyEvent& m : t_.memcpys)
-      if (m.device == device_) all.push_back({m.start_ns, m.end_ns});
-    for (const MemsetEvent& m : t_.memsets)
-      if (m.device == device_) all.push_back({m.start_ns, m.end_ns});
-    busy_ = MergeIntervals(std::move(all));
-    comm_ = MergeIntervals(std::move(comm));
-    compute_ = MergeIntervals(std::move(compute));
-    for (const Interval& w : windows_) busy_in_windows_ns_ += Covered(busy_, w.start_ns, w.end_ns);
-
-    // Kernel launches by API start (what the host waited for at a sync, which step launched what).
-    for (size_t i = 0; i < t_.kernels.size(); ++i) {
-      const int64_t api = launches_.Find(t_.kernels[i].correlation);
-      if (api < 0) continue;
-      const ApiCall& a = t_.api_calls[static_cast<size_t>(api)];
-      kernel_launch_.push_back({a.start_ns, static_cast<uint32_t>(i)});
-      launch_of_[i] = api;
-    }
-    std::sort(kernel_launch_.begin(), kernel_launch_.end());
-
-    // Named host ranges: DataLoader and Optimizer.step (user annotations, NVTX, 2021 Operators).
-    auto visit_range = [&](std::string_view name, TimeNs s, TimeNs e, int64_t tid) {
-      const HostRangeRole role = ClassifyHostRange(name);
-      if (role == HostRangeRole::kDataLoader) {
-        dataloader_.push_back({s, e});
-        dataloader_names_.insert(std::string(name));
-      } else if (role == HostRangeRole::kOptimizerStep) {
-        optimizer_ranges_.push_back({s, e, tid});
-        optimizer_names_.insert(std::string(name));
-      }
-    };
-    for (const Range& r : t_.ranges)
-      if (r.kind == RangeKind::kCpuAnnotation || r.kind == RangeKind::kNvtx)
-        visit_range(t_.str(r.name), r.start_ns, r.end_ns, r.tid);
-    for (const CpuOp& op : t_.cpu_ops) {
-      std::string_view n = t_.str(op.name);
-      const HostRangeRole role = ClassifyHostRange(n);
-      if (role == HostRangeRole::kDataLoader || role == HostRangeRole::kOptimizerStep)
-        visit_range(n, op.start_ns, op.end_ns, op.tid);
-    }
-    dataloader_ = MergeIntervals(std::move(dataloader_));
-    std::sort(optimizer_ranges_.begin(), optimizer_ranges_.end(),
-              [](const TidRange& a, const TidRange& b) { return a.start_ns < b.start_ns; });
-
-    // cpu_op nesting per thread (for naming the ops around a sync call and for top-level ops).
-    for (uint32_t i = 0; i < t_.cpu_ops.size(); ++i) ops_by_tid_[t_.cpu_ops[i].tid].push_back(i);
-    op_parent_.assign(t_.cpu_ops.size(), -1);
-    for (auto& [tid, ids] : ops_by_tid_) {
-      std::stable_sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) {
-        const CpuOp& x = t_.cpu_ops[a];
-        const CpuOp& y = t_.cpu_ops[b];
-        if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-        return x.end_ns > y.end_ns;
-      });
-      std::vector<uint32_t> stack;
-      for (uint32_t i : ids) {
-        const CpuOp& op = t_.cpu_ops[i];
-        while (!stack.empty() && !(op.start_ns >= t_.cpu_ops[stack.back()].start_ns && op.end_ns <= t_.cpu_ops[stack.back()].end_ns))
-          stack.pop_back();
-        if (!stack.empty()) op_parent_[i] = static_cast<int32_t>(stack.back());
-        stack.push_back(i);
-      }
-    }
-    for (uint32_t i = 0; i < t_.cpu_ops.size(); ++i)
-      if (t_.cpu_ops[i].external_id > 0) op_by_ext_.emplace(t_.cpu_ops[i].external_id, i);
-
-    // Memcpy by correlation (sync memcpy detection, pageable copies).
-    for (const MemcpyEvent& m : t_.memcpys)
-      if (m.correlation >= 0) memcpy_by_corr_[m.correlation] = &m;
-
+    kernel_total_ns_ = ctx_.kernels().in_window_ns;
+    rocm_ns_ = ctx_.kernels().rocm_in_window_ns;
+    busy_in_windows_ns_ = ctx_.busy().main_in_windows_ns;
     BuildSteps();
-    BuildSyncPoints();
   }
 
-  bool InWindows(TimeNs t) const {
-    auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
-                               [](TimeNs x, const Interval& w) { return x < w.start_ns; });
-    if (it == windows_.begin()) return false;
-    --it;
-    return t < it->end_ns;
-  }
-
+  bool InWindows(TimeNs t) const { return ctx_.InWindows(t); }
   // Index of the step whose CPU range contains host time t (the step that launched work at t).
-  int64_t StepOfLaunch(TimeNs t) const {
-    const auto& s = ra_.steps.steps;
-    auto it = std::upper_bound(s.begin(), s.end(), t, [](TimeNs x, const StepWindow& w) { return x < w.cpu_start_ns; });
-    if (it == s.begin()) return -1;
-    --it;
-    return t < std::max(it->cpu_end_ns, it->end_ns) ? static_cast<int64_t>(it - s.begin()) : -1;
-  }
+  int64_t StepOfLaunch(TimeNs t) const { return ctx_.StepOfLaunch(t); }
 
   int64_t OptimizerRangeAt(TimeNs t, int64_t tid) const {
     // Ranges are sorted by start and do not nest (one per optimizer step): check the last few
@@ -444,45 +286,8 @@ class Diagnoser {
     return -1;
   }
 
-  // The cpu_ops containing host time t on `tid`, outermost first.
-  std::vector<uint32_t> OpsAt(int64_t tid, TimeNs t) const {
-    std::vector<uint32_t> chain;
-    auto it = ops_by_tid_.find(tid);
-    if (it == ops_by_tid_.end()) return chain;
-    const auto& ids = it->second;
-    auto pos = std::upper_bound(ids.begin(), ids.end(), t, [&](TimeNs v, uint32_t i) { return v < t_.cpu_ops[i].start_ns; });
-    if (pos == ids.begin()) return chain;
-    int64_t cur = *(pos - 1);
-    while (cur >= 0 && t_.cpu_ops[cur].end_ns < t) cur = op_parent_[cur];
-    for (; cur >= 0; cur = op_parent_[cur]) chain.push_back(static_cast<uint32_t>(cur));
-    std::reverse(chain.begin(), chain.end());
-    return chain;
-  }
-
-  std::string OpChainName(int64_t tid, TimeNs t) const {
-    std::vector<uint32_t> chain = OpsAt(tid, t);
-    if (chain.empty()) return "";
-    std::string s(t_.str(t_.cpu_ops[chain.front()].name));
-    if (chain.size() > 1) s += " > " + std::string(t_.str(t_.cpu_ops[chain.back()].name));
-    return s;
-  }
-
-  // The op that launched kernel i (by External id, else the innermost op around its launch).
-  int64_t OpOfKernel(size_t i) const {
-    const KernelEvent& k = t_.kernels[i];
-    auto li = launch_of_.find(i);
-    const ApiCall* call = li != launch_of_.end() ? &t_.api_calls[static_cast<size_t>(li->second)] : nullptr;
-    int64_t ext = k.external_id > 0 ? k.external_id : (call ? call->external_id : -1);
-    if (ext > 0) {
-      auto it = op_by_ext_.find(ext);
-      if (it != op_by_ext_.end()) return it->second;
-    }
-    if (call) {
-      std::vector<uint32_t> chain = OpsAt(call->tid, call->start_ns);
-      if (!chain.empty()) return chain.back();
-    }
-    return -1;
-  }
+  // The op that launched kernel i (its op-tree node, or the nearest cpu_op above it).
+  int64_t OpOfKernel(size_t i) const { return ctx_.CpuOpOfKernel(i); }
 
   void BuildSteps() {
     const auto& s = ra_.steps.steps;
@@ -516,85 +321,6 @@ class Diagnoser {
     }
   }
 
-  // Host-blocking sync points (DESIGN: sync APIs and synchronous D2H copies).
-  void BuildSyncPoints() {
-    struct Call {
-      TimeNs s, e;
-      int64_t tid;
-      std::string label;
-      bool explicit_sync;
-    };
-    std::vector<Call> calls;
-    for (const ApiCall& a : t_.api_calls) {
-      if (!InWindows(a.start_ns)) continue;
-      std::string_view name = t_.str(a.name);
-      const ApiRole role = ClassifyApi(name);
-      if (role == ApiRole::kSync) {
-        calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name), true});
-        continue;
-      }
-      if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) continue;
-      auto it = memcpy_by_corr_.find(a.correlation);
-      const MemcpyEvent* m = it == memcpy_by_corr_.end() ? nullptr : it->second;
-      const bool async = role == ApiRole::kMemcpyAsync;
-      bool blocking = false;
-      if (!async) {
-        // cudaMemcpy: synchronous, except small H2D copies (staged) and device-only copies [nsys].
-        blocking = !(m && ((m->kind == MemcpyKind::kHtoD && m->bytes <= kSmallH2DBytes) || m->kind == MemcpyKind::kDtoD));
-      } else if (m && m->kind == MemcpyKind::kDtoH && m->dst_kind == MemoryKind::kPageable) {
-        // CUDA API sync behaviour: an async D2H into pageable memory returns when the copy is done.
-        blocking = true;
-      }
-      if (blocking) calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name) + (m ? std::string(" ") + MemcpyKindName(m->kind) : ""), false});
-    }
-    std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.s < b.s; });
-    // A blocking copy followed at once by a stream sync on the same thread is one sync point
-    // (.item() = cudaMemcpyAsync D2H + cudaStreamSynchronize).
-    constexpr TimeNs kJoinNs = 50'000;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      SyncPointInfo p;
-      p.start_ns = calls[i].s;
-      p.end_ns = calls[i].e;
-      p.tid = calls[i].tid;
-      p.label = calls[i].label;
-      while (i + 1 < calls.size() && calls[i + 1].tid == p.tid && calls[i + 1].s - p.end_ns <= kJoinNs &&
-             (!calls[i].explicit_sync) && calls[i + 1].explicit_sync) {
-        ++i;
-        p.end_ns = std::max(p.end_ns, calls[i].e);
-        p.label += " + " + calls[i].label;
-      }
-      sync_points_.push_back(std::move(p));
-    }
-    // Without runtime events, CUPTI's synchronization records are the sync points.
-    if (sync_points_.empty() && t_.api_calls.empty()) {
-      for (const SyncEvent& s : t_.syncs) {
-        if (s.type == SyncType::kStreamWaitEvent || !InWindows(s.start_ns)) continue;
-        SyncPointInfo p;
-        p.start_ns = s.start_ns;
-        p.end_ns = s.end_ns;
-        p.tid = s.tid;
-        p.label = std::string("cuda_sync:") + SyncTypeName(s.type);
-        sync_points_.push_back(std::move(p));
-      }
-    }
-    std::stable_sort(sync_points_.begin(), sync_points_.end(),
-                     [](const SyncPointInfo& a, const SyncPointInfo& b) { return a.start_ns < b.start_ns; });
-    for (SyncPointInfo& p : sync_points_) {
-      p.step = StepOfLaunch(p.start_ns);
-      // What the host waited for: the last kernel launched before the sync.
-      auto it = std::upper_bound(kernel_launch_.begin(), kernel_launch_.end(), std::make_pair(p.start_ns, uint32_t{0}));
-      if (it != kernel_launch_.begin()) {
-        const uint32_t ki = std::prev(it)->second;
-        p.waited_for = ShortName(t_.str(t_.kernels[ki].name), 70);
-        p.scaler = kclass_[ki].category == KernelCategory::kAmpScaler || kclass_[ki].role == KernelRole::kAmpUnscale;
-      }
-      const std::string ops = OpChainName(p.tid, p.start_ns);
-      if (!ops.empty()) p.label = ops + ": " + p.label;
-      blocking_.push_back({p.start_ns, p.end_ns});
-    }
-    blocking_ = MergeIntervals(std::move(blocking_));
-  }
-
   // ---- idle attribution ---------------------------------------------------------------
   // Each GPU idle gap inside the steps (host_wait and other; HTA's kernel_wait gaps are the
   // GPU's own launch latency) is split by what the host was doing: DataLoader ranges,
@@ -602,68 +328,11 @@ class Diagnoser {
   // opened the gap - a sync call that was waiting when the GPU ran dry (host_sync or
   // grad_scaler_sync), a cudaFree, or else the host simply not launching fast enough.
   void ComputeGapAttribution() {
-    std::vector<Interval> pageable_api, alloc_api, free_api;
-    for (const ApiCall& a : t_.api_calls) {
-      std::string_view name = t_.str(a.name);
-      const ApiRole role = ClassifyApi(name);
-      if (role == ApiRole::kAlloc || role == ApiRole::kFree) {
-        alloc_api.push_back({a.start_ns, a.end_ns});
-        if (role == ApiRole::kFree) free_api.push_back({a.start_ns, a.end_ns});
-        if (InWindows(a.start_ns)) {
-          const int64_t st = StepOfLaunch(a.start_ns);
-          alloc_calls_.push_back({a.start_ns, st, std::string(name)});
-        }
-        continue;
-      }
-      if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) continue;
-      auto it = memcpy_by_corr_.find(a.correlation);
-      if (it != memcpy_by_corr_.end() && it->second->kind == MemcpyKind::kHtoD && it->second->src_kind == MemoryKind::kPageable)
-        pageable_api.push_back({a.start_ns, a.end_ns});
-    }
-    pageable_api = MergeIntervals(std::move(pageable_api));
-    alloc_api = MergeIntervals(std::move(alloc_api));
-    std::sort(free_api.begin(), free_api.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-
-    gaps_ = ComputeIdleGaps(t_, ra_.steps, launches_);
-    for (const IdleGap& g : gaps_) {
-      if (g.device != device_ || g.kind == IdleKind::kKernelWait) continue;
-      std::vector<Interval> pieces = {{g.start_ns, g.end_ns}};
-      std::array<TimeNs, kCauses> part{};
-      part[static_cast<size_t>(Cause::kDataLoader)] = CutOut(pieces, dataloader_);
-      part[static_cast<size_t>(Cause::kPageable)] = CutOut(pieces, pageable_api);
-      part[static_cast<size_t>(Cause::kAlloc)] = CutOut(pieces, alloc_api);
-      TimeNs rest = 0;
-      for (const Interval& p : pieces) rest += p.end_ns - p.start_ns;
-      Cause opener = g.kind == IdleKind::kHostWait ? Cause::kHost : Cause::kOther;
-      // The gap opened while the host was blocked: the blocking call started before the GPU
-      // ran dry and returned after (or just before) it did.
-      constexpr TimeNs kSlackNs = 20'000;
-      const SyncPointInfo* sp = nullptr;
-      {
-        auto it = std::upper_bound(sync_points_.begin(), sync_points_.end(), g.start_ns,
-                                   [](TimeNs x, const SyncPointInfo& p) { return x < p.start_ns; });
-        for (int n = 0; it != sync_points_.begin() && n < 16 && sp == nullptr; ++n) {
-          --it;
-          if (g.start_ns <= it->end_ns + kSlackNs) sp = &*it;
-        }
-      }
-      bool freed = false;
-      {
-        auto it = std::upper_bound(free_api.begin(), free_api.end(), g.start_ns,
-                                   [](TimeNs x, const Interval& f) { return x < f.start_ns; });
-        for (int n = 0; it != free_api.begin() && n < 16 && !freed; ++n) {
-          --it;
-          freed = g.start_ns <= it->end_ns + kSlackNs;
-        }
-      }
-      if (sp != nullptr) {
-        opener = sp->scaler ? Cause::kScalerSync : Cause::kSync;
-      } else if (freed) {
-        opener = Cause::kAlloc;
-      }
-      part[static_cast<size_t>(opener)] += rest;
+    for (const GapCauses& gc : ctx_.gap_causes()) {
+      const IdleGap& g = gaps_[gc.gap];
+      const std::array<TimeNs, kCauses>& part = gc.ns;
       for (size_t c = 0; c < kCauses; ++c) {
-        cause_ns_[c] += part[c];
+        SatAccumulate(cause_ns_[c], part[c]);
         if (part[c] > 0) cause_gaps_[c].push_back({g.start_ns, g.end_ns});
       }
       // Idle at the start of a step: the GPU had nothing to do when the step began.
@@ -2021,21 +1690,42 @@ class Diagnoser {
   }
 
   // ---- state ------------------------------------------------------------------------------
-  struct TidRange {
-    TimeNs start_ns, end_ns;
-    int64_t tid;
+  // Kernel classes by kernel index, from the context (the rules index them like a vector).
+  class KernelClasses {
+   public:
+    explicit KernelClasses(const RankContext& c) : c_(c) {}
+    const KernelClass& operator[](size_t i) const { return c_.kernel_class(i); }
+
+   private:
+    const RankContext& c_;
   };
-  struct AllocCall {
-    TimeNs t;
-    int64_t step;
-    std::string name;
+  // Kernel -> launching API call, from the context, with the map-like find() the rules use.
+  class LaunchOf {
+   public:
+    struct Hit {
+      size_t first;
+      int64_t second;
+    };
+    struct It {
+      Hit h{0, -1};
+      const Hit* operator->() const { return &h; }
+      bool operator==(const It& o) const { return (h.second < 0) == (o.h.second < 0); }
+      bool operator!=(const It& o) const { return !(*this == o); }
+    };
+    explicit LaunchOf(const std::vector<int64_t>& v) : v_(v) {}
+    It find(size_t i) const { return i < v_.size() ? It{{i, v_[i]}} : It{}; }
+    It end() const { return It{}; }
+    int64_t at(size_t i) const { return v_.at(i); }
+
+   private:
+    const std::vector<int64_t>& v_;
   };
 
+  const RankContext& ctx_;
   const Trace& t_;
   const AnalysisOptions& o_;
   RankAnalysis& ra_;
-  LaunchIndex launches_;
-  std::vector<Interval> windows_;
+  const std::vector<Interval>& windows_;
   TimeNs window_ns_ = 0;
   size_t nsteps_ = 1;
   int32_t device_ = 0;
@@ -2043,27 +1733,26 @@ class Diagnoser {
   std::vector<GpuPeak> custom_peaks_;
   const GpuPeak* peak_ = nullptr;
   bool amd_ = false;
-  std::vector<KernelClass> kclass_;
-  std::vector<uint8_t> in_window_;
+  KernelClasses kclass_;
+  const std::vector<uint8_t>& in_window_;
   TimeNs kernel_total_ns_ = 0, rocm_ns_ = 0;
-  std::vector<Interval> busy_, comm_, compute_;
+  const std::vector<Interval>& busy_;
+  const std::vector<Interval>& comm_;
+  const std::vector<Interval>& compute_;
   TimeNs busy_in_windows_ns_ = 0;
-  std::vector<std::pair<TimeNs, uint32_t>> kernel_launch_;
-  std::unordered_map<size_t, int64_t> launch_of_;
-  std::vector<Interval> dataloader_;
-  std::set<std::string> dataloader_names_, optimizer_names_;
-  std::vector<TidRange> optimizer_ranges_;
-  std::unordered_map<int64_t, std::vector<uint32_t>> ops_by_tid_;
-  std::vector<int32_t> op_parent_;
-  std::unordered_map<int64_t, uint32_t> op_by_ext_;
-  std::unordered_map<int64_t, const MemcpyEvent*> memcpy_by_corr_;
+  const std::vector<std::pair<TimeNs, uint32_t>>& kernel_launch_;
+  LaunchOf launch_of_;
+  const std::vector<Interval>& dataloader_;
+  const std::set<std::string>& dataloader_names_;
+  const std::set<std::string>& optimizer_names_;
+  const std::vector<TidRange>& optimizer_ranges_;
   std::vector<StepFacts> steps_;
-  std::vector<SyncPointInfo> sync_points_;
-  std::vector<Interval> blocking_;
-  std::vector<IdleGap> gaps_;
+  const std::vector<SyncPointInfo>& sync_points_;
+  const std::vector<Interval>& blocking_;
+  const std::vector<IdleGap>& gaps_;
   std::array<TimeNs, kCauses> cause_ns_{};
   std::array<std::vector<Interval>, kCauses> cause_gaps_;
-  std::vector<AllocCall> alloc_calls_;
+  const std::vector<AllocCall>& alloc_calls_;
   TimeNs host_active_ns_ = 0;
   bool host_active_known_ = false;
   std::vector<ChecklistItem> checklist_;
@@ -2080,11 +1769,12 @@ class Diagnoser {
 
 }  // namespace
 
-void Diagnose(const Trace& trace, const AnalysisOptions& options, RankAnalysis& ra) {
+void Diagnose(const RankContext& context, RankAnalysis& ra) {
+  const Trace& trace = context.trace();
   ra.matrix.clear();
   ra.checklist.clear();
   ra.findings.clear();
-  Diagnoser(trace, options, ra).Run();
+  Diagnoser(context, ra).Run();
   if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) {
     // A CPU-only run (no CUDA device, or no GPU work): GPU verdicts ("GPU 0% busy") would make
     // a healthy CPU run look broken. Only the host-side input-pipeline check stands (the

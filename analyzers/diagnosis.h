@@ -14,10 +14,14 @@
 
 namespace ampscope {
 
+class RankContext;  // analyzers/context.h
+
 // Fills ra.matrix (5 dimensions, in DESIGN.md order), ra.checklist (7 items, in DESIGN.md
 // order) and ra.findings (ranked by est_saving_pct, descending; ties by severity, then by
 // catalogue order). Pure function of its inputs; never prints.
-void Diagnose(const Trace& trace, const AnalysisOptions& options, RankAnalysis& ra);
+// The facts it shares with the other analyzers (kernel classes, windows, busy intervals, idle
+// gaps and their causes, sync points, host ranges, the op tree) come from the context.
+void Diagnose(const RankContext& context, RankAnalysis& ra);
 
 // Thresholds. Provenance (docs/findings.md): [proj] project checklist, [kineto] TensorBoard
 // plugin, [nsys] Nsight Systems rule, [HTA], [NV-guide], [heur] our choice (tested both sides).

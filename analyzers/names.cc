@@ -1,4 +1,6 @@
 #include "analyzers/analysis.h"
+#include "analyzers/context.h"
+#include "base/strings.h"
 
 namespace ampscope {
 
@@ -36,6 +38,45 @@ const char* FindingSeverityName(FindingSeverity s) {
     case FindingSeverity::kCritical: return "critical";
     default: return "info";
   }
+}
+
+const char* IdleKindName(IdleKind k) {
+  switch (k) {
+    case IdleKind::kHostWait: return "host_wait";
+    case IdleKind::kKernelWait: return "kernel_wait";
+    default: return "other";
+  }
+}
+
+const char* IdleCauseName(IdleCause c) {
+  switch (c) {
+    case IdleCause::kDataLoader: return "data_loader";
+    case IdleCause::kPageable: return "pageable_copy";
+    case IdleCause::kAlloc: return "allocator";
+    case IdleCause::kSync: return "host_sync";
+    case IdleCause::kScalerSync: return "grad_scaler_sync";
+    case IdleCause::kHost: return "host_launch";
+    default: return "other";
+  }
+}
+
+// A short form of a (possibly 1 KB) kernel name for messages: "void ns::kernel<...>(...)" ->
+// "kernel<...>" cut at `max` characters.
+std::string ShortName(std::string_view name, size_t max) {
+  std::string s(name);
+  if (StartsWith(s, "void ")) s = s.substr(5);
+  // Drop the argument list of a demangled signature.
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++depth;
+    if (s[i] == '>') --depth;
+    if (s[i] == '(' && depth == 0 && i > 0) {
+      s = s.substr(0, i);
+      break;
+    }
+  }
+  if (s.size() > max) s = s.substr(0, max - 3) + "...";
+  return s;
 }
 
 }  // namespace ampscope

@@ -58,27 +58,14 @@ class WindowSet {
   std::vector<Interval> merged_;
 };
 
-// Classifies each distinct kernel name once.
+// The class of each distinct kernel name: the context's table (classified once per rank).
 class ClassCache {
  public:
-  explicit ClassCache(const Trace& trace) : trace_(trace), cls_(trace.strings.size()), have_(trace.strings.size(), 0) {}
-  const KernelClass& Get(StringId id) {
-    if (id >= cls_.size()) {  // ids come from files; never index out of range
-      fallback_ = ClassifyKernel(trace_.str(id));
-      return fallback_;
-    }
-    if (!have_[id]) {
-      cls_[id] = ClassifyKernel(trace_.str(id));
-      have_[id] = 1;
-    }
-    return cls_[id];
-  }
+  explicit ClassCache(const KernelClassTable& table) : table_(table) {}
+  const KernelClass& Get(StringId id) { return table_.Of(id); }
 
  private:
-  const Trace& trace_;
-  std::vector<KernelClass> cls_;
-  std::vector<uint8_t> have_;
-  KernelClass fallback_;
+  const KernelClassTable& table_;
 };
 
 struct NameAgg {
@@ -455,13 +442,16 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
 
 std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalysis& steps) {
   WindowSet window(steps);
-  ClassCache cache(trace);
+  const KernelClassTable table(trace);
+  ClassCache cache(table);
   return Summaries(trace, window, cache);
 }
 
-void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
+void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) { AnalyzePrecision(trace, KernelClassTable(trace), ra); }
+
+void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, RankAnalysis& ra) {
   WindowSet window(ra.steps);
-  ClassCache cache(trace);
+  ClassCache cache(classes);
   constexpr size_t kCats = static_cast<size_t>(KernelCategory::kCount);
   constexpr size_t kPrecs = static_cast<size_t>(Precision::kCount);
   std::array<TimeNs, kCats> by_cat{};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
+#include "analyzers/context.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope {
@@ -17,6 +18,9 @@ namespace ampscope {
 // report fields are in docs/classifier.md) and
 // ra.top_kernels, and ra.gpu.kernel_time_by_category_ns / kernel_time_by_precision_ns if they
 // are still all zero.
+// `classes` is the rank context's table (analyzers/context.h); the overload without it
+// classifies the trace's kernels itself (tests, tools).
+void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, RankAnalysis& ra);
 void AnalyzePrecision(const Trace& trace, RankAnalysis& ra);
 
 // Per-distinct-kernel aggregation over the window, sorted by total time (descending, then name).

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "analyzers/analyze.h"
 #include "base/strings.h"
 #include "base/units.h"
 #include "reports/fields_json.h"
@@ -566,7 +565,7 @@ std::optional<double> NumberAt(const nlohmann::json& per_step, size_t i, const c
 
 }  // namespace
 
-AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank) {
+AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
   AnalysisTracks out;
   TrackBuilder b(out);
   const std::vector<StepWindow>& steps = rank.steps.steps;
@@ -594,8 +593,7 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
 
   // Idle gaps per device, with HTA's categories.
   {
-    LaunchIndex launches(trace);
-    std::vector<IdleGap> gaps = ComputeIdleGaps(trace, rank.steps, launches);
+    const std::vector<IdleGap>& gaps = rank.gpu.idle_gaps;  // the analysis' gaps (analyzers/context)
     static constexpr struct {
       IdleKind kind;
       SpanColor color;
@@ -678,26 +676,9 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
       AnalysisCounter counter = StepCounter(c.name, c.key, steps, values);
       if (!counter.samples.empty()) out.counters.push_back(std::move(counter));
     }
-    // Sampled Tensor Core activity (PM sampling, counters named tensor_active_pct): the mean
-    // of the samples inside each step.
-    StringId tensor_active;
-    if (trace.strings.Find("tensor_active_pct", &tensor_active)) {
-      std::vector<double> sum(steps.size(), 0.0);
-      std::vector<uint64_t> n(steps.size(), 0);
-      for (const CounterSample& s : trace.counters) {
-        if (s.name != tensor_active || !std::isfinite(s.value)) continue;
-        auto it = std::upper_bound(steps.begin(), steps.end(), s.time_ns,
-                                   [](TimeNs t, const StepWindow& w) { return t < w.start_ns; });
-        if (it == steps.begin()) continue;
-        --it;
-        if (s.time_ns >= it->end_ns) continue;
-        size_t i = static_cast<size_t>(it - steps.begin());
-        sum[i] += s.value;
-        n[i]++;
-      }
-      std::vector<std::optional<double>> values(steps.size());
-      for (size_t i = 0; i < steps.size(); ++i)
-        if (n[i] > 0) values[i] = sum[i] / static_cast<double>(n[i]);
+    // Sampled Tensor Core activity: the per-step means the analysis computed.
+    if (!rank.tensor_active_per_step_pct.empty()) {
+      const std::vector<std::optional<double>>& values = rank.tensor_active_per_step_pct;
       AnalysisCounter counter = StepCounter("Tensor Core active per step", "tensor_active_pct", steps, values);
       if (!counter.samples.empty()) out.counters.push_back(std::move(counter));
     }
@@ -1065,7 +1046,7 @@ void WriteRank(JsonOut& w, const Trace& trace, size_t rank_index, size_t ranks, 
   WriteMetadata(w, "process_labels", apid, 0, "labels", "steps, idle gaps, syncs, findings");
   WriteSortIndex(w, "process_sort_index", apid, 0, ranks > 1 ? apid : -1);
   if (rank == nullptr) return;
-  trace_export::AnalysisTracks tracks = trace_export::BuildAnalysisTracks(trace, *rank);
+  trace_export::AnalysisTracks tracks = trace_export::BuildAnalysisTracks(*rank);
   *dropped_ranges += tracks.dropped_finding_ranges;
   std::vector<std::string> escaped_names;
   escaped_names.reserve(tracks.names.size());

@@ -177,8 +177,9 @@ struct AnalysisTracks {
 // Time ranges drawn per finding (a finding with more, e.g. one per small kernel, is capped).
 inline constexpr size_t kMaxRangesPerFinding = 2000;
 
-// Builds the analysis tracks of one rank from its trace and analysis.
-AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank);
+// Builds the analysis tracks of one rank from its analysis alone: the exporter draws what the
+// analyzers computed (steps, idle gaps, sync points, findings, per-step counters).
+AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank);
 
 // The analysis of traces[index] inside `job` (matched by input path, else by position), or
 // nullptr when that trace failed to analyse.

@@ -574,7 +574,7 @@ void PerfettoTraceWriter::SetUpRank(RankState& r, size_t ranks, const RankAnalys
   uint64_t apid = NewUuid();
   ProcessDescriptor(apid, r.pids.analysis_pid, prefix + "ampscope analysis");
   if (analysis == nullptr) return;
-  r.analysis = trace_export::BuildAnalysisTracks(t, *analysis);
+  r.analysis = trace_export::BuildAnalysisTracks(*analysis);
   for (const AnalysisTrack& track : r.analysis.tracks) {
     auto c = std::make_unique<Cursor>();
     c->uuid = NewUuid();

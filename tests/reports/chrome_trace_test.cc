@@ -392,7 +392,6 @@ TEST(ChromeTraceAnalysisTracks, OverlappingSpansGoToOverlapLanes) {
   // Two ranges of one finding overlap without nesting ([0,30) and [20,40) µs): a viewer would
   // mis-nest them on one track, so the second goes to "(overlap 1)". A third nested in the
   // first ([5,10)) stays on the first track.
-  Trace t = testing::MakeSmallTrace();
   RankAnalysis ra;
   ra.steps.steps.push_back({1, "ProfilerStep#1", kBaseNs, kBaseNs + 100'000, kBaseNs, kBaseNs + 100'000});
   ra.steps.window_start_ns = kBaseNs;
@@ -401,7 +400,7 @@ TEST(ChromeTraceAnalysisTracks, OverlappingSpansGoToOverlapLanes) {
   f.id = "overlapping";
   f.time_ranges = {{kBaseNs, kBaseNs + 30'000}, {kBaseNs + 20'000, kBaseNs + 40'000}, {kBaseNs + 5'000, kBaseNs + 10'000}};
   ra.findings.push_back(f);
-  trace_export::AnalysisTracks tracks = trace_export::BuildAnalysisTracks(t, ra);
+  trace_export::AnalysisTracks tracks = trace_export::BuildAnalysisTracks(ra);
   std::map<std::string, std::vector<std::pair<TimeNs, TimeNs>>> by_track;
   for (const auto& track : tracks.tracks)
     for (const auto& s : track.spans) by_track[track.name].push_back({s.start_ns - kBaseNs, s.end_ns - kBaseNs});
