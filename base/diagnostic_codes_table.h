@@ -14,6 +14,8 @@
   /* ---- reading any input ---------------------------------------------------------------- */ \
   X(kUnsortedEvents, "unsorted_events", kInfo, \
     "input events were not in time order; they were sorted after reading") \
+  X(kTimeOutOfRange, "time_out_of_range", kDataLoss, \
+    "a record had a time beyond +/-2^62 ns (or one that a clock offset moved there); it was skipped") \
   /* ---- Kineto JSON ----------------------------------------------------------------------- */ \
   X(kBadFieldType, "bad_field_type", kDataLoss, \
     "a field had an unexpected JSON type or an invalid escape; the event was kept without that field") \
@@ -22,7 +24,7 @@
   X(kUnsupportedPhase, "unsupported_phase", kInfo, \
     "events of a Chrome-trace phase that ampscope does not model were skipped") \
   X(kNegativeDuration, "negative_duration", kDataLoss, \
-    "a complete event had a negative duration; it was read as zero-length") \
+    "an event had a negative duration (it ended before it started); it was read as zero-length") \
   X(kZeroDuration, "zero_duration", kInfo, \
     "complete events of zero duration (usual for some Kineto events)") \
   X(kUnknownCategory, "unknown_category", kInfo, \

@@ -221,11 +221,13 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
   } else if (dur == 0) {
     Diag(DiagCode::kZeroDuration, ev.begin, "event with zero duration");
   }
-  const int64_t end = start + dur;  // both within +/-2^62, so no overflow
-  if (end > kMaxAbsTimeNs) {
+  // Both are within +/-2^62, so the sum can reach 2^63 (exactly 2^62 + 2^62): checked.
+  int64_t end = 0;
+  if (__builtin_add_overflow(start, dur, &end) || end > kMaxAbsTimeNs) {
     return Fatal(ev.dur.where ? ev.dur.where : ev.begin,
                  "nonsense time: \"ts\" + \"dur\" ends beyond 2^62 ns (about year 2116)");
   }
+  bounds_.AddInterval(start, end, static_cast<int64_t>(input_.OffsetOf(ev.begin)));
 
   std::string_view cat = Text(ev.cat, &scratch_.cat, ev, "cat");
   EventClass cls = EventClass::kUnknown;
@@ -422,6 +424,7 @@ Status TraceBuilder::OnInstant(const RawEvent& ev) {
   }
   int64_t ts = 0;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &ts));
+  bounds_.AddInstant(ts, static_cast<int64_t>(input_.OffsetOf(ev.begin)));
   std::string_view name = Text(ev.name, &scratch_.name, ev, "name");
   if (name == "[memory]") {
     MemoryEvent m;
@@ -457,6 +460,7 @@ Status TraceBuilder::OnFlow(const RawEvent& ev, char phase) {
   }
   FlowEvent f;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &f.time_ns));
+  bounds_.AddInstant(f.time_ns, static_cast<int64_t>(input_.OffsetOf(ev.begin)));
   if (ev.id.kind == Kind::kNumber || ev.id.kind == Kind::kString) {
     std::string_view t = ev.id.text;
     bool ok = json::ParseInt64(t, &f.id);
@@ -491,6 +495,7 @@ Status TraceBuilder::OnCounter(const RawEvent& ev) {
   }
   int64_t ts = 0;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &ts));
+  bounds_.AddInstant(ts, static_cast<int64_t>(input_.OffsetOf(ev.begin)));
   std::string name(Text(ev.name, &scratch_.name, ev, "name"));
   size_t numeric = 0;
   for (const auto& [key, value] : ev.all_args) numeric += value.kind == Kind::kNumber;

@@ -21,6 +21,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/kineto/kineto_tokenizer.h"
 #include "trace/model.h"
+#include "trace/time_bounds.h"
 
 namespace ampscope::kineto {
 
@@ -82,6 +83,8 @@ class TraceBuilder final : public EventSink {
 
   Status OnEvent(const RawEvent& ev) override;                                       // kineto_event_parser.cc
   void OnTopLevelMember(std::string_view key, const json::Value& value) override;    // kineto_metadata.cc
+  // After the last event: the span and total of all accepted times (trace/time_bounds.h).
+  Status CheckTimes() const { return bounds_.Check(name_); }
   // After the last event: joins and checks that need the whole trace (kineto_linker.cc).
   Trace Finish(uint64_t input_bytes);
 
@@ -178,6 +181,7 @@ class TraceBuilder final : public EventSink {
   Evidence evidence_;
   LinkState links_;
   std::vector<PendingDiagnostic> pending_diagnostics_;
+  TimeBounds bounds_;
 };
 
 // Rank from a file name: "rank-0.Apr_03...", "rank0.json", "a_rank_3.json", "worker0.1623...".

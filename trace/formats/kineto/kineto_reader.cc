@@ -16,6 +16,7 @@ StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string&
   kineto::Tokenizer tokenizer(source, display_name, options.progress);
   kineto::TraceBuilder builder(display_name, options, tokenizer);
   AMPSCOPE_RETURN_IF_ERROR(tokenizer.Run(builder));
+  AMPSCOPE_RETURN_IF_ERROR(builder.CheckTimes());
   Trace trace = builder.Finish(tokenizer.bytes_read());
   tokenizer.ReportDone();
   return trace;
