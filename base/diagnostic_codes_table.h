@@ -35,6 +35,12 @@
     "a process name, thread name or device was described twice; the first description was kept") \
   X(kUnmatchedCorrelation, "unmatched_correlation", kDataLoss, \
     "GPU work whose correlation id has no runtime call in the trace, so its launch is unknown") \
+  X(kKernelBeforeLaunch, "kernel_before_launch", kDataLoss, \
+    "GPU work started before the runtime call that launched it: the host and GPU clocks disagree, so launch delays there are wrong") \
+  X(kDuplicateProfilerStep, "duplicate_profiler_step", kDataLoss, \
+    "a ProfilerStep#N name occurs twice with different times; step detection keeps one of them") \
+  X(kOverlappingProfilerSteps, "overlapping_profiler_steps", kDataLoss, \
+    "a ProfilerStep range starts before the previous one ends; step windows are cut where they overlap") \
   X(kMissingDeviceProperties, "missing_device_properties", kInfo, \
     "the trace has no deviceProperties; devices were inferred from GPU events") \
   /* ---- .amptrace ------------------------------------------------------------------------- */ \

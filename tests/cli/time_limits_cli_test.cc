@@ -185,7 +185,8 @@ TEST_F(TimeLimitsCli, OverlappingHugeSteps) {
   const std::string trace = Wrap(Event("user_annotation", "ProfilerStep#1", 1, 1, "0", dur) + ", " +
                                  Event("user_annotation", "ProfilerStep#2", 1, 1, "0", dur) +
                                  KernelsOnDevices(8, 100, 1));
-  AnalyzeOk({trace});
+  nlohmann::json report = AnalyzeOk({trace});
+  EXPECT_GE(report["diagnostics"]["counters"].value("overlapping_profiler_steps", 0), 1) << report["diagnostics"];
 }
 
 // Four such ranks in one job: the job view sums and averages over ranks.

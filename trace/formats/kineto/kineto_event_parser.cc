@@ -395,6 +395,10 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
         r.device = static_cast<int32_t>(pid);  // GPU rows: pid = device, tid = stream
       } else {
         r.kind = RangeKind::kCpuAnnotation;
+        auto [memo, fresh] = links_.is_step_name.emplace(r.name, false);
+        if (fresh) memo->second = ClassifyHostRange(name) == HostRangeRole::kProfilerStep;
+        if (memo->second)
+          links_.step_ranges.emplace_back(static_cast<uint32_t>(trace_.ranges.size()), input_.OffsetOf(ev.begin));
       }
       Append(trace_.ranges, r);
       return Status::Ok();

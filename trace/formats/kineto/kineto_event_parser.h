@@ -103,6 +103,9 @@ class TraceBuilder final : public EventSink {
   struct LinkState {
     std::vector<uint64_t> kernel_offsets, memcpy_offsets, memset_offsets;  // for unmatched_correlation
     std::unordered_map<int64_t, RuntimeLaunchInfo> runtime_launch_info;    // ROCm only
+    // ProfilerStep#N ranges: (index in trace_.ranges, byte offset), for the step checks.
+    std::vector<std::pair<uint32_t, uint64_t>> step_ranges;
+    std::unordered_map<StringId, bool> is_step_name;  // ClassifyHostRange memo
   };
   struct PendingDiagnostic {
     DiagCode code;
@@ -145,6 +148,7 @@ class TraceBuilder final : public EventSink {
 
   // ---- kineto_linker.cc
   void LinkCorrelations();
+  void CheckProfilerSteps();
 
   StringId Intern(std::string_view s) { return interner_.Intern(s); }
   Status Fatal(const char* at, const std::string& what) const {
