@@ -41,6 +41,8 @@
     "a ProfilerStep#N name occurs twice with different times; step detection keeps one of them") \
   X(kOverlappingProfilerSteps, "overlapping_profiler_steps", kDataLoss, \
     "a ProfilerStep range starts before the previous one ends; step windows are cut where they overlap") \
+  X(kTextCapped, "text_capped", kDataLoss, \
+    "the trace has more distinct long names than its size justifies keeping; new long names were stored as their first bytes and a hash") \
   X(kMissingDeviceProperties, "missing_device_properties", kInfo, \
     "the trace has no deviceProperties; devices were inferred from GPU events") \
   /* ---- .amptrace ------------------------------------------------------------------------- */ \

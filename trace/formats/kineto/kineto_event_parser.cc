@@ -178,6 +178,7 @@ bool TraceBuilder::ArgDim3(const RawEvent& ev, ArgKey k, uint32_t out[3]) {
 
 Status TraceBuilder::OnEvent(const RawEvent& ev) {
   ++event_count_;
+  current_event_ = ev.begin;
   if (ev.ph.kind != Kind::kString || ev.ph.text.empty()) {
     if (ev.ph.kind == Kind::kNone) {
       Diag(DiagCode::kMissingField, ev.begin, "event without \"ph\" (phase) skipped");

@@ -81,6 +81,7 @@ class TraceBuilder final : public EventSink {
     trace_.metadata.path = display_name;
   }
 
+  void SetNameTextBudget(uint64_t bytes) { trace_.strings.set_long_text_budget(bytes); }
   Status OnEvent(const RawEvent& ev) override;                                       // kineto_event_parser.cc
   void OnTopLevelMember(std::string_view key, const json::Value& value) override;    // kineto_metadata.cc
   // After the last event: the span and total of all accepted times (trace/time_bounds.h).
@@ -150,7 +151,16 @@ class TraceBuilder final : public EventSink {
   void LinkCorrelations();
   void CheckProfilerSteps();
 
-  StringId Intern(std::string_view s) { return interner_.Intern(s); }
+  StringId Intern(std::string_view s) {
+    const StringId id = interner_.Intern(s);
+    if (trace_.strings.capped_count() != capped_seen_) {  // this string was just capped
+      capped_seen_ = trace_.strings.capped_count();
+      Diag(DiagCode::kTextCapped, current_event_,
+           "a name of " + std::to_string(s.size()) + " bytes was stored as its first bytes and a hash (" +
+               std::to_string(trace_.strings.text_bytes() >> 20) + " MiB of distinct names kept so far)");
+    }
+    return id;
+  }
   Status Fatal(const char* at, const std::string& what) const {
     return Status::Error(name_ + ": byte " + std::to_string(input_.OffsetOf(at)) + ": " + what);
   }
@@ -182,6 +192,8 @@ class TraceBuilder final : public EventSink {
   std::vector<RawJsonCacheEntry> raw_json_cache_ = std::vector<RawJsonCacheEntry>(1024);
   Scratch scratch_;
   uint64_t event_count_ = 0;
+  const char* current_event_ = nullptr;  // the event being parsed, for diagnostics without a field
+  uint64_t capped_seen_ = 0;
   Evidence evidence_;
   LinkState links_;
   std::vector<PendingDiagnostic> pending_diagnostics_;

@@ -4,6 +4,7 @@
 // kineto_metadata.cc) -> links that need the whole trace (kineto_linker.cc).
 #include "trace/formats/kineto/kineto_reader.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "trace/formats/kineto/kineto_event_parser.h"
@@ -11,10 +12,24 @@
 
 namespace ampscope {
 
+namespace {
+
+// See KinetoReadOptions::name_text_budget_bytes. A function of the file alone, so every way of
+// reading one file caps the same names.
+uint64_t NameTextBudget(const ByteSource& source, const KinetoReadOptions& options) {
+  if (options.name_text_budget_bytes > 0) return options.name_text_budget_bytes;
+  constexpr uint64_t kFloorBytes = uint64_t{16} << 20;
+  const uint64_t input = source.raw_bytes_total() * (source.compressed() ? 4 : 1);
+  return std::max(kFloorBytes, input / 16);
+}
+
+}  // namespace
+
 StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string& display_name,
                                           const KinetoReadOptions& options) {
   kineto::Tokenizer tokenizer(source, display_name, options.progress);
   kineto::TraceBuilder builder(display_name, options, tokenizer);
+  builder.SetNameTextBudget(NameTextBudget(source, options));
   AMPSCOPE_RETURN_IF_ERROR(tokenizer.Run(builder));
   AMPSCOPE_RETURN_IF_ERROR(builder.CheckTimes());
   Trace trace = builder.Finish(tokenizer.bytes_read());

@@ -28,6 +28,10 @@ struct KinetoReadOptions {
   // May be empty. Called every few MB with bytes of the file consumed (compressed bytes for
   // .gz) and the file size, and once at the end with bytes_done == bytes_total.
   std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+  // Bytes of distinct names kept in full before new names longer than
+  // StringTable::kCappedBytes are capped (trace/string_table.h; a text_capped diagnostic counts
+  // them). 0: max(16 MiB, 1/16 of the input), the input being the file size (4x it for gzip).
+  uint64_t name_text_budget_bytes = 0;
 };
 
 StatusOr<Trace> ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options = {});
