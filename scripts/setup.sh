@@ -7,7 +7,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config
-      nlohmann-json3-dev libfmt-dev libcli11-dev zlib1g-dev
+      nlohmann-json3-dev libfmt-dev libcli11-dev zlib1g-dev libisal-dev
       googletest libgtest-dev libgmock-dev libbenchmark-dev python3 protobuf-compiler)
 for arg in "$@"; do
   case "$arg" in
