@@ -297,4 +297,25 @@ struct Trace {
 // (info) when the input was out of order. Readers call it once at the end.
 void FinalizeTrace(Trace& trace);
 
+// Calls f(StringId&) for every string id a row holds. Code that moves rows from one string
+// table to another (the parallel Kineto reader's merge) goes through these, so a new StringId
+// field must be added here too (a test compares parallel and sequential reads field by field).
+template <typename F> void ForEachStringId(KernelEvent& e, F&& f) { f(e.name); }
+template <typename F> void ForEachStringId(CommInfo& e, F&& f) {
+  f(e.collective), f(e.dtype), f(e.process_group), f(e.process_group_desc);
+}
+template <typename F> void ForEachStringId(ApiCall& e, F&& f) { f(e.name); }
+template <typename F> void ForEachStringId(Range& e, F&& f) { f(e.name), f(e.domain); }
+template <typename F> void ForEachStringId(CpuOp& e, F&& f) {
+  f(e.name), f(e.input_types), f(e.input_dims), f(e.kernel_backend);
+}
+template <typename F> void ForEachStringId(CounterSample& e, F&& f) { f(e.name); }
+template <typename F> void ForEachStringId(FlowEvent& e, F&& f) { f(e.category), f(e.name); }
+template <typename F> void ForEachStringId(OtherEvent& e, F&& f) { f(e.name), f(e.category); }
+// Tables without strings.
+template <typename F> void ForEachStringId(MemcpyEvent&, F&&) {}
+template <typename F> void ForEachStringId(MemsetEvent&, F&&) {}
+template <typename F> void ForEachStringId(SyncEvent&, F&&) {}
+template <typename F> void ForEachStringId(MemoryEvent&, F&&) {}
+
 }  // namespace ampscope

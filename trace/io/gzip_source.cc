@@ -44,10 +44,29 @@ class GzipSourceBase : public ByteSource {
 
   // Runs the framing loop around Inflate: refills input, starts the next member, detects
   // truncation and trailing garbage. `dst`/`capacity` as in Read.
+  // Bytes decoded before an error are handed out first and the error comes with the next
+  // call, so what a reader sees before an error does not depend on its read sizes.
   StatusOr<size_t> ReadFraming(char* dst, size_t capacity) {
+    if (!pending_error_.ok()) return pending_error_;
+    StatusOr<size_t> n = ReadFramingOnce(dst, capacity);
+    if (n.ok() || produced_before_error_ == 0) return n;
+    pending_error_ = n.status();
+    return produced_before_error_;
+  }
+
+ private:
+  StatusOr<size_t> ReadFramingOnce(char* dst, size_t capacity) {
+    produced_before_error_ = 0;
     if (finished_ || capacity == 0) return size_t{0};
     char* out = dst;
     size_t left = std::min<size_t>(capacity, 1u << 30);
+    // Any error below is returned with the count of bytes already produced noted.
+    struct Produced {
+      char*& out;
+      char* dst;
+      size_t& note;
+      ~Produced() { note = static_cast<size_t>(out - dst); }
+    } note_produced{out, dst, produced_before_error_};
     while (left > 0) {
       if (member_done_) {
         // Another gzip member may follow (`cat a.gz b.gz` is a valid gzip file).
@@ -93,6 +112,7 @@ class GzipSourceBase : public ByteSource {
     return static_cast<size_t>(out - dst);
   }
 
+ protected:
   // One call into the library: decode from next_in_/avail_in_ into dst, advancing both.
   virtual Step Inflate(char* dst, size_t capacity, size_t* produced, std::string* why) = 0;
   virtual void ResetMember() = 0;
@@ -132,6 +152,8 @@ class GzipSourceBase : public ByteSource {
   bool inner_eof_ = false;
   bool member_done_ = false;
   bool finished_ = false;
+  size_t produced_before_error_ = 0;
+  Status pending_error_;
 };
 
 class ZlibGzipSource final : public GzipSourceBase {

@@ -28,6 +28,9 @@ class ByteSource {
   virtual uint64_t raw_bytes_done() const = 0;
   virtual uint64_t raw_bytes_total() const = 0;
   virtual bool compressed() const { return false; }
+  // The size of the whole uncompressed input as far as the source can tell, or < 0 when it
+  // cannot (readers then extrapolate from raw_bytes_done themselves).
+  virtual double expected_uncompressed_bytes() const { return -1; }
   // Another source over the same bytes, from the start; nullptr when that is not possible.
   // The gzip source uses it to name damage with zlib (gzip_source.cc).
   virtual std::unique_ptr<ByteSource> Reopen() const { return nullptr; }

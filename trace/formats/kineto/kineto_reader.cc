@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <thread>
 
 #include "trace/formats/kineto/kineto_event_parser.h"
+#include "trace/formats/kineto/kineto_parallel.h"
 #include "trace/formats/kineto/kineto_tokenizer.h"
 
 namespace ampscope {
@@ -23,10 +25,33 @@ uint64_t NameTextBudget(const ByteSource& source, const KinetoReadOptions& optio
   return std::max(kFloorBytes, input / 16);
 }
 
+// Threads to parse with (see KinetoReadOptions::threads).
+int ParseThreads(const ByteSource& source, const KinetoReadOptions& options) {
+  constexpr uint64_t kMinPlainBytes = uint64_t{4} << 20, kMinGzipBytes = uint64_t{1} << 20;
+  constexpr int kMaxAutoThreads = 8;
+  int threads = options.threads;
+  if (threads <= 0) threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxAutoThreads);
+  if (threads <= 1) return 1;
+  if (options.parallel_piece_bytes > 0) return threads;
+  const uint64_t raw = source.raw_bytes_total();
+  return raw >= (source.compressed() ? kMinGzipBytes : kMinPlainBytes) ? threads : 1;
+}
+
 }  // namespace
 
 StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string& display_name,
                                           const KinetoReadOptions& options) {
+  const int threads = ParseThreads(source, options);
+  if (threads > 1) {
+    kineto::ParallelPlan plan;
+    plan.parse_threads = threads;
+    if (options.parallel_piece_bytes > 0) {
+      plan.chunk_bytes = options.parallel_piece_bytes;
+      plan.block_bytes = std::max<size_t>(64, std::min(plan.block_bytes, options.parallel_piece_bytes));
+    }
+    return kineto::ReadKinetoParallel(source, display_name, options, plan, NameTextBudget(source, options));
+  }
+  if (options.stats != nullptr) *options.stats = KinetoReadStats{};
   kineto::Tokenizer tokenizer(source, display_name, options.progress);
   kineto::TraceBuilder builder(display_name, options, tokenizer);
   builder.SetNameTextBudget(NameTextBudget(source, options));
