@@ -7,7 +7,10 @@
 #include <unordered_map>
 
 #include "analyzers/diagnosis.h"
+#include "analyzers/gpu_peaks.h"
+#include "analyzers/op_tree.h"
 #include "analyzers/precision.h"
+#include "analyzers/roofline/roofline.h"
 #include "trace/classify/api_roles.h"
 #include "trace/classify/host_roles.h"
 
@@ -559,6 +562,24 @@ static void AnalyzeLaunches(const Trace& trace, const StepAnalysis& steps, const
   }
 }
 
+// Roofline and MFU (analyzers/roofline/). The op tree is built here until the rank's analysis
+// context owns it.
+static roofline::RooflineResult AnalyzeRooflineOf(const Trace& trace, const StepAnalysis& steps,
+                                                  const AnalysisOptions& options) {
+  roofline::RooflineOptions ro;
+  ro.gpu_override = options.gpu_override;
+  std::vector<GpuPeak> custom;
+  if (!options.gpu_peaks_path.empty()) {
+    auto loaded = LoadGpuPeaksTsv(options.gpu_peaks_path);
+    if (loaded.ok()) {
+      custom = std::move(loaded).value();
+      ro.peaks = &custom;
+    }
+  }
+  const OpTree tree = OpTree::Build(trace);
+  return roofline::AnalyzeRoofline(trace, tree, steps, ro);
+}
+
 StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
   RankAnalysis ra;
   ra.rank = trace.metadata.rank;
@@ -590,6 +611,7 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   ra.extra["gpu_activity_recorded"] = !no_gpu_activity;
 
   AnalyzePrecision(trace, ra);
+  ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(trace, ra.steps, options));
   Diagnose(trace, options, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

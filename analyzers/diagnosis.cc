@@ -312,7 +312,16 @@ class Diagnoser {
       auto loaded = LoadGpuPeaksTsv(o_.gpu_peaks_path);
       if (loaded.ok()) custom_peaks_ = std::move(loaded).value();
     }
-    if (!gpu_name.empty()) peak_ = LookupGpuPeak(gpu_name, custom_peaks_.empty() ? BuiltinGpuPeaks() : custom_peaks_);
+    if (!gpu_name.empty()) {
+      // Exact match; the device's SM count and memory tell same-named parts apart (gpu_peaks.h).
+      GpuQuery q;
+      q.name = gpu_name;
+      if (o_.gpu_override.empty() && device_ptr_ != nullptr) {
+        q.sm_count = device_ptr_->sm_count;
+        q.memory_bytes = device_ptr_->total_memory_bytes;
+      }
+      peak_ = MatchGpu(q, custom_peaks_.empty() ? BuiltinGpuPeaks() : custom_peaks_).peak;
+    }
     amd_ = device_ptr_ != nullptr && device_ptr_->vendor == GpuVendor::kAmd;
 
     // Kernel classes and window membership.

@@ -24,7 +24,7 @@
   X(kUnsupportedPhase, "unsupported_phase", kInfo, \
     "events of a Chrome-trace phase that ampscope does not model were skipped") \
   X(kNegativeDuration, "negative_duration", kDataLoss, \
-    "an event had a negative duration (it ended before it started); it was read as zero-length") \
+    "an event ended before it started (a negative duration); it was read as zero-length") \
   X(kZeroDuration, "zero_duration", kInfo, \
     "complete events of zero duration (usual for some Kineto events)") \
   X(kUnknownCategory, "unknown_category", kInfo, \
@@ -77,6 +77,38 @@
   /* info in a file that ended cleanly; data_loss when the process died inside the range */ \
   X(kNvtxUnclosedRange, "nvtx_unclosed_range", kInfo, \
     "NVTX ranges were still open when the file ended; they end at the last timestamp") \
+  /* ---- Nsight Systems SQLite exports (trace/formats/nsys/; docs/nsys.md). The nsys reader */ \
+  /* ---- also counts negative_duration, unmatched_correlation and nvtx_unclosed_range.      */ \
+  X(kNsysTableMissing, "nsys_table_missing", kInfo, \
+    "an optional table is absent; what it would have given is unknown") \
+  X(kNsysColumnMissing, "nsys_column_missing", kInfo, \
+    "an optional column is absent in this schema version; its field is unknown") \
+  X(kNsysBadValue, "nsys_bad_value", kDataLoss, \
+    "a NULL or wrongly typed value where a number was needed; the row was skipped") \
+  X(kNsysTimeOutOfRange, "nsys_time_out_of_range", kDataLoss, \
+    "a timestamp beyond +/-2^62 ns; the row was skipped") \
+  X(kNsysUnknownString, "nsys_unknown_string", kDataLoss, \
+    "a StringIds reference with no string; the name is empty") \
+  X(kNsysGpuBeforeLaunch, "nsys_gpu_before_launch", kDataLoss, \
+    "GPU work that starts before the API call that launched it (clock problem)") \
+  X(kNsysBacktraceDuplicate, "nsys_backtrace_duplicate", kInfo, \
+    "CUDA backtrace rows (eventClass 67) repeat API calls already read; skipped") \
+  X(kNsysUnknownEventClass, "nsys_unknown_event_class", kInfo, \
+    "a CUDA API row of an event class not known to be runtime or driver; read as runtime") \
+  X(kNsysUnknownEnumValue, "nsys_unknown_enum_value", kInfo, \
+    "a copy/memory/sync kind with no known meaning; read as unknown") \
+  X(kNsysNvtxEventIgnored, "nsys_nvtx_event_ignored", kInfo, \
+    "NVTX events of types that carry no range (categories, naming of CUDA objects)") \
+  X(kNsysSchemaVersion, "nsys_schema_version", kInfo, \
+    "an export schema version outside the ones this reader was checked against") \
+  X(kNsysSeveralProcesses, "nsys_several_processes", kInfo, \
+    "the export holds several processes; they are read as one trace") \
+  X(kNsysGraphIdFromNode, "nsys_graph_id_from_node", kInfo, \
+    "no graphId column: the kernel's graph node id stands in for its graph id") \
+  X(kNsysGpuMetricsDevice, "nsys_gpu_metrics_device", kInfo, \
+    "GPU metric samples of GPUs this export ran no work on were skipped, or their GPU ids match no GPU that did") \
+  X(kNsysDuplicateDevice, "nsys_duplicate_device", kInfo, \
+    "a device id listed twice in TARGET_INFO_GPU (several hosts?); the first is kept") \
   /* ---- analysis -------------------------------------------------------------------------- */ \
   X(kAnalysisFailed, "analysis_failed", kError, \
     "the analysis of one input failed; the job report leaves that rank out") \

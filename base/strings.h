@@ -15,10 +15,15 @@ inline bool EndsWith(std::string_view s, std::string_view suffix) {
 }
 inline bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
-// Columns a UTF-8 string takes in a terminal or a fixed-width table: the number of code
-// points (lead bytes; continuation bytes 10xxxxxx do not count). Wide (CJK) characters count
-// as one column; the names we show are almost all ASCII.
+// Columns a UTF-8 string takes in a terminal or a fixed-width table: a code point takes 1,
+// East Asian wide characters and most emoji 2 (Unicode's EastAsianWidth W/F ranges that
+// matter for names and our symbols), combining marks, zero-width characters, C0/C1 controls
+// and ANSI CSI sequences (ESC [ ... final byte: colour codes) 0. A byte that does not start a
+// well-formed sequence takes 1 (a terminal shows it as U+FFFD).
 size_t DisplayWidth(std::string_view s);
+// Bytes of the longest prefix of `s` at most `columns` wide; it never ends inside a UTF-8 or
+// ANSI sequence (cutting and wrapping text to a width).
+size_t DisplayPrefixBytes(std::string_view s, size_t columns);
 
 // Length of the well-formed UTF-8 sequence that starts at s[i] (1 to 4), or 0 if the bytes
 // there are not one: a stray continuation byte, a truncated sequence, an overlong form, a

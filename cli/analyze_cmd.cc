@@ -1,4 +1,6 @@
 // ampscope analyze TRACE... : read traces (ranks of one job), analyse, write reports.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -6,16 +8,17 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
+#include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/command.h"
+#include "render/html_report.h"
+#include "render/markdown_report.h"
+#include "render/terminal_summary.h"
 #include "reports/chrome_trace.h"
-#include "reports/html_report.h"
 #include "reports/json_report.h"
-#include "reports/markdown_report.h"
 #include "reports/perfetto_writer.h"
 #include "reports/progress.h"
-#include "reports/terminal_summary.h"
 #include "trace/reader.h"
 
 namespace ampscope::cli {
@@ -23,23 +26,25 @@ namespace ampscope::cli {
 namespace {
 
 int RunAnalyze(int argc, char** argv) {
-  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON or .amptrace files; several files are ranks of one job."};
+  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON, .amptrace files or Nsight Systems SQLite exports; several files are ranks of one job."};
   app.name("ampscope analyze");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
-  bool quiet = false, no_color = false;
-  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace)")->required();
+  bool quiet = false, no_color = false, verbose = false;
+  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
-  app.add_option("--gpu", gpu, "GPU to use for peak lookups when the trace does not say (e.g. A100-SXM4-80GB)");
+  app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
   app.add_option("--steps", steps_text, "Analyse only steps N..M (0-based positions among detected steps)");
   app.add_option("--step-pattern", pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", no_color, "No colour in the terminal summary");
+  app.add_flag("-v,--verbose", verbose,
+               "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,6 +53,14 @@ int RunAnalyze(int argc, char** argv) {
   }
 
   AnalysisOptions options;
+  if (!gpu.empty()) {
+    // Exact names only (a fuzzy match silently used another GPU's peaks): say what is close.
+    StatusOr<const GpuPeak*> row = ResolveGpuOverride(gpu, BuiltinGpuPeaks());
+    if (!row.ok()) {
+      std::fprintf(stderr, "ampscope analyze: %s\n", row.status().message().c_str());
+      return 2;
+    }
+  }
   options.gpu_override = gpu;
   if (!pattern.empty()) options.step_range_pattern = pattern;
   if (!steps_text.empty()) {
@@ -94,8 +107,8 @@ int RunAnalyze(int argc, char** argv) {
   std::vector<OutputSpec> outputs;
   if (!report_path.empty())
     outputs.push_back(TextOutput(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
-  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, RenderHtml(report)));
-  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, RenderMarkdown(report)));
+  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, render::RenderHtml(report)));
+  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, render::RenderMarkdown(report)));
   if (!chrome_path.empty())
     outputs.push_back({chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }});
   if (!perfetto_path.empty())
@@ -105,7 +118,13 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
   }
 
-  if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
+  if (!quiet) {
+    render::TerminalOptions terminal;
+    terminal.width = render::TerminalWidth(STDOUT_FILENO);
+    terminal.color = !no_color && render::TerminalWantsColor(stdout);
+    terminal.verbose = verbose;
+    std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
+  }
   return 0;
 }
 

@@ -1,5 +1,7 @@
 // `ampscope gate`: compare a current report with a baseline and fail CI on a real regression.
 // Exit codes: 0 pass (warnings allowed), 1 regression, 2 usage/input error or environment mismatch.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -14,6 +16,7 @@
 #include "gate/gate_config.h"
 #include "gate/gate_output.h"
 #include "gate/report_io.h"
+#include "render/terminal.h"
 
 namespace {
 
@@ -102,7 +105,7 @@ int RunGateCommand(int argc, char** argv) {
   ampscope::Status written = ampscope::WriteOutputs(outputs);
   if (!written.ok()) return Fail(written.message());
 
-  if (!quiet) std::fputs(ampscope::gate::FormatGateTable(result).c_str(), stdout);
+  if (!quiet) std::fputs(ampscope::gate::FormatGateTable(result, ampscope::render::TerminalWidth(STDOUT_FILENO)).c_str(), stdout);
   const char* github = std::getenv("GITHUB_ACTIONS");
   if (github != nullptr && *github != '\0') std::fputs(ampscope::gate::FormatGithubAnnotations(result).c_str(), stdout);
   std::fflush(stdout);

@@ -7,6 +7,7 @@
 #include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/units.h"
+#include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -288,7 +289,13 @@ json DeviceJson(const Device& d, const std::string& gpu_override) {
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
-  if (const GpuPeak* p = LookupGpuPeak(gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override))) {
+  GpuQuery q;
+  q.name = gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override);
+  if (gpu_override.empty()) {
+    q.sm_count = d.sm_count;
+    q.memory_bytes = d.total_memory_bytes;
+  }
+  if (const GpuPeak* p = MatchGpu(q).peak) {
     peak = {{"fp16_tflops", p->fp16_tflops},
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
@@ -314,6 +321,7 @@ json RankSection(const RankAnalysis& ra) {
   r["syncs"] = SyncsSection(ra);
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
+  r["roofline"] = RooflineSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = statuses;
@@ -372,18 +380,27 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   report["launches"] = LaunchesSection(job);
   report["kernels"] = KernelsSection(job);
   report["precision"] = job.precision.is_object() ? job.precision : json::object();
+  report["roofline"] = RooflineSection(job);
 
   json ranks = json::array();
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
   report["ranks"] = ranks;
 
-  // Diagnostics: counters by code, and one message per code with where it was first seen.
+  // Diagnostics: counters by code, and one message per code with where it was first seen and
+  // what the code means (base/diagnostic_codes_table.h; null for a code the table does not
+  // know, such as one a newer collector wrote into its file). Renderers show the description
+  // and never look codes up themselves: they read only this JSON.
+  auto description = [](const std::string& code) {
+    const char* d = DescribeDiagnostic(code);
+    return *d != '\0' ? json(d) : json(nullptr);
+  };
   json counters = json::object(), messages = json::array();
   for (size_t i = 0; i < traces.size(); ++i) {
     for (const auto& [code, e] : traces[i].diagnostics.entries()) {
       counters[code] = counters.value(code, uint64_t{0}) + e.count;
       messages.push_back({{"code", code},
                           {"severity", SeverityName(e.severity)},
+                          {"description", description(code)},
                           {"count", e.count},
                           {"file", traces[i].metadata.path},
                           {"first_offset", e.first_offset},
@@ -395,6 +412,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
     counters[code] = e.count;
     messages.push_back({{"code", code},
                         {"severity", SeverityName(e.severity)},
+                        {"description", description(code)},
                         {"count", e.count},
                         {"file", nullptr},
                         {"first_offset", e.first_offset},
@@ -405,6 +423,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
     counters[no_gpu.id] = 1;
     messages.push_back({{"code", no_gpu.id},
                         {"severity", SeverityName(no_gpu.severity)},
+                        {"description", no_gpu.description},
                         {"count", 1},
                         {"file", nullptr},
                         {"first_offset", nullptr},

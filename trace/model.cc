@@ -10,6 +10,7 @@ const char* SourceFormatName(SourceFormat f) {
   switch (f) {
     case SourceFormat::kKineto: return "kineto";
     case SourceFormat::kAmptrace: return "amptrace";
+    case SourceFormat::kNsys: return "nsys";
     default: return "unknown";
   }
 }

@@ -26,8 +26,8 @@
 
 namespace ampscope {
 
-enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace };
-const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "unknown"
+enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys };
+const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "unknown"
 
 enum class GpuVendor : uint8_t { kUnknown, kNvidia, kAmd };
 const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"
@@ -168,6 +168,8 @@ struct CpuOp {
   StringId name = kNoString;
   StringId input_types = kNoString;  // the "Input type" JSON array as compact text, e.g. ["c10::Half","float"]
   StringId input_dims = kNoString;   // the "Input Dims" JSON array as compact text, e.g. [[32,64],[64]]
+  StringId input_strides = kNoString;    // the "Input Strides" JSON array as compact text (newer traces)
+  StringId concrete_inputs = kNoString;  // the "Concrete Inputs" JSON array as compact text, e.g. ["","","0.","True"]
   StringId kernel_backend = kNoString;  // e.g. "triton"
 };
 
@@ -307,7 +309,7 @@ template <typename F> void ForEachStringId(CommInfo& e, F&& f) {
 template <typename F> void ForEachStringId(ApiCall& e, F&& f) { f(e.name); }
 template <typename F> void ForEachStringId(Range& e, F&& f) { f(e.name), f(e.domain); }
 template <typename F> void ForEachStringId(CpuOp& e, F&& f) {
-  f(e.name), f(e.input_types), f(e.input_dims), f(e.kernel_backend);
+  f(e.name), f(e.input_types), f(e.input_dims), f(e.input_strides), f(e.concrete_inputs), f(e.kernel_backend);
 }
 template <typename F> void ForEachStringId(CounterSample& e, F&& f) { f(e.name); }
 template <typename F> void ForEachStringId(FlowEvent& e, F&& f) { f(e.category), f(e.name); }

@@ -6,6 +6,7 @@
 
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
+#include "trace/formats/nsys/nsys_reader.h"
 
 namespace ampscope {
 
@@ -15,15 +16,16 @@ namespace {
 // adding a format means adding its signature here and its reader call in ReadTrace.
 enum class DetectedFormat : uint8_t {
   kAmptrace,  // magic "AMPTRACE" (trace/formats/amptrace/amptrace_format.h)
-  // An nsys SQLite export starts with the SQLite header "SQLite format 3\0" (16 bytes): its
-  // reader (trace/formats/nsys/) adds kNsysSqlite here.
+  kNsys,      // the SQLite header "SQLite format 3\0" (16 bytes) of an Nsight Systems export, or a
+              // .nsys-rep / .qdrep report (refused with the nsys export command): trace/formats/nsys/
   kKineto,    // everything else: Kineto JSON, plain or gzip'd (the reader sniffs gzip itself)
 };
 
 constexpr size_t kSniffBytes = 16;
 
-DetectedFormat Detect(const char* head, size_t n) {
+DetectedFormat Detect(const std::string& path, const unsigned char* head, size_t n) {
   if (n >= 8 && std::memcmp(head, "AMPTRACE", 8) == 0) return DetectedFormat::kAmptrace;
+  if (IsNsysInput(path, head, n)) return DetectedFormat::kNsys;
   return DetectedFormat::kKineto;
 }
 
@@ -32,11 +34,12 @@ DetectedFormat Detect(const char* head, size_t n) {
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
-  char head[kSniffBytes] = {0};
+  unsigned char head[kSniffBytes] = {0};
   const size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
-  switch (Detect(head, n)) {
+  switch (Detect(path, head, n)) {
     case DetectedFormat::kAmptrace: return ReadAmptrace(path);
+    case DetectedFormat::kNsys: return ReadNsysInput(path, {options.progress});
     case DetectedFormat::kKineto: break;
   }
   KinetoReadOptions kopts;

@@ -15,7 +15,8 @@ struct ReadOptions {
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
-// .amptrace (magic "AMPTRACE"), Kineto JSON, or gzip'd Kineto JSON.
+// .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,
+// or gzip'd Kineto JSON. A .nsys-rep / .qdrep report is refused with the command that exports it.
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace ampscope

@@ -19,12 +19,30 @@ TEST(Strings, PrefixSuffixContains) {
   EXPECT_FALSE(Contains("abc", "abcd"));
 }
 
-TEST(Strings, DisplayWidthCountsCodePoints) {
+// Terminal columns: Unicode's EastAsianWidth.txt gives U+65E5/U+672C (日本) and U+1F534 (🔴)
+// width W, U+0301 is a combining mark (general category Mn), ESC [ ... m is an ECMA-48 CSI
+// sequence that a terminal does not print.
+TEST(Strings, DisplayWidthIsTerminalColumns) {
   EXPECT_EQ(DisplayWidth(""), 0u);
   EXPECT_EQ(DisplayWidth("abc"), 3u);
-  EXPECT_EQ(DisplayWidth("\xC3\xA9t\xC3\xA9"), 3u);   // "été": 2 two-byte code points + 't'
-  EXPECT_EQ(DisplayWidth("\xE2\x80\xA6"), 1u);          // "…" U+2026, three bytes
-  EXPECT_EQ(DisplayWidth("\xF0\x9F\x94\xB4 x"), 3u);    // U+1F534, a space, 'x'
+  EXPECT_EQ(DisplayWidth("\xC3\xA9t\xC3\xA9"), 3u);            // "été": 2 two-byte code points + 't'
+  EXPECT_EQ(DisplayWidth("\xE2\x80\xA6"), 1u);                   // "…" U+2026, three bytes
+  EXPECT_EQ(DisplayWidth("\xE2\x89\xA5" "70%"), 4u);             // ≥ is one column
+  EXPECT_EQ(DisplayWidth("12 \xC2\xB5s"), 5u);                   // µ
+  EXPECT_EQ(DisplayWidth("\xE6\x97\xA5\xE6\x9C\xAC"), 4u);       // 日本: wide, 2 each
+  EXPECT_EQ(DisplayWidth("\xF0\x9F\x94\xB4 x"), 4u);             // 🔴 (2), a space, 'x'
+  EXPECT_EQ(DisplayWidth("\x1b[31mFAIL\x1b[0m"), 4u);            // colour codes: no width
+  EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1u);                      // e + combining acute
+  EXPECT_EQ(DisplayWidth("a\x80" "b"), 3u);                      // a stray continuation byte shows as U+FFFD
+}
+
+TEST(Strings, DisplayPrefixBytesNeverSplitsASequence) {
+  EXPECT_EQ(DisplayPrefixBytes("abcdef", 4), 4u);
+  EXPECT_EQ(DisplayPrefixBytes("ab", 4), 2u);
+  EXPECT_EQ(DisplayPrefixBytes("\xE6\x97\xA5\xE6\x9C\xAC", 3), 3u);  // one wide character fits in 3 columns
+  EXPECT_EQ(DisplayPrefixBytes("\x1b[31mFAIL", 2), 7u);           // the colour code and "FA"
+  EXPECT_EQ(DisplayPrefixBytes("\xC3\xA9t", 1), 2u);               // "é", not half of it
+  EXPECT_EQ(DisplayPrefixBytes("abc", 0), 0u);
 }
 
 TEST(Strings, Utf8SequenceLengthFollowsTable3_7) {

@@ -114,7 +114,7 @@ TEST(KernelsCli, TopAndTable) {
   Result t = RunKernels(trace + " --top 5");
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find("2700 kernels, 70 distinct"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("category"), std::string::npos);
+  EXPECT_NE(t.out.find("CLASS"), std::string::npos);  // category and precision: "communication fp32"
   EXPECT_NE(t.out.find("communication"), std::string::npos);
   EXPECT_NE(t.out.find("... 65 more"), std::string::npos) << t.out;
 }

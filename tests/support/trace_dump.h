@@ -53,7 +53,8 @@ inline std::string DumpTrace(const Trace& t) {
   for (const CpuOp& c : t.cpu_ops)
     o << "op " << c.start_ns << ' ' << c.end_ns << ' ' << c.pid << ' ' << c.tid << ' ' << c.external_id << ' '
       << c.sequence_number << ' ' << c.fwd_thread_id << ' ' << t.str(c.name) << ' ' << t.str(c.input_types) << ' '
-      << t.str(c.input_dims) << ' ' << t.str(c.kernel_backend) << '\n';
+      << t.str(c.input_dims) << ' ' << t.str(c.input_strides) << ' ' << t.str(c.concrete_inputs) << ' '
+      << t.str(c.kernel_backend) << '\n';
   for (const MemoryEvent& e : t.memory_events)
     o << "mem " << e.time_ns << ' ' << e.address << ' ' << e.bytes << ' ' << e.total_allocated << ' '
       << e.total_reserved << ' ' << e.device << ' ' << static_cast<int>(e.op) << '\n';

@@ -294,5 +294,27 @@ TEST(HostRoles, OpNames) {
   EXPECT_FALSE(IsTensorCoreEligibleOp("aten::layer_norm"));
 }
 
+// Autograd node names as PyTorch's profiler writes them (torch/csrc/autograd: the engine's
+// "autograd::engine::evaluate_function: <node>" range, node names <Op>Backward<N>, 2021 traces
+// without the version digit, AccumulateGrad).
+TEST(HostRoles, AutogradNodeNames) {
+  EXPECT_TRUE(IsAutogradNodeName("autograd::engine::evaluate_function: AddmmBackward0"));
+  EXPECT_TRUE(IsAutogradNodeName("AddmmBackward0"));
+  EXPECT_TRUE(IsAutogradNodeName("CudnnConvolutionBackward"));  // 2021 names have no digit
+  EXPECT_TRUE(IsAutogradNodeName("ReluBackward1"));
+  EXPECT_TRUE(IsAutogradNodeName("torch::autograd::AccumulateGrad"));
+  EXPECT_FALSE(IsAutogradNodeName("aten::convolution_backward"));
+  EXPECT_FALSE(IsAutogradNodeName("aten::native_layer_norm_backward"));
+  EXPECT_FALSE(IsAutogradNodeName("## backward ##"));
+  EXPECT_FALSE(IsAutogradNodeName("Backward"));
+  EXPECT_FALSE(IsAutogradNodeName("Optimizer.step#SGD.step"));
+  EXPECT_EQ(AutogradEvaluatedNode("autograd::engine::evaluate_function: MmBackward0"), "MmBackward0");
+  EXPECT_EQ(AutogradEvaluatedNode("MmBackward0"), "");
+  // The 2021 ResNet50 trace splits convolution backward into these two ops.
+  EXPECT_EQ(ClassifyConvBackwardOp("aten::cudnn_convolution_backward_input"), ConvBackwardPart::kInput);
+  EXPECT_EQ(ClassifyConvBackwardOp("aten::cudnn_convolution_backward_weight"), ConvBackwardPart::kWeight);
+  EXPECT_EQ(ClassifyConvBackwardOp("aten::cudnn_convolution_backward"), ConvBackwardPart::kNone);
+}
+
 }  // namespace
 }  // namespace ampscope

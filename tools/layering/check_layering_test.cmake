@@ -63,7 +63,8 @@ set(clean
   analyzers/analyze.h "#include \"analyzers/analysis.h\""
   reports/json_report.cc "#include \"analyzers/analysis.h\""
   reports/chrome_trace.cc "#include \"analyzers/analysis.h\"\n#include \"trace/model.h\""
-  reports/html_report.cc "#include \"reports/report_format.h\""
+  render/html_report.cc "#include \"render/format.h\"\n#include \"base/strings.h\""
+  reports/progress.cc "#include \"render/format.h\""
   collector/session.h "#include \"trace/formats/amptrace/amptrace_writer.h\"\n#include <cupti.h>"
   gate/gate.cc "#include \"base/status.h\""
   cli/main.cc "#include \"analyzers/analyze.h\"\n#include \"gate/gate.h\""
@@ -83,8 +84,14 @@ make_tree("${tree}" ${clean} reports/chrome_trace.h "#include \"analyzers/analyz
 expect_check(export_gets_results_not_internals "${tree}" "${none}" FALSE
              "reports/chrome_trace.h: #include \"analyzers/analyze.h\": export -> analyzers is forbidden")
 
-make_tree("${tree}" ${clean} reports/html_report.h "#include \"trace/model.h\"")
+make_tree("${tree}" ${clean} render/html_report.h "#include \"trace/model.h\"")
 expect_check(render_reads_only_report_json "${tree}" "${none}" FALSE "render -> trace is forbidden")
+
+make_tree("${tree}" ${clean} render/format.cc "#include \"analyzers/analysis.h\"")
+expect_check(render_never_sees_analyzer_results "${tree}" "${none}" FALSE "render -> analyzers is forbidden")
+
+make_tree("${tree}" ${clean} reports/progress.h "#include \"trace/model.h\"")
+expect_check(pending_render_is_checked_as_render "${tree}" "${none}" FALSE "render -> trace is forbidden")
 
 make_tree("${tree}" ${clean} gate/bad.cc "#include \"analyzers/analysis.h\"")
 expect_check(gate_works_on_report_json "${tree}" "${none}" FALSE "gate -> analyzers is forbidden")

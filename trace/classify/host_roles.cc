@@ -5,6 +5,11 @@
 
 namespace ampscope {
 
+namespace {
+// torch/csrc/autograd/engine.cpp names the range of one backward node this way.
+constexpr std::string_view kEvaluateFunction = "autograd::engine::evaluate_function: ";
+}  // namespace
+
 const char* HostRangeRoleName(HostRangeRole r) {
   switch (r) {
     case HostRangeRole::kProfilerStep: return "profiler_step";
@@ -30,7 +35,7 @@ HostRangeRole ClassifyHostRange(std::string_view name) {
   if (name == "DataParallel.forward" || name == "DistributedDataParallel.forward")
     return HostRangeRole::kDataParallelForward;
   if (StartsWith(name, "## ")) return HostRangeRole::kUserSection;
-  if (StartsWith(name, "autograd::engine::evaluate_function: ")) return HostRangeRole::kAutogradEvaluate;
+  if (StartsWith(name, kEvaluateFunction)) return HostRangeRole::kAutogradEvaluate;
   return HostRangeRole::kOther;
 }
 
@@ -73,6 +78,29 @@ bool IsAutocastFp32Op(std::string_view name) {
   for (size_t i = 0; i < host_rules::kAutocastFp32OpCount; ++i)
     if (name == host_rules::kAutocastFp32Ops[i]) return true;
   return false;
+}
+
+bool IsAutogradNodeName(std::string_view name) {
+  if (ClassifyHostRange(name) == HostRangeRole::kAutogradEvaluate) return true;
+  // AccumulateGrad nodes are named "torch::autograd::AccumulateGrad" (also "smith::autograd::...").
+  if (EndsWith(name, "::autograd::AccumulateGrad")) return true;
+  size_t end = name.size();
+  while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+  constexpr std::string_view kBackward = "Backward";
+  if (end <= kBackward.size() || name.substr(end - kBackward.size(), kBackward.size()) != kBackward) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+std::string_view AutogradEvaluatedNode(std::string_view name) {
+  return StartsWith(name, kEvaluateFunction) ? name.substr(kEvaluateFunction.size()) : std::string_view();
+}
+
+ConvBackwardPart ClassifyConvBackwardOp(std::string_view name) {
+  if (Contains(name, "_backward_input")) return ConvBackwardPart::kInput;
+  if (Contains(name, "_backward_weight")) return ConvBackwardPart::kWeight;
+  return ConvBackwardPart::kNone;
 }
 
 GemmOpForm ClassifyGemmOp(std::string_view name) {

@@ -39,6 +39,20 @@ bool IsTensorCoreEligibleOp(std::string_view op_name);
 // inputs there are a numerical risk.
 bool IsAutocastFp32Op(std::string_view op_name);
 
+// True if `name` names an autograd node: an "autograd::engine::evaluate_function: ..." wrapper,
+// "torch::autograd::AccumulateGrad", or a bare node name, an identifier ending in "Backward" and
+// optional version digits (AddmmBackward0, CudnnConvolutionBackward in 2021 traces). Op names
+// ("aten::convolution_backward") contain "::" and are not nodes.
+bool IsAutogradNodeName(std::string_view name);
+// The node an "autograd::engine::evaluate_function: <node>" range runs ("MmBackward0"), or ""
+// when `name` is not such a range.
+std::string_view AutogradEvaluatedNode(std::string_view name);
+
+// Which gradient a convolution-backward child op computes, in traces that split it into
+// cudnn_convolution_backward_input / _weight ops (2021 format).
+enum class ConvBackwardPart : uint8_t { kNone, kInput, kWeight };
+ConvBackwardPart ClassifyConvBackwardOp(std::string_view op_name);
+
 // How a GEMM op lays out its operands in "Input Dims" (for FLOP counts).
 enum class GemmOpForm : uint8_t {
   kNone,

@@ -25,8 +25,24 @@ const Rule kRules[] = {
     R(kPre, "triton_", Cat::kTritonFused, kFix, P::kUnknown, Tc::kUnknown),
     R(kPre, "triton", Cat::kTritonFused, kFix, P::kUnknown, Tc::kUnknown),
 
-    // --- ROCm (AMD): not NVIDIA Tensor Cores; matrix-core use is reported as unknown.
+    // --- ROCm (AMD). CDNA Matrix Cores (MFMA) count as the Tensor Core equivalent: Tensile
+    // (rocBLAS/hipBLASLt) kernels name their MFMA instruction (MI<M>x<N>x<K>, e.g. MI16x16x1);
+    // MIOpen's igemm "gtcx" (xdlops) and Composable Kernel's "xdl" kernels use MFMA. Tensile
+    // kernels without an MI code run on the vector ALUs or cannot be told: unknown. The MFMA
+    // Cijk_ rows come before the generic one.
+    Rocm(R(kPre, "Cijk_", Cat::kGemm, PrecRule::kTensile, P::kUnknown, Tc::kYes, "_MI16x16x")),
+    Rocm(R(kPre, "Cijk_", Cat::kGemm, PrecRule::kTensile, P::kUnknown, Tc::kYes, "_MI32x32x")),
+    Rocm(R(kPre, "Cijk_", Cat::kGemm, PrecRule::kTensile, P::kUnknown, Tc::kYes, "_MI4x4x")),
     Rocm(R(kPre, "Cijk_", Cat::kGemm, PrecRule::kTensile, P::kUnknown, Tc::kUnknown)),
+    // MIOpen tensor ops (SubTensorOpWithCastTensor1d, SubTensorOpWithScalar1d) are elementwise:
+    // before the CUTLASS "TensorOp" rows, which would call them Tensor Core GEMMs.
+    Rocm(R(kPre, "SubTensorOp", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(Role(KernelRole::kLayoutTransform, R(kPre, "batched_transpose_", Cat::kLayoutTransform, kTag, P::kUnknown, Tc::kNo))),
+    Rocm(R(kPre, "igemm_", Cat::kConv, kTag, P::kUnknown, Tc::kYes, "gtcx")),
+    Rocm(R(kSub, "xdlops", Cat::kConv, kTag, P::kUnknown, Tc::kYes)),
+    // ROCm flash attention (Triton/AOTriton attn_fwd / attn_bwd): matrix-unit use depends on tl.dot.
+    Rocm(R(kPre, "attn_fwd", Cat::kAttention, kTag, P::kUnknown, Tc::kUnknown)),
+    Rocm(R(kPre, "attn_bwd", Cat::kAttention, kTag, P::kUnknown, Tc::kUnknown)),
     Rocm(R(kSub, "MIOpenBatchNorm", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo)),
     Rocm(R(kSub, "MIOpenSoftmax", Cat::kSoftmax, kTag, P::kUnknown, Tc::kNo)),
     Rocm(R(kSub, "MIOpen", Cat::kConv, kTag, P::kUnknown, Tc::kUnknown)),
@@ -34,7 +50,8 @@ const Rule kRules[] = {
     Rocm(R(kPre, "igemm_", Cat::kConv, kTag, P::kUnknown, Tc::kUnknown, "gtc")),
     Rocm(R(kPre, "naive_conv_", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
     Rocm(R(kPre, "__amd_rocclr_", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo)),
-    Rocm(R(kSub, "kernel_gemm_xdl", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
+    Rocm(R(kSub, "kernel_gemm_xdl", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
+    Rocm(GemmOrConv(R(kSub, "_xdl_cshuffle", Cat::kGemm, kTag, P::kUnknown, Tc::kYes))),
     Rocm(R(kPre, "rocblas_", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
     Rocm(R(kPre, "hipblaslt", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
 

@@ -386,6 +386,8 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
       op.name = Intern(name);
       op.input_types = ArgCompactJson(ev, kArgInputType);
       op.input_dims = ArgCompactJson(ev, kArgInputDims);
+      op.input_strides = ArgCompactJson(ev, kArgInputStrides);
+      op.concrete_inputs = ArgCompactJson(ev, kArgConcreteInputs);
       op.kernel_backend = Intern(ArgText(ev, kArgKernelBackend));
       if (trace_.metadata.pid < 0) trace_.metadata.pid = pid;
       Append(trace_.cpu_ops, op);

@@ -6,9 +6,9 @@ namespace ampscope::kineto {
 const char* const kArgDisplayNames[kArgCount] = {
     "correlation", "External id", "device", "stream", "grid", "block", "registers per thread", "shared memory",
     "blocks per SM", "est. achieved occupancy %", "bytes", "cbid", "cuda_sync_kind", "Input Dims", "Input type",
-    "Sequence number", "Fwd thread id", "kernel_backend", "Collective name", "In msg nelems", "Out msg nelems",
-    "Group size", "dtype", "Process Group Name", "Process Group Description", "Addr", "Bytes", "Total Allocated",
-    "Total Reserved", "Device Type", "Device Id", "name", "labels", "size"};
+    "Input Strides", "Concrete Inputs", "Sequence number", "Fwd thread id", "kernel_backend", "Collective name",
+    "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name", "Process Group Description",
+    "Addr", "Bytes", "Total Allocated", "Total Reserved", "Device Type", "Device Id", "name", "labels", "size"};
 
 const KeyTable<ArgKey>& ArgKeys() {
   static const KeyTable<ArgKey> table = {
@@ -29,6 +29,8 @@ const KeyTable<ArgKey>& ArgKeys() {
       {"cuda_sync_kind", kArgSyncKind},
       {"Input Dims", kArgInputDims},
       {"Input type", kArgInputType},
+      {"Input Strides", kArgInputStrides},
+      {"Concrete Inputs", kArgConcreteInputs},
       {"Sequence number", kArgSequenceNumber},
       {"Fwd thread id", kArgFwdThreadId},
       {"kernel_backend", kArgKernelBackend},

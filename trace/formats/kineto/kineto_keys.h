@@ -70,6 +70,8 @@ enum ArgKey : uint8_t {
   kArgSyncKind,
   kArgInputDims,
   kArgInputType,
+  kArgInputStrides,
+  kArgConcreteInputs,
   kArgSequenceNumber,
   kArgFwdThreadId,
   kArgKernelBackend,
