@@ -70,7 +70,7 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
   gpu.idle.host_wait_ns = idle_sum[0] / static_cast<TimeNs>(ndev);
   gpu.idle.kernel_wait_ns = idle_sum[1] / static_cast<TimeNs>(ndev);
   // "other" takes the rounding remainder so that busy + idle == window exactly.
-  gpu.idle.other_ns = SatSub(SatSub(SatSub(gpu.window_ns, gpu.busy_ns), gpu.idle.host_wait_ns), gpu.idle.kernel_wait_ns);
+  gpu.idle.other_ns = SaturatingSub(SaturatingSub(SaturatingSub(gpu.window_ns, gpu.busy_ns), gpu.idle.host_wait_ns), gpu.idle.kernel_wait_ns);
   if (gpu.idle.other_ns < 0) gpu.idle.other_ns = 0;
   gpu.idle.host_wait_gaps = idle_count[0];
   gpu.idle.kernel_wait_gaps = idle_count[1];

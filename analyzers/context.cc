@@ -502,7 +502,7 @@ void RankContext::AttributeGaps() {
                                  [](TimeNs x, const SyncPoint& p) { return x < p.start_ns; });
       for (int n = 0; it != sync_points.begin() && n < 16 && sp == nullptr; ++n) {
         --it;
-        if (g.start_ns <= SatAdd(it->end_ns, kSlackNs)) sp = &*it;
+        if (g.start_ns <= SaturatingAdd(it->end_ns, kSlackNs)) sp = &*it;
       }
     }
     bool freed = false;
@@ -511,7 +511,7 @@ void RankContext::AttributeGaps() {
                                  [](TimeNs x, const Interval& f) { return x < f.start_ns; });
       for (int n = 0; it != free_api.begin() && n < 16 && !freed; ++n) {
         --it;
-        freed = g.start_ns <= SatAdd(it->end_ns, kSlackNs);
+        freed = g.start_ns <= SaturatingAdd(it->end_ns, kSlackNs);
       }
     }
     if (sp != nullptr) {

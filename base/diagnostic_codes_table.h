@@ -14,6 +14,8 @@
   /* ---- reading any input ---------------------------------------------------------------- */ \
   X(kUnsortedEvents, "unsorted_events", kInfo, \
     "input events were not in time order; they were sorted after reading") \
+  X(kTimeOutOfRange, "time_out_of_range", kDataLoss, \
+    "a record had a time beyond +/-2^62 ns (or one that a clock offset moved there); it was skipped") \
   /* ---- Kineto JSON ----------------------------------------------------------------------- */ \
   X(kBadFieldType, "bad_field_type", kDataLoss, \
     "a field had an unexpected JSON type or an invalid escape; the event was kept without that field") \
@@ -33,6 +35,14 @@
     "a process name, thread name or device was described twice; the first description was kept") \
   X(kUnmatchedCorrelation, "unmatched_correlation", kDataLoss, \
     "GPU work whose correlation id has no runtime call in the trace, so its launch is unknown") \
+  X(kKernelBeforeLaunch, "kernel_before_launch", kDataLoss, \
+    "GPU work started before the runtime call that launched it: the host and GPU clocks disagree, so launch delays there are wrong") \
+  X(kDuplicateProfilerStep, "duplicate_profiler_step", kDataLoss, \
+    "a ProfilerStep#N name occurs twice with different times; step detection keeps one of them") \
+  X(kOverlappingProfilerSteps, "overlapping_profiler_steps", kDataLoss, \
+    "a ProfilerStep range starts before the previous one ends; step windows are cut where they overlap") \
+  X(kTextCapped, "text_capped", kDataLoss, \
+    "the trace has more distinct long names than its size justifies keeping; new long names were stored as their first bytes and a hash") \
   X(kMissingDeviceProperties, "missing_device_properties", kInfo, \
     "the trace has no deviceProperties; devices were inferred from GPU events") \
   /* ---- .amptrace ------------------------------------------------------------------------- */ \

@@ -13,23 +13,32 @@
 
 namespace ampscope {
 
-// a + b, clamped to [INT64_MIN, INT64_MAX].
-constexpr int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r))
+inline constexpr int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out))
     return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  return r;
+  return out;
 }
 
-// a - b, clamped to [INT64_MIN, INT64_MAX].
-constexpr int64_t SatSub(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_sub_overflow(a, b, &r))
+inline constexpr int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_sub_overflow(a, b, &out))
     return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  return r;
+  return out;
+}
+
+// end - start for an interval, 0 when end < start, INT64_MAX when the difference does not fit.
+inline constexpr int64_t SpanOrZero(int64_t start, int64_t end) {
+  return end > start ? SaturatingSub(end, start) : 0;
+}
+
+inline constexpr uint64_t SaturatingAddU(uint64_t a, uint64_t b) {
+  uint64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return std::numeric_limits<uint64_t>::max();
+  return out;
 }
 
 // total += v, saturating. For accumulators: `SatAccumulate(total_ns, d)`.
-constexpr void SatAccumulate(int64_t& total, int64_t v) { total = SatAdd(total, v); }
+inline constexpr void SatAccumulate(int64_t& total, int64_t v) { total = SaturatingAdd(total, v); }
 
 }  // namespace ampscope

@@ -9,7 +9,13 @@
 // - ProfilerStep#N is renumbered so the steps keep counting up.
 // Metadata events ("ph": "M") and the profiler's own spans are written once.
 //
+// --unique-names BYTES makes every event name unique (issue 16's memory case: all-unique 1 KB
+// names): each "name" value except ProfilerStep#N becomes "<name>_u<counter>_" padded with 'x'
+// to BYTES bytes (longer names keep their text and get the counter).
+// --gzip-level N (1-9, default 6) for --gzip.
+//
 // Usage: make_large_trace [--template PATH] --out PATH [--size-mb N | --repeat N] [--gzip]
+//                         [--gzip-level N] [--unique-names BYTES]
 #include <zlib.h>
 
 #include <algorithm>
@@ -47,8 +53,8 @@ constexpr int64_t kGapBetweenRepetitionsUs = 1000;
 
 // A piece of an event's text: literal bytes, or a value rewritten per repetition.
 struct Piece {
-  enum Type : uint8_t { kLiteral, kTime, kId, kStepNumber } type = kLiteral;
-  std::string_view literal;  // kLiteral; for kTime: the fractional suffix (".288" or "")
+  enum Type : uint8_t { kLiteral, kTime, kId, kStepNumber, kName } type = kLiteral;
+  std::string_view literal;  // kLiteral; kTime: the fractional suffix (".288" or ""); kName: the name
   int64_t value = 0;         // kTime: whole µs; kId / kStepNumber: the template's number
 };
 
@@ -67,7 +73,7 @@ struct TemplateStats {
   int64_t max_step = INT64_MIN;
 };
 
-TemplateEvent Split(std::string_view text, TemplateStats* stats) {
+TemplateEvent Split(std::string_view text, TemplateStats* stats, bool unique_names) {
   TemplateEvent ev;
   size_t literal_start = 0;
   auto flush = [&](size_t upto) {
@@ -86,8 +92,19 @@ TemplateEvent Split(std::string_view text, TemplateStats* stats) {
     size_t colon = after;
     while (colon < text.size() && (text[colon] == ' ' || text[colon] == '\n' || text[colon] == '\t')) ++colon;
     if (colon >= text.size() || text[colon] != ':') {
-      // A string value. "ProfilerStep#N" names are renumbered.
-      if (str.rfind("ProfilerStep#", 0) == 0) {
+      // A string value. "ProfilerStep#N" names are renumbered; with --unique-names, the value
+      // of "name" (the string just before is the key) is made unique.
+      const bool is_name_value = unique_names && i >= 8 && text.substr(0, i).find_last_of('"') != std::string_view::npos &&
+                                 [&] {
+                                   size_t k = i;
+                                   while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == ':')) --k;
+                                   return k >= 6 && text.substr(k - 6, 6) == "\"name\"";
+                                 }();
+      if (is_name_value && str.rfind("ProfilerStep#", 0) != 0) {
+        flush(i + 1);
+        ev.pieces.push_back({Piece::kName, str, 0});
+        literal_start = end;
+      } else if (str.rfind("ProfilerStep#", 0) == 0) {
         size_t digits = i + 1 + 13;
         int64_t n = 0;
         auto [p, ec] = std::from_chars(text.data() + digits, text.data() + end, n);
@@ -137,9 +154,10 @@ TemplateEvent Split(std::string_view text, TemplateStats* stats) {
 
 class Output {
  public:
-  Output(const std::string& path, bool gzip) {
+  Output(const std::string& path, bool gzip, int level) {
     if (gzip) {
-      gz_ = gzopen(path.c_str(), "wb6");
+      const std::string mode = "wb" + std::to_string(level);
+      gz_ = gzopen(path.c_str(), mode.c_str());
       if (gz_ == nullptr) Die("cannot write " + path);
       gzbuffer(gz_, 1 << 20);
     } else {
@@ -160,6 +178,7 @@ class Output {
     (void)ec;
     buf_.append(tmp, static_cast<size_t>(p - tmp));
   }
+  void AppendFill(char c, size_t n) { buf_.append(n, c); }
   uint64_t written() const { return written_ + buf_.size(); }
   void Close() {
     Flush();
@@ -206,6 +225,8 @@ int main(int argc, char** argv) {
   double size_mb = 0;
   int64_t repeat = 0;
   bool gzip = false;
+  int gzip_level = 6;
+  int64_t unique_name_bytes = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -217,13 +238,18 @@ int main(int argc, char** argv) {
     else if (a == "--size-mb") size_mb = std::atof(next().c_str());
     else if (a == "--repeat") repeat = std::atoll(next().c_str());
     else if (a == "--gzip") gzip = true;
+    else if (a == "--gzip-level") gzip_level = std::atoi(next().c_str());
+    else if (a == "--unique-names") unique_name_bytes = std::atoll(next().c_str());
     else if (a == "-h" || a == "--help") {
       std::printf("usage: make_large_trace [--template PATH] --out PATH [--size-mb N | --repeat N] [--gzip]\n"
+                  "                        [--gzip-level N] [--unique-names BYTES]\n"
                   "default template: %s\n", kDefaultTemplate);
       return 0;
     } else Die("unknown argument " + a);
   }
   if (out_path.empty()) Die("--out PATH is required");
+  if (gzip_level < 1 || gzip_level > 9) Die("--gzip-level must be 1..9");
+  if (unique_name_bytes < 0 || unique_name_bytes > (1 << 20)) Die("--unique-names must be 0..1048576");
   if (size_mb <= 0 && repeat <= 0) size_mb = 1024;
 
   const std::string text = ReadAll(template_path);
@@ -268,7 +294,7 @@ int main(int argc, char** argv) {
         once_events.push_back(raw);
         continue;
       }
-      body.push_back(Split(raw, &stats));
+      body.push_back(Split(raw, &stats, unique_name_bytes > 0));
     }
   }
   if (body.empty()) Die(template_path + ": no events to repeat");
@@ -287,7 +313,7 @@ int main(int argc, char** argv) {
   }
   const int64_t period_us = (stats.max_ts_us - stats.min_ts_us) + longest_dur_us + kGapBetweenRepetitionsUs;
 
-  Output out(out_path, gzip);
+  Output out(out_path, gzip, gzip_level);
   out.Append("{\n");
   for (std::string_view m : top_members) {
     out.Append("  ");
@@ -304,6 +330,7 @@ int main(int argc, char** argv) {
   const uint64_t target_bytes = static_cast<uint64_t>(size_mb * 1e6);
   int64_t reps = 0;
   uint64_t events = once_events.size();
+  uint64_t unique_counter = 0;
   for (;; ++reps) {
     if (repeat > 0 ? reps >= repeat : out.written() >= target_bytes) break;
     const int64_t dt = reps * period_us, did = reps * id_stride, dstep = reps * steps;
@@ -319,6 +346,16 @@ int main(int argc, char** argv) {
             break;
           case Piece::kId: out.AppendInt(p.value >= 0 ? p.value + did : p.value); break;
           case Piece::kStepNumber: out.AppendInt(p.value + dstep); break;
+          case Piece::kName: {
+            out.Append(p.literal);
+            out.Append("_u");
+            const uint64_t before = out.written();
+            out.AppendInt(static_cast<int64_t>(unique_counter++));
+            out.Append("_");
+            const int64_t used = static_cast<int64_t>(p.literal.size() + 2 + (out.written() - before));
+            if (used < unique_name_bytes) out.AppendFill('x', static_cast<size_t>(unique_name_bytes - used));
+            break;
+          }
         }
       }
     }

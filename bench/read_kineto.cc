@@ -1,10 +1,13 @@
 // read_kineto: reads one Kineto trace with ReadKinetoTrace, prints what it found and how
 // fast. scripts/bench.sh runs it under /usr/bin/time -v for the peak RSS.
 //
-// Usage: read_kineto TRACE [--quiet]
+// Usage: read_kineto TRACE [--quiet] [--threads N] [--zlib]
+//   --threads N  KinetoReadOptions::threads (default 0: one per core)
+//   --zlib       inflate with zlib even where ISA-L is built in
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -23,14 +26,34 @@ double CpuSeconds() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: read_kineto TRACE [--quiet]\n");
+    std::fprintf(stderr, "usage: read_kineto TRACE [--quiet] [--threads N] [--zlib]\n");
     return 2;
   }
   const std::string path = argv[1];
-  const bool quiet = argc > 2 && std::string(argv[2]) == "--quiet";
+  bool quiet = false, zlib = false;
+  ampscope::KinetoReadOptions options;
+  ampscope::KinetoReadStats stats;
+  options.stats = &stats;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quiet") quiet = true;
+    else if (a == "--zlib") zlib = true;
+    else if (a == "--threads" && i + 1 < argc) options.threads = std::atoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "read_kineto: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = CpuSeconds();
-  ampscope::StatusOr<ampscope::Trace> trace = ampscope::ReadKinetoTrace(path);
+  ampscope::StatusOr<ampscope::Trace> trace = ampscope::Status::Error("not read");
+  if (zlib) {
+    auto source = ampscope::OpenByteSource(path, ampscope::GzipDecoder::kZlib);
+    trace = source.ok() ? ampscope::ReadKinetoTraceFromSource(**source, path, options)
+                        : ampscope::StatusOr<ampscope::Trace>(ampscope::Status::Error(path + ": " + source.status().message()));
+  } else {
+    trace = ampscope::ReadKinetoTrace(path, options);
+  }
   const double cpu = CpuSeconds() - cpu0;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (!trace.ok()) {
@@ -46,6 +69,11 @@ int main(int argc, char** argv) {
   std::printf("  wall %.3f s (%.0f MB/s), cpu %.3f s (%.0f MB/s), peak RSS %.1f MB (%.2fx input)\n", wall, mb / wall,
               cpu, mb / cpu, static_cast<double>(usage.ru_maxrss) / 1024.0,
               static_cast<double>(usage.ru_maxrss) * 1024.0 / static_cast<double>(t.metadata.input_bytes));
+  std::printf("  gzip decoder %s; parse threads %d: pieces merged %llu, re-parsed %llu, by the calling thread %llu\n",
+              ampscope::GzipDecoderName(zlib ? ampscope::GzipDecoder::kZlib : ampscope::GzipDecoder::kDefault),
+              stats.parse_threads, static_cast<unsigned long long>(stats.pieces_merged),
+              static_cast<unsigned long long>(stats.pieces_reparsed),
+              static_cast<unsigned long long>(stats.pieces_by_caller));
   if (!quiet) {
     std::printf("  kernels %zu, memcpy %zu, memset %zu, api calls %zu, syncs %zu, ranges %zu, cpu ops %zu, memory %zu, "
                 "flows %zu, other %zu\n",

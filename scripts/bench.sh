@@ -1,71 +1,137 @@
 #!/usr/bin/env bash
-# Ingestion benchmark: ampscope's streaming Kineto reader (and `ampscope analyze` end to end
-# when the CLI builds) next to python3's json.load on the same large trace. docs/bench.md
-# explains the method and the targets.
+# Input benchmarks (issues 2, 13 and 16): ampscope's Kineto reader next to the baselines the
+# issues name, on generated traces, in one run. docs/bench.md explains the method and quotes
+# the figures.
 #
-# Usage: scripts/bench.sh [SIZE_MB]        (default 1024: a ~1 GB trace)
+# Usage: scripts/bench.sh [CASE...]     CASE: gzip | plain | unique | all (default: all)
+#   gzip    a ~400 MB trace gzip'd with -1: read vs `zcat FILE > /dev/null` (goal: <= 0.6x)
+#   plain   a ~400 MB plain JSON trace: read vs python3's json.load (goal: >= 25x faster,
+#           peak RSS <= 0.3x the input)
+#   unique  2 M events with all-unique 1 KB names (issue 16's memory case): peak RSS
 # Environment:
-#   BUILD_DIR    build directory (default: build-bench, Release)
-#   TRACE        use this trace instead of generating one
-#   SKIP_PYTHON  1 = skip the python3 json.load row (it needs ~5-10x the file size in RAM)
-# A generated trace is kept in /tmp (reused by the next run of the same size).
+#   BUILD_DIR    build directory (default: build-bench, configured Release)
+#   SKIP_BUILD   1 = use BUILD_DIR as it is
+#   SIZE_MB      size of the gzip and plain traces, uncompressed (default 400)
+#   RUNS         runs of each row (default 3); rows are interleaved round by round, so every
+#                row of a case sees the same machine load
+#   NICE         niceness of the measured commands (default 10)
+# Generated traces go to a temporary folder (under $TMPDIR) that is deleted at the end.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SIZE_MB="${1:-1024}"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build-bench}"
-TRACE="${TRACE:-${TMPDIR:-/tmp}/ampscope_bench_${SIZE_MB}mb.pt.trace.json}"
+SIZE_MB="${SIZE_MB:-400}"
+RUNS="${RUNS:-3}"
+NICE="${NICE:-10}"
+CASES=("$@")
+[[ ${#CASES[@]} -eq 0 || "${CASES[0]}" == all ]] && CASES=(gzip plain unique)
 
-echo "== build ($BUILD_DIR, Release)"
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMPSCOPE_BUILD_TESTS=OFF >/dev/null
-cmake --build "$BUILD_DIR" --target make_large_trace read_kineto
-# The CLI depends on the analyzers and reports; without it that row is skipped.
-if ! cmake --build "$BUILD_DIR" --target ampscope >/dev/null 2>&1; then
-  echo "   (the ampscope CLI did not build: the end-to-end row is skipped)"
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  echo "== build ($BUILD_DIR, Release)"
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMPSCOPE_BUILD_TESTS=OFF \
+    -DAMPSCOPE_BUILD_BENCH=ON >/dev/null
+  cmake --build "$BUILD_DIR" --target make_large_trace read_kineto ampscope
 fi
+GEN="$BUILD_DIR/bench/make_large_trace"
+READ="$BUILD_DIR/bench/read_kineto"
+CLI="$BUILD_DIR/cli/ampscope"
 
-if [[ ! -f "$TRACE" ]]; then
-  echo "== generate $TRACE (~${SIZE_MB} MB)"
-  "$BUILD_DIR/bench/make_large_trace" --size-mb "$SIZE_MB" --out "$TRACE"
-fi
-BYTES=$(stat -L -c %s "$TRACE")
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ampscope-bench.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
 
-# run LABEL CMD...: one run under /usr/bin/time -v; MB/s by wall and by CPU time, peak RSS.
-run() {
-  local label="$1"
+# measure ROW CMD...: one run under /usr/bin/time -v, appended to $WORK/results as
+# "row<TAB>wall_s<TAB>cpu_s<TAB>rss_kb". The command's stdout goes to /dev/null unless it
+# redirects itself (sh -c).
+measure() {
+  local row="$1"
   shift
-  local log
-  log="$(mktemp)"
-  if ! /usr/bin/time -v "$@" >"$log.out" 2>"$log"; then
-    echo "   $label: FAILED"
-    tail -5 "$log.out" "$log"
-    rm -f "$log" "$log.out"
-    return 0
+  if ! nice -n "$NICE" /usr/bin/time -v "$@" >/dev/null 2>"$WORK/time.log"; then
+    echo "   $row: FAILED"
+    tail -5 "$WORK/time.log"
+    return 1
   fi
-  python3 - "$label" "$BYTES" "$log" <<'PY'
+  python3 - "$row" "$WORK/time.log" >>"$WORK/results" <<'PY'
 import re, sys
-label, size, log = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
-def field(name):
-    return re.search(re.escape(name) + r": (.*)", log).group(1).strip()
-wall = [float(x) for x in field("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":")]
-secs = sum(v * 60 ** i for i, v in enumerate(reversed(wall)))
+row, log = sys.argv[1], open(sys.argv[2]).read()
+field = lambda name: re.search(re.escape(name) + r": (.*)", log).group(1).strip()
+wall = sum(float(v) * 60 ** i for i, v in enumerate(reversed(field("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":"))))
 cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
-rss = int(field("Maximum resident set size (kbytes)")) * 1024
-mb = size / 1e6
-print(f"{label:<32} wall {secs:7.2f} s {mb / secs:6.0f} MB/s | cpu {cpu:7.2f} s {mb / cpu:6.0f} MB/s"
-      f" | peak RSS {rss / 1e6:7.0f} MB ({rss / size:.2f}x input)")
+print(f"{row}\t{wall:.3f}\t{cpu:.3f}\t{field('Maximum resident set size (kbytes)')}")
 PY
-  rm -f "$log" "$log.out"
 }
 
-echo "== $TRACE: $((BYTES / 1000000)) MB uncompressed JSON"
-echo "   machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (CPU MB/s is the stable figure on a shared machine)"
-run "ampscope ReadKinetoTrace" "$BUILD_DIR/bench/read_kineto" "$TRACE" --quiet
-if [[ -x "$BUILD_DIR/cli/ampscope" ]]; then
-  out="$(mktemp -d)"
-  run "ampscope analyze (end to end)" "$BUILD_DIR/cli/ampscope" analyze "$TRACE" -o "$out/report.json"
-  rm -rf "$out"
-fi
-if [[ "${SKIP_PYTHON:-0}" != 1 ]]; then
-  run "python3 json.load" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TRACE"
-fi
-echo "   targets (issue 2): >= 300 MB/s on one core, peak RSS <= 0.5x input"
+# summary BYTES [RATIO...]: min and median of each row; RATIO is "A|B" (median wall of A over B).
+summary() {
+  python3 - "$WORK/results" "$@" <<'PY'
+import statistics, sys
+path, size, ratios = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+rows = {}
+for line in open(path):
+    row, wall, cpu, rss = line.rstrip("\n").split("\t")
+    rows.setdefault(row, []).append((float(wall), float(cpu), int(rss) * 1024))
+for row, runs in rows.items():
+    w, c, r = (sorted(x[i] for x in runs) for i in range(3))
+    med = statistics.median
+    print(f"   {row:<40} wall min {w[0]:7.2f} med {med(w):7.2f} s | cpu min {c[0]:7.2f} med {med(c):7.2f} s"
+          f" | peak RSS min {r[0] / 1e6:6.0f} med {med(r) / 1e6:6.0f} MB ({med(r) / size:.2f}x input) | {len(runs)} runs")
+for ratio in ratios:
+    a, b = ratio.split("|")
+    wa = statistics.median(x[0] for x in rows[a]); wb = statistics.median(x[0] for x in rows[b])
+    ca = statistics.median(x[1] for x in rows[a]); cb = statistics.median(x[1] for x in rows[b])
+    print(f"   median wall '{a}' / '{b}' = {wa / wb:.2f}x (cpu {ca / cb:.2f}x)")
+PY
+  rm -f "$WORK/results"
+}
+
+echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); runs niced ($NICE)"
+
+for case in "${CASES[@]}"; do
+  case "$case" in
+    gzip)
+      F="$WORK/trace.json.gz"
+      "$GEN" --size-mb "$SIZE_MB" --gzip --gzip-level 1 --out "$F" >/dev/null
+      U=$(zcat "$F" | wc -c)
+      echo "== gzip: $(( $(stat -c %s "$F") / 1000000 )) MB .json.gz (gzip -1) of $((U / 1000000)) MB JSON"
+      for _ in $(seq "$RUNS"); do
+        measure "zcat FILE > /dev/null" sh -c 'zcat "$1" > /dev/null' sh "$F"
+        measure "read_kineto FILE (threads: all cores)" "$READ" "$F" --quiet
+        measure "read_kineto FILE --threads 1" "$READ" "$F" --quiet --threads 1
+        measure "ampscope analyze FILE -o r.json" "$CLI" analyze "$F" -o "$WORK/r.json"
+      done
+      summary "$U" "read_kineto FILE (threads: all cores)|zcat FILE > /dev/null" \
+        "read_kineto FILE --threads 1|zcat FILE > /dev/null" "ampscope analyze FILE -o r.json|zcat FILE > /dev/null"
+      echo "   goal (issue 13): ampscope <= 0.6x zcat's time"
+      rm -f "$F" ;;
+    plain)
+      F="$WORK/trace.json"
+      "$GEN" --size-mb "$SIZE_MB" --out "$F" >/dev/null
+      U=$(stat -c %s "$F")
+      echo "== plain: $((U / 1000000)) MB JSON"
+      for _ in $(seq "$RUNS"); do
+        measure "python3 json.load" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$F"
+        measure "read_kineto FILE (threads: all cores)" "$READ" "$F" --quiet
+        measure "read_kineto FILE --threads 1" "$READ" "$F" --quiet --threads 1
+        measure "ampscope analyze FILE -o r.json" "$CLI" analyze "$F" -o "$WORK/r.json"
+      done
+      summary "$U" "python3 json.load|read_kineto FILE (threads: all cores)" \
+        "python3 json.load|read_kineto FILE --threads 1" "python3 json.load|ampscope analyze FILE -o r.json"
+      echo "   goal (issue 13): ampscope >= 25x faster than json.load, peak RSS <= 0.3x the input"
+      rm -f "$F" ;;
+    unique)
+      F="$WORK/unique.json"
+      # 27 repetitions of the 75,695-event template: 2.04 M events, each name 1 KB and unique.
+      "$GEN" --repeat 27 --unique-names 1024 --out "$F" >/dev/null
+      U=$(stat -c %s "$F")
+      echo "== unique: $((U / 1000000)) MB JSON, 2.04 M events with all-unique 1 KB names"
+      for _ in $(seq "$RUNS"); do
+        measure "read_kineto FILE" "$READ" "$F" --quiet
+        measure "ampscope analyze FILE -o r.json" "$CLI" analyze "$F" -o "$WORK/r.json"
+        measure "ampscope analyze ... --chrome-trace c.json" "$CLI" analyze "$F" -o "$WORK/r.json" \
+          --chrome-trace "$WORK/c.json"
+      done
+      summary "$U"
+      echo "   goal (issue 16): peak RSS near 0.3x the input (was 6.7 GB, 10.8 GB with --chrome-trace)"
+      rm -f "$F" ;;
+    *) echo "unknown case $case (gzip | plain | unique | all)" >&2; exit 2 ;;
+  esac
+  rm -f "$WORK/r.json" "$WORK/c.json"
+done

@@ -26,7 +26,7 @@
 #           scripts/gpu_check.sh --prepare       # -> build-gpu/ (ignored by git, a few MB)
 #   there:  carry build-gpu/ and run scripts/gpu_check.sh "$OUT"
 # --prepare copies cli/ampscope, collector/libampscope_inject.so and the shared libraries that
-# Debian only ships as .so (libfmt, libsimdjson) into build-gpu/; libstdc++ and glibc are the
+# Debian only ships as .so (libfmt, libisal) into build-gpu/; libstdc++ and glibc are the
 # system's (the injection library links libstdc++ statically). Without build-gpu/ the script
 # looks for build/cli/ampscope, and finally tries to build ampscope there (which needs the
 # build dependencies of scripts/setup.sh). The trainer is built there from examples/ against the

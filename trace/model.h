@@ -4,6 +4,10 @@
 // (field names end in _ns). Kineto's microsecond numbers are converted once, in
 // trace/formats/kineto/kineto_time.cc (ParseMicrosToNs). Byte counts are uint64 bytes.
 //
+// Time bounds: readers keep every time within +/-2^62 ns, all times of a trace within 2^61 ns
+// of each other, and end >= start (trace/time_bounds.h), so spans and sums cannot overflow.
+// duration_ns() is 0 for end < start (and saturates) for tables built by other means.
+//
 // Tables are vectors of packed records with a static_assert on their size, so a trace
 // with millions of kernels stays compact. Strings (kernel names, op names, ...) are
 // interned in `strings` and referenced by StringId.
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "base/saturating.h"
 #include "base/units.h"
 #include "trace/string_table.h"
 
@@ -47,7 +52,7 @@ struct KernelEvent {
   float blocks_per_sm = -1.f;         // Kineto "blocks per SM" (-1 unknown)
   float est_occupancy_pct = -1.f;     // Kineto "est. achieved occupancy %" (-1 unknown)
   int32_t comm_index = -1;            // index into Trace::comm_infos for NCCL kernels, else -1
-  TimeNs duration_ns() const { return end_ns - start_ns; }
+  TimeNs duration_ns() const { return SpanOrZero(start_ns, end_ns); }
 };
 static_assert(sizeof(KernelEvent) == 96, "KernelEvent layout changed; check packing");
 
@@ -81,7 +86,7 @@ struct MemcpyEvent {
   MemoryKind dst_kind = MemoryKind::kUnknown;
   bool async = true;     // false for cudaMemcpy (synchronous) when known
   uint32_t padding = 0;
-  TimeNs duration_ns() const { return end_ns - start_ns; }
+  TimeNs duration_ns() const { return SpanOrZero(start_ns, end_ns); }
 };
 static_assert(sizeof(MemcpyEvent) == 56, "MemcpyEvent layout changed");
 
@@ -94,7 +99,7 @@ struct MemsetEvent {
   int32_t device = -1;
   int32_t stream = -1;
   MemoryKind memory_kind = MemoryKind::kUnknown;
-  TimeNs duration_ns() const { return end_ns - start_ns; }
+  TimeNs duration_ns() const { return SpanOrZero(start_ns, end_ns); }
 };
 static_assert(sizeof(MemsetEvent) == 56, "MemsetEvent layout changed");
 
@@ -113,7 +118,7 @@ struct ApiCall {
   StringId name = kNoString;   // e.g. "cudaLaunchKernel"
   int32_t cbid = -1;           // CUPTI callback id when known
   ApiDomain domain = ApiDomain::kRuntime;
-  TimeNs duration_ns() const { return end_ns - start_ns; }
+  TimeNs duration_ns() const { return SpanOrZero(start_ns, end_ns); }
 };
 static_assert(sizeof(ApiCall) == 64, "ApiCall layout changed");
 
@@ -293,5 +298,26 @@ struct Trace {
 // Sorts every table by start time, fills Range::depth, and records 'unsorted_events'
 // (info) when the input was out of order. Readers call it once at the end.
 void FinalizeTrace(Trace& trace);
+
+// Calls f(StringId&) for every string id a row holds. Code that moves rows from one string
+// table to another (the parallel Kineto reader's merge) goes through these, so a new StringId
+// field must be added here too (a test compares parallel and sequential reads field by field).
+template <typename F> void ForEachStringId(KernelEvent& e, F&& f) { f(e.name); }
+template <typename F> void ForEachStringId(CommInfo& e, F&& f) {
+  f(e.collective), f(e.dtype), f(e.process_group), f(e.process_group_desc);
+}
+template <typename F> void ForEachStringId(ApiCall& e, F&& f) { f(e.name); }
+template <typename F> void ForEachStringId(Range& e, F&& f) { f(e.name), f(e.domain); }
+template <typename F> void ForEachStringId(CpuOp& e, F&& f) {
+  f(e.name), f(e.input_types), f(e.input_dims), f(e.input_strides), f(e.concrete_inputs), f(e.kernel_backend);
+}
+template <typename F> void ForEachStringId(CounterSample& e, F&& f) { f(e.name); }
+template <typename F> void ForEachStringId(FlowEvent& e, F&& f) { f(e.category), f(e.name); }
+template <typename F> void ForEachStringId(OtherEvent& e, F&& f) { f(e.name), f(e.category); }
+// Tables without strings.
+template <typename F> void ForEachStringId(MemcpyEvent&, F&&) {}
+template <typename F> void ForEachStringId(MemsetEvent&, F&&) {}
+template <typename F> void ForEachStringId(SyncEvent&, F&&) {}
+template <typename F> void ForEachStringId(MemoryEvent&, F&&) {}
 
 }  // namespace ampscope

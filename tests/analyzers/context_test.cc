@@ -184,12 +184,12 @@ TEST(RankContextSums, ExtremeTimesSaturateInsteadOfOverflowing) {
 TEST(Saturating, ClampsAtTheLimits) {
   constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
   constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
-  EXPECT_EQ(SatAdd(kMax, 1), kMax);
-  EXPECT_EQ(SatAdd(kMin, -1), kMin);
-  EXPECT_EQ(SatAdd(kMax, kMin), -1);
-  EXPECT_EQ(SatSub(kMin, 1), kMin);
-  EXPECT_EQ(SatSub(kMax, -1), kMax);
-  EXPECT_EQ(SatSub(0, kMin), kMax);
+  EXPECT_EQ(SaturatingAdd(kMax, 1), kMax);
+  EXPECT_EQ(SaturatingAdd(kMin, -1), kMin);
+  EXPECT_EQ(SaturatingAdd(kMax, kMin), -1);
+  EXPECT_EQ(SaturatingSub(kMin, 1), kMin);
+  EXPECT_EQ(SaturatingSub(kMax, -1), kMax);
+  EXPECT_EQ(SaturatingSub(0, kMin), kMax);
   TimeNs total = kMax - 5;
   SatAccumulate(total, 10);
   EXPECT_EQ(total, kMax);

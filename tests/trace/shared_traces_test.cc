@@ -89,6 +89,13 @@ TEST(SharedTraces, EveryKinetoTraceReadsWithExpectedCounts) {
     EXPECT_GT(t.metadata.input_bytes, 0u);
     EXPECT_EQ(t.diagnostics.Count("bad_field_type"), 0u);
     EXPECT_EQ(t.diagnostics.Count("negative_duration"), 0u);  // python: no dur < 0 in these files
+    // python: no kernel/gpu_memcpy/gpu_memset ts below the ts of the runtime/driver call with
+    // its correlation; no ProfilerStep#N name twice with other (ts, dur) among the
+    // user_annotation/cpu_op/Operator events, and none starting before the previous one ends.
+    // (The GPU projections, gpu_user_annotation, repeat a step with other times: not steps.)
+    EXPECT_EQ(t.diagnostics.Count("kernel_before_launch"), 0u);
+    EXPECT_EQ(t.diagnostics.Count("duplicate_profiler_step"), 0u);
+    EXPECT_EQ(t.diagnostics.Count("overlapping_profiler_steps"), 0u);
     std::string relative = path.substr(SharedPath("traces/kineto/").size());
     auto it = ExpectedCounts().find(relative);
     if (it == ExpectedCounts().end()) continue;  // a newly added trace: read without error is all we know

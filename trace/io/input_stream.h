@@ -28,14 +28,33 @@ class ByteSource {
   virtual uint64_t raw_bytes_done() const = 0;
   virtual uint64_t raw_bytes_total() const = 0;
   virtual bool compressed() const { return false; }
+  // The size of the whole uncompressed input as far as the source can tell, or < 0 when it
+  // cannot (readers then extrapolate from raw_bytes_done themselves).
+  virtual double expected_uncompressed_bytes() const { return -1; }
+  // Another source over the same bytes, from the start; nullptr when that is not possible.
+  // The gzip source uses it to name damage with zlib (gzip_source.cc).
+  virtual std::unique_ptr<ByteSource> Reopen() const { return nullptr; }
 };
+
+// Which library inflates gzip input. kDefault is ISA-L's igzip when the build found it
+// (libisal-dev; not with -DAMPSCOPE_FORCE_ZLIB=ON), zlib otherwise. Both give the same bytes and,
+// for damaged input, the same error (gzip_source.cc).
+enum class GzipDecoder : uint8_t { kDefault, kZlib, kIsal };
+bool GzipDecoderAvailable(GzipDecoder decoder);
+bool GzipDecoderForcedToZlib();  // built with -DAMPSCOPE_FORCE_ZLIB=ON
+const char* GzipDecoderName(GzipDecoder decoder);  // "isal" | "zlib" (kDefault: the one it picks)
+// Inflates `inner` (which starts with the gzip magic). kIsal falls back to zlib when absent.
+std::unique_ptr<ByteSource> MakeGzipByteSource(std::unique_ptr<ByteSource> inner, GzipDecoder decoder);
+bool StartsWithGzipMagic(const void* data, size_t n);
 
 // Opens `path`; if it starts with the gzip magic (1f 8b) the result inflates it.
 // Error messages are "byte 0: cannot open: <reason>" and the like (no file name).
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
+StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, GzipDecoder decoder);
 
 // A source over `data` (which must outlive it); gzip'd data is inflated, as for files.
 std::unique_ptr<ByteSource> MakeStringByteSource(std::string_view data);
+std::unique_ptr<ByteSource> MakeStringByteSource(std::string_view data, GzipDecoder decoder);
 
 // Wraps `inner` so that each Read returns at most `max_chunk` bytes. Tests use it to check
 // that parsing does not depend on where chunk boundaries fall.

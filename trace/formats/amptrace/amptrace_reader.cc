@@ -9,6 +9,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "trace/time_bounds.h"
+
 namespace ampscope {
 
 const char* AmpChunkTypeName(AmpChunkType type) {
@@ -352,7 +354,7 @@ class TraceBuilder {
     m.input_bytes = file.size();
     m.extra["amptrace_version"] = std::to_string(h.version_major) + "." + std::to_string(h.version_minor);
     if (h.local_rank >= 0) m.extra["local_rank"] = std::to_string(h.local_rank);
-    AddClock({h.start_cupti_ns, h.start_monotonic_ns, h.start_realtime_ns});
+    AddClock({h.start_cupti_ns, h.start_monotonic_ns, h.start_realtime_ns}, offsetof(AmpFileHeader, start_cupti_ns));
   }
 
   void Chunk(const AmpChunkHeader& h, const std::vector<uint8_t>& payload, int64_t offset) {
@@ -380,11 +382,11 @@ class TraceBuilder {
         stats_ = f.stats;
         have_stats_ = true;
         footer_flags_ = f.flags;
-        AddClock(f.end_clock);
+        AddClock(f.end_clock, offset);
         break;
       }
       case AmpChunkType::kClock:
-        for (uint32_t i = 0; i < n; ++i) AddClock(RecordAt<AmpClockRecord>(payload, i, rs));
+        for (uint32_t i = 0; i < n; ++i) AddClock(RecordAt<AmpClockRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kDevice:
         for (uint32_t i = 0; i < n; ++i) AddDevice(RecordAt<AmpDeviceRecord>(payload, i, rs), offset);
@@ -402,19 +404,19 @@ class TraceBuilder {
         for (uint32_t i = 0; i < n; ++i) AddKernel(RecordAt<AmpKernelRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kMemcpy:
-        for (uint32_t i = 0; i < n; ++i) AddMemcpy(RecordAt<AmpMemcpyRecord>(payload, i, rs));
+        for (uint32_t i = 0; i < n; ++i) AddMemcpy(RecordAt<AmpMemcpyRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kMemset:
-        for (uint32_t i = 0; i < n; ++i) AddMemset(RecordAt<AmpMemsetRecord>(payload, i, rs));
+        for (uint32_t i = 0; i < n; ++i) AddMemset(RecordAt<AmpMemsetRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kApi:
         for (uint32_t i = 0; i < n; ++i) AddApi(RecordAt<AmpApiRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kSync:
-        for (uint32_t i = 0; i < n; ++i) AddSync(RecordAt<AmpSyncRecord>(payload, i, rs));
+        for (uint32_t i = 0; i < n; ++i) AddSync(RecordAt<AmpSyncRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kMemory:
-        for (uint32_t i = 0; i < n; ++i) AddMemory(RecordAt<AmpMemoryRecord>(payload, i, rs));
+        for (uint32_t i = 0; i < n; ++i) AddMemory(RecordAt<AmpMemoryRecord>(payload, i, rs), offset);
         break;
       case AmpChunkType::kOverhead:
         for (uint32_t i = 0; i < n; ++i) AddOverhead(RecordAt<AmpOverheadRecord>(payload, i, rs), offset);
@@ -422,14 +424,14 @@ class TraceBuilder {
       case AmpChunkType::kNvtx:
         for (uint32_t i = 0; i < n; ++i) {
           AmpNvtxEvent e = RecordAt<AmpNvtxEvent>(payload, i, rs);
-          nvtx_.push_back(Nvtx{e, Str(e.name, offset), Str(e.domain, offset)});
+          nvtx_.push_back(Nvtx{e, Str(e.name, offset), Str(e.domain, offset), offset});
         }
         break;
       case AmpChunkType::kCounter:
         for (uint32_t i = 0; i < n; ++i) {
           AmpCounterRecord c = RecordAt<AmpCounterRecord>(payload, i, rs);
+          if (!Instant(c.time_ns, offset, "counter")) continue;
           trace_.counters.push_back(CounterSample{c.time_ns, Str(c.name, offset), c.device, c.value});
-          Seen(c.time_ns);
         }
         break;
       default:
@@ -479,11 +481,15 @@ class TraceBuilder {
     FinalizeTrace(trace_);
   }
 
+  // The span and total of every accepted time (trace/time_bounds.h); an error names the chunk.
+  Status CheckTimes(const std::string& path) const { return bounds_.Check(path); }
+
  private:
   struct Nvtx {
     AmpNvtxEvent event;
     StringId name;
     StringId domain;
+    int64_t offset;  // of its chunk
   };
 
   StringId Str(uint32_t file_id, int64_t offset) {
@@ -515,8 +521,49 @@ class TraceBuilder {
     if (t > max_time_ns_) max_time_ns_ = t;
   }
 
-  void AddClock(const AmpClockRecord& c) {
+  // Records come from a collector, but a file can be damaged in ways its checksums pass (a
+  // bad clock, a buggy writer): every time is checked as the Kineto reader checks its times.
+  // False (counted as time_out_of_range) when the record must be skipped; end < start is
+  // negative_duration and the record is kept as zero-length.
+  bool Interval(int64_t start, int64_t* end, int64_t offset, const char* what) {
+    if (!IsAcceptedTime(start) || !IsAcceptedTime(*end)) {
+      OutOfRange(what, IsAcceptedTime(start) ? *end : start, offset);
+      return false;
+    }
+    if (*end < start) {
+      trace_.diagnostics.Add(DiagCode::kNegativeDuration, offset,
+                             std::string(what) + " record ends " + std::to_string(SaturatingSub(start, *end)) +
+                                 " ns before it starts; read as zero-length");
+      *end = start;
+    }
+    bounds_.AddInterval(start, *end, offset);
+    Seen(*end);
+    return true;
+  }
+  bool Instant(int64_t t, int64_t offset, const char* what) {
+    if (!IsAcceptedTime(t)) {
+      OutOfRange(what, t, offset);
+      return false;
+    }
+    bounds_.AddInstant(t, offset);
+    Seen(t);
+    return true;
+  }
+  void OutOfRange(const char* what, int64_t t, int64_t offset) {
+    trace_.diagnostics.Add(DiagCode::kTimeOutOfRange, offset,
+                           std::string(what) + " record with time " + std::to_string(t) +
+                               " ns, beyond +/-2^62 ns; skipped");
+  }
+
+  void AddClock(const AmpClockRecord& c, int64_t offset) {
     if (c.cupti_ns == 0 && c.monotonic_ns == 0 && c.realtime_ns == 0) return;
+    // Calibration pairs feed the NVTX clock offset (a difference of two of them): unbounded
+    // readings would overflow it.
+    if (!IsAcceptedTime(c.cupti_ns) || !IsAcceptedTime(c.monotonic_ns) || !IsAcceptedTime(c.realtime_ns)) {
+      OutOfRange("clock calibration", !IsAcceptedTime(c.cupti_ns) ? c.cupti_ns
+                                      : !IsAcceptedTime(c.monotonic_ns) ? c.monotonic_ns : c.realtime_ns, offset);
+      return;
+    }
     trace_.metadata.clock_calibration.push_back(ClockCalibration{c.cupti_ns, c.monotonic_ns, c.realtime_ns});
   }
 
@@ -559,6 +606,7 @@ class TraceBuilder {
     KernelEvent k;
     k.start_ns = r.start_ns;
     k.end_ns = r.end_ns;
+    if (!Interval(k.start_ns, &k.end_ns, offset, "kernel")) return;
     k.correlation = r.correlation;
     k.name = Str(r.name, offset);
     k.device = static_cast<int32_t>(r.device);
@@ -572,13 +620,13 @@ class TraceBuilder {
     k.dynamic_shared_bytes = r.dynamic_shared_bytes;
     k.graph_id = r.graph_id;
     trace_.kernels.push_back(k);
-    Seen(r.end_ns);
   }
 
-  void AddMemcpy(const AmpMemcpyRecord& r) {
+  void AddMemcpy(const AmpMemcpyRecord& r, int64_t offset) {
     MemcpyEvent m;
     m.start_ns = r.start_ns;
     m.end_ns = r.end_ns;
+    if (!Interval(m.start_ns, &m.end_ns, offset, "memcpy")) return;
     m.correlation = r.correlation;
     m.bytes = r.bytes;
     m.device = static_cast<int32_t>(r.device);
@@ -588,26 +636,26 @@ class TraceBuilder {
     m.dst_kind = ToMemoryKind(r.dst_kind);
     m.async = (r.flags & kAmpMemcpyFlagAsync) != 0;
     trace_.memcpys.push_back(m);
-    Seen(r.end_ns);
   }
 
-  void AddMemset(const AmpMemsetRecord& r) {
+  void AddMemset(const AmpMemsetRecord& r, int64_t offset) {
     MemsetEvent m;
     m.start_ns = r.start_ns;
     m.end_ns = r.end_ns;
+    if (!Interval(m.start_ns, &m.end_ns, offset, "memset")) return;
     m.correlation = r.correlation;
     m.bytes = r.bytes;
     m.device = static_cast<int32_t>(r.device);
     m.stream = static_cast<int32_t>(r.stream);
     m.memory_kind = ToMemoryKind(r.memory_kind);
     trace_.memsets.push_back(m);
-    Seen(r.end_ns);
   }
 
   void AddApi(const AmpApiRecord& r, int64_t offset) {
     ApiCall a;
     a.start_ns = r.start_ns;
     a.end_ns = r.end_ns;
+    if (!Interval(a.start_ns, &a.end_ns, offset, "api")) return;
     a.correlation = r.correlation;
     a.pid = r.pid;
     a.tid = r.tid;
@@ -615,22 +663,22 @@ class TraceBuilder {
     a.cbid = static_cast<int32_t>(r.cbid);
     a.domain = r.domain == static_cast<uint8_t>(AmpApiDomain::kDriver) ? ApiDomain::kDriver : ApiDomain::kRuntime;
     trace_.api_calls.push_back(a);
-    Seen(r.end_ns);
   }
 
-  void AddSync(const AmpSyncRecord& r) {
+  void AddSync(const AmpSyncRecord& r, int64_t offset) {
     SyncEvent s;
     s.start_ns = r.start_ns;
     s.end_ns = r.end_ns;
+    if (!Interval(s.start_ns, &s.end_ns, offset, "sync")) return;
     s.correlation = r.correlation;
     s.stream = r.stream == 0xFFFFFFFFu ? -1 : static_cast<int32_t>(r.stream);
     s.type = ToSyncType(r.type);
     trace_.syncs.push_back(s);
     sync_context_.push_back(r.context);
-    Seen(r.end_ns);
   }
 
-  void AddMemory(const AmpMemoryRecord& r) {
+  void AddMemory(const AmpMemoryRecord& r, int64_t offset) {
+    if (!Instant(r.time_ns, offset, "memory")) return;
     MemoryEvent m;
     m.time_ns = r.time_ns;
     m.address = r.address;
@@ -639,20 +687,19 @@ class TraceBuilder {
     m.device = static_cast<int32_t>(r.device);
     m.op = release ? MemoryOp::kFree : MemoryOp::kAlloc;
     trace_.memory_events.push_back(m);
-    Seen(r.time_ns);
   }
 
   void AddOverhead(const AmpOverheadRecord& r, int64_t offset) {
     OtherEvent e;
     e.start_ns = r.start_ns;
     e.end_ns = r.end_ns;
+    if (!Interval(e.start_ns, &e.end_ns, offset, "overhead")) return;
     e.pid = pid_;
     e.tid = r.object_kind == static_cast<uint8_t>(AmpObjectKind::kThread) ? static_cast<int64_t>(r.object_id) : -1;
     e.name = Str(r.name, offset);
     e.category = trace_.strings.Intern("cupti_overhead");
     e.phase = 'X';
     trace_.other_events.push_back(e);
-    Seen(r.end_ns);
   }
 
   // NVTX timestamps are CLOCK_REALTIME; GPU records are on CUPTI's clock. CUPTI's default
@@ -662,7 +709,14 @@ class TraceBuilder {
   int64_t NvtxClockOffset() {
     for (const ClockCalibration& c : trace_.metadata.clock_calibration) {
       if (c.trace_ns == 0 || c.realtime_ns == 0) continue;
-      int64_t offset = c.trace_ns - c.realtime_ns;
+      // Both readings are within +/-2^62 (AddClock), so the difference can reach 2^63: it
+      // saturates, an offset beyond +/-2^62 is out of range, and every NVTX time it moves is
+      // checked again in BuildNvtxRanges.
+      int64_t offset = SaturatingSub(c.trace_ns, c.realtime_ns);
+      if (!IsAcceptedTime(offset)) {
+        OutOfRange("clock calibration (NVTX clock offset)", offset, -1);
+        return 0;
+      }
       if (offset > 1000000 || offset < -1000000) {
         trace_.metadata.extra["nvtx_clock_offset_ns"] = std::to_string(offset);
         return offset;
@@ -680,16 +734,40 @@ class TraceBuilder {
       int64_t tid;
       StringId name;
       StringId domain;
+      int64_t offset;  // chunk of the push / start
     };
     // Push/pop nest per (thread, domain), as NVTX defines them; start/end pair by id.
     std::map<std::pair<uint32_t, StringId>, std::vector<Open>> stacks;
     std::unordered_map<uint64_t, Open> started;
+    // NVTX time + clock offset, both within +/-2^62: the sum can leave the bounds, so each is
+    // checked and the event skipped (time_out_of_range) when it does.
+    std::vector<int64_t> moved(nvtx_.size());
+    std::vector<bool> usable(nvtx_.size(), false);
+    for (size_t i = 0; i < nvtx_.size(); ++i) {
+      const int64_t raw = nvtx_[i].event.time_ns;
+      int64_t t = 0;
+      if (!IsAcceptedTime(raw)) {
+        OutOfRange("NVTX", raw, nvtx_[i].offset);
+      } else if (__builtin_add_overflow(raw, offset, &t) || !IsAcceptedTime(t)) {
+        OutOfRange("NVTX (moved by the clock offset)", raw, nvtx_[i].offset);
+      } else {
+        Instant(t, nvtx_[i].offset, "NVTX");
+        moved[i] = t;
+        usable[i] = true;
+      }
+    }
     int64_t last_ns = max_time_ns_;
-    for (const Nvtx& n : nvtx_) last_ns = std::max(last_ns, n.event.time_ns + offset);
     auto emit = [&](const Open& o, int64_t end_ns, RangeKind kind) {
       Range r;
       r.start_ns = o.start_ns;
       r.end_ns = end_ns;
+      if (r.end_ns < r.start_ns) {  // a pop read before its push (clock steps, a buggy writer)
+        trace_.diagnostics.Add(DiagCode::kNegativeDuration, o.offset,
+                               "NVTX range ends " + std::to_string(SaturatingSub(r.start_ns, r.end_ns)) +
+                                   " ns before it starts; read as zero-length");
+        r.end_ns = r.start_ns;
+      }
+      bounds_.AddInterval(r.start_ns, r.end_ns, o.offset);
       r.pid = pid_;
       r.tid = o.tid;
       r.name = o.name;
@@ -697,11 +775,13 @@ class TraceBuilder {
       r.kind = kind;
       trace_.ranges.push_back(r);
     };
-    for (const Nvtx& n : nvtx_) {
+    for (size_t i = 0; i < nvtx_.size(); ++i) {
+      if (!usable[i]) continue;
+      const Nvtx& n = nvtx_[i];
       const AmpNvtxEvent& e = n.event;
-      const int64_t t = e.time_ns + offset;
+      const int64_t t = moved[i];
       switch (static_cast<AmpNvtxType>(e.type)) {
-        case AmpNvtxType::kPush: stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain}); break;
+        case AmpNvtxType::kPush: stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain, n.offset}); break;
         case AmpNvtxType::kPop: {
           auto& stack = stacks[{e.tid, n.domain}];
           if (stack.empty()) {
@@ -713,7 +793,7 @@ class TraceBuilder {
           stack.pop_back();
           break;
         }
-        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain}; break;
+        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain, n.offset}; break;
         case AmpNvtxType::kEnd: {
           auto it = started.find(e.range_id);
           if (it == started.end()) {
@@ -725,7 +805,7 @@ class TraceBuilder {
           started.erase(it);
           break;
         }
-        case AmpNvtxType::kMark: emit(Open{t, e.tid, n.name, n.domain}, t, RangeKind::kNvtxMark); break;
+        case AmpNvtxType::kMark: emit(Open{t, e.tid, n.name, n.domain, n.offset}, t, RangeKind::kNvtxMark); break;
         default:
           trace_.diagnostics.Add(DiagCode::kUnknownNvtxEvent, -1,
                                  "NVTX event type " + std::to_string(e.type) + " is not known; skipped");
@@ -748,6 +828,7 @@ class TraceBuilder {
   std::unordered_map<uint32_t, int32_t> context_device_;
   std::vector<uint32_t> sync_context_;  // parallel to trace_.syncs until Finish()
   std::vector<Nvtx> nvtx_;
+  TimeBounds bounds_;
   AmpStatsRecord stats_ = {};
   bool have_stats_ = false;
   uint32_t footer_flags_ = 0;
@@ -770,6 +851,7 @@ StatusOr<Trace> ReadAmptrace(const std::string& path) {
     builder.Chunk(h, payload, static_cast<int64_t>(file.chunk_offset()));
   }
   builder.Finish(file);
+  AMPSCOPE_RETURN_IF_ERROR(builder.CheckTimes(path));
   return trace;
 }
 

@@ -27,16 +27,19 @@ constexpr double kExtrapolationMargin = 1.1;
 
 }  // namespace
 
+// A chunk of the parallel reader is small and its tables are appended to the whole trace's:
+// it only doubles. `more`: rows about to be added.
 template <typename T>
-void TraceBuilder::Grow(std::vector<T>& table) {
-  const size_t size = table.size();
+void TraceBuilder::Grow(std::vector<T>& table, size_t more) {
+  const size_t size = table.size() + more;
   size_t want = std::max<size_t>(64, size + size / 2);
-  const double parsed = input_.parsed_bytes();
-  if (parsed >= static_cast<double>(kExtrapolateAfterBytes) && input_.expected_input_bytes() > parsed) {
-    const double projected = static_cast<double>(size) * (input_.expected_input_bytes() / parsed) * kExtrapolationMargin;
+  const double parsed = input_->parsed_bytes();
+  const double expected = input_->expected_input_bytes();
+  if (!chunk_ && parsed >= static_cast<double>(kExtrapolateAfterBytes) && expected > parsed) {
+    const double projected = static_cast<double>(size) * (expected / parsed) * kExtrapolationMargin;
     want = std::max(want, static_cast<size_t>(projected));
   } else {
-    want = std::max<size_t>(want, 2 * size);
+    want = std::max<size_t>(want, 2 * table.size());
   }
   table.reserve(want);
 }
@@ -178,6 +181,7 @@ bool TraceBuilder::ArgDim3(const RawEvent& ev, ArgKey k, uint32_t out[3]) {
 
 Status TraceBuilder::OnEvent(const RawEvent& ev) {
   ++event_count_;
+  position_.event_offset = Off(ev.begin);
   if (ev.ph.kind != Kind::kString || ev.ph.text.empty()) {
     if (ev.ph.kind == Kind::kNone) {
       Diag(DiagCode::kMissingField, ev.begin, "event without \"ph\" (phase) skipped");
@@ -194,7 +198,13 @@ Status TraceBuilder::OnEvent(const RawEvent& ev) {
     case 'f':
     case 't': return OnFlow(ev, ev.ph.text[0]);
     case 'C': return OnCounter(ev);
-    case 'M': OnMetadata(ev); return Status::Ok();
+    case 'M':
+      if (chunk_) {
+        DeferMetadata(ev);
+      } else {
+        OnMetadata(ev);
+      }
+      return Status::Ok();
     default:
       Diag(DiagCode::kUnsupportedPhase, ev.begin,
            "events with phase \"" + std::string(ev.ph.text.substr(0, 8)) + "\" are not modelled; skipped");
@@ -221,11 +231,13 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
   } else if (dur == 0) {
     Diag(DiagCode::kZeroDuration, ev.begin, "event with zero duration");
   }
-  const int64_t end = start + dur;  // both within +/-2^62, so no overflow
-  if (end > kMaxAbsTimeNs) {
+  // Both are within +/-2^62, so the sum can reach 2^63 (exactly 2^62 + 2^62): checked.
+  int64_t end = 0;
+  if (__builtin_add_overflow(start, dur, &end) || end > kMaxAbsTimeNs) {
     return Fatal(ev.dur.where ? ev.dur.where : ev.begin,
                  "nonsense time: \"ts\" + \"dur\" ends beyond 2^62 ns (about year 2116)");
   }
+  bounds_.AddInterval(start, end, static_cast<int64_t>(Off(ev.begin)));
 
   std::string_view cat = Text(ev.cat, &scratch_.cat, ev, "cat");
   EventClass cls = EventClass::kUnknown;
@@ -271,7 +283,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
       }
       if (IsTensileKernelName(name)) evidence_.amd = true;
       Append(trace_.kernels, k);
-      Append<uint64_t>(links_.kernel_offsets, input_.OffsetOf(ev.begin));
+      Append<uint64_t>(links_.kernel_offsets, Off(ev.begin));
       return Status::Ok();
     }
     case EventClass::kMemcpy: {
@@ -295,7 +307,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
         MemoryKinds().Find(name.substr(arrow + 4, close - arrow - 4), &m.dst_kind);
       }
       Append(trace_.memcpys, m);
-      Append<uint64_t>(links_.memcpy_offsets, input_.OffsetOf(ev.begin));
+      Append<uint64_t>(links_.memcpy_offsets, Off(ev.begin));
       return Status::Ok();
     }
     case EventClass::kMemset: {
@@ -312,7 +324,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
       if (open != std::string_view::npos && close != std::string_view::npos && open < close)
         MemoryKinds().Find(name.substr(open + 1, close - open - 1), &m.memory_kind);
       Append(trace_.memsets, m);
-      Append<uint64_t>(links_.memset_offsets, input_.OffsetOf(ev.begin));
+      Append<uint64_t>(links_.memset_offsets, Off(ev.begin));
       return Status::Ok();
     }
     case EventClass::kRuntime:
@@ -395,6 +407,10 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
         r.device = static_cast<int32_t>(pid);  // GPU rows: pid = device, tid = stream
       } else {
         r.kind = RangeKind::kCpuAnnotation;
+        auto [memo, fresh] = links_.is_step_name.emplace(r.name, false);
+        if (fresh) memo->second = ClassifyHostRange(name) == HostRangeRole::kProfilerStep;
+        if (memo->second)
+          links_.step_ranges.emplace_back(static_cast<uint32_t>(trace_.ranges.size()), Off(ev.begin));
       }
       Append(trace_.ranges, r);
       return Status::Ok();
@@ -424,6 +440,7 @@ Status TraceBuilder::OnInstant(const RawEvent& ev) {
   }
   int64_t ts = 0;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &ts));
+  bounds_.AddInstant(ts, static_cast<int64_t>(Off(ev.begin)));
   std::string_view name = Text(ev.name, &scratch_.name, ev, "name");
   if (name == "[memory]") {
     MemoryEvent m;
@@ -459,6 +476,7 @@ Status TraceBuilder::OnFlow(const RawEvent& ev, char phase) {
   }
   FlowEvent f;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &f.time_ns));
+  bounds_.AddInstant(f.time_ns, static_cast<int64_t>(Off(ev.begin)));
   if (ev.id.kind == Kind::kNumber || ev.id.kind == Kind::kString) {
     std::string_view t = ev.id.text;
     bool ok = json::ParseInt64(t, &f.id);
@@ -493,6 +511,7 @@ Status TraceBuilder::OnCounter(const RawEvent& ev) {
   }
   int64_t ts = 0;
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &ts));
+  bounds_.AddInstant(ts, static_cast<int64_t>(Off(ev.begin)));
   std::string name(Text(ev.name, &scratch_.name, ev, "name"));
   size_t numeric = 0;
   for (const auto& [key, value] : ev.all_args) numeric += value.kind == Kind::kNumber;

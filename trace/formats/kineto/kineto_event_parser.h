@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/kineto/kineto_tokenizer.h"
 #include "trace/model.h"
+#include "trace/time_bounds.h"
 
 namespace ampscope::kineto {
 
@@ -74,14 +76,28 @@ class StringInterner {
 
 class TraceBuilder final : public EventSink {
  public:
-  TraceBuilder(const std::string& display_name, const KinetoReadOptions& options, const Tokenizer& input)
-      : name_(display_name), options_(options), input_(input) {
+  // A builder of the whole trace, or (`chunk`) of one piece of traceEvents that a thread of
+  // the parallel reader parses on its own and MergeChunk later adds to the whole trace's
+  // builder, in input order (kineto_parallel.cc). A chunk keeps full names (the text budget is
+  // the whole trace's) and defers metadata events, whose effect depends on what came before.
+  TraceBuilder(const std::string& display_name, const KinetoReadOptions& options, const Tokenizer& input,
+               bool chunk = false)
+      : name_(display_name), options_(options), input_(&input), chunk_(chunk) {
     trace_.metadata.format = SourceFormat::kKineto;
     trace_.metadata.path = display_name;
   }
 
+  // The tokenizer whose window the events' views point into (the parallel reader resumes
+  // with new tokenizers).
+  void set_input(const Tokenizer& input) { input_ = &input; }
+  void SetNameTextBudget(uint64_t bytes) { trace_.strings.set_long_text_budget(bytes); }
   Status OnEvent(const RawEvent& ev) override;                                       // kineto_event_parser.cc
   void OnTopLevelMember(std::string_view key, const json::Value& value) override;    // kineto_metadata.cc
+  // Appends a chunk parsed from the input right after everything this builder has seen, as if
+  // this builder had parsed it (kineto_merge.cc).
+  void MergeChunk(TraceBuilder&& chunk);
+  // After the last event: the span and total of all accepted times (trace/time_bounds.h).
+  Status CheckTimes() const { return bounds_.Check(name_); }
   // After the last event: joins and checks that need the whole trace (kineto_linker.cc).
   Trace Finish(uint64_t input_bytes);
 
@@ -100,16 +116,40 @@ class TraceBuilder final : public EventSink {
   struct LinkState {
     std::vector<uint64_t> kernel_offsets, memcpy_offsets, memset_offsets;  // for unmatched_correlation
     std::unordered_map<int64_t, RuntimeLaunchInfo> runtime_launch_info;    // ROCm only
+    // ProfilerStep#N ranges: (index in trace_.ranges, byte offset), for the step checks.
+    std::vector<std::pair<uint32_t, uint64_t>> step_ranges;
+    std::unordered_map<StringId, bool> is_step_name;  // ClassifyHostRange memo
   };
+  // Only the first occurrence of a code keeps its message and offset. `order` is the input
+  // offset of the event that raised it: merged chunks may raise, after the fact, a diagnostic
+  // that comes earlier in the input than one the chunk already holds (a deferred metadata
+  // event), and the earlier one must win, as in a single pass.
   struct PendingDiagnostic {
     DiagCode code;
     uint64_t count;
     int64_t offset;
+    uint64_t order;
     std::string message;
   };
   struct RawJsonCacheEntry {
     std::string raw;
     StringId id = kNoString;
+  };
+  // A metadata event kept by a chunk for MergeChunk: its text, and the event parsed over it.
+  struct DeferredEvent {
+    std::unique_ptr<std::string> text;  // the views of `event` point into it
+    RawEvent event;
+    uint64_t offset = 0;
+  };
+  // What a chunk keeps for MergeChunk besides its tables.
+  struct ChunkState {
+    std::vector<DeferredEvent> metadata_events;
+    std::vector<uint64_t> string_first_use;  // by chunk StringId: offset of the event that interned it
+  };
+  // Where the events being handled are in the input (see Off).
+  struct Position {
+    uint64_t event_offset = 0;       // the event being parsed or replayed
+    const DeferredEvent* replaying = nullptr;
   };
 
   // ---- kineto_event_parser.cc: events -> tables
@@ -128,38 +168,76 @@ class TraceBuilder final : public EventSink {
   void BadType(const RawEvent& ev, const json::Value& v, const std::string& what);
   template <typename T>
   void Append(std::vector<T>& table, const T& row) {
-    if (table.size() == table.capacity()) Grow(table);
+    if (table.size() == table.capacity()) Grow(table, 1);
     table.push_back(row);
   }
   template <typename T>
-  void Grow(std::vector<T>& table);
+  void Grow(std::vector<T>& table, size_t more);
 
   // ---- kineto_metadata.cc: 'M' events and trace-level keys
   void OnMetadata(const RawEvent& ev);
+  void DeferMetadata(const RawEvent& ev);
   void ReadDeviceProperties(const nlohmann::json& list, bool old_keys);
   void ReadDistributedInfo(const nlohmann::json& info);
   void FinishDevices();  // vendors, and devices inferred from GPU work when none were listed
 
+  // ---- kineto_merge.cc
+  template <typename T, typename Remap>
+  void AppendRows(std::vector<T>& dst, std::vector<T>& src, Remap&& remap);
+
   // ---- kineto_linker.cc
   void LinkCorrelations();
+  void CheckProfilerSteps();
 
-  StringId Intern(std::string_view s) { return interner_.Intern(s); }
+  // Input offset of a byte of the event being handled: in the tokenizer's window, or in the
+  // copy of a deferred event being replayed.
+  uint64_t Off(const char* p) const {
+    if (position_.replaying != nullptr) {
+      const DeferredEvent& d = *position_.replaying;
+      return d.offset + static_cast<uint64_t>(p - d.text->data());
+    }
+    return input_->OffsetOf(p);
+  }
+  StringId Intern(std::string_view s) {
+    const size_t before = trace_.strings.size();
+    const StringId id = interner_.Intern(s);
+    if (chunk_) {
+      if (trace_.strings.size() != before) chunk_state_.string_first_use.push_back(position_.event_offset);
+    } else if (trace_.strings.capped_count() != capped_seen_) {  // this string was just capped
+      capped_seen_ = trace_.strings.capped_count();
+      NoteCapped(s.size(), position_.event_offset);
+    }
+    return id;
+  }
+  void NoteCapped(size_t bytes, uint64_t event_offset) {
+    DiagAt(DiagCode::kTextCapped, static_cast<int64_t>(event_offset), event_offset,
+           "a name of " + std::to_string(bytes) + " bytes was stored as its first bytes and a hash (" +
+               std::to_string(trace_.strings.text_bytes() >> 20) + " MiB of distinct names kept so far)");
+  }
   Status Fatal(const char* at, const std::string& what) const {
-    return Status::Error(name_ + ": byte " + std::to_string(input_.OffsetOf(at)) + ": " + what);
+    return Status::Error(name_ + ": byte " + std::to_string(Off(at)) + ": " + what);
   }
   // Counts a diagnostic. Some codes (zero_duration) occur for a large share of all events, so
   // only the first occurrence of a code keeps its message and offset; the rest are counted
   // here and handed to Trace::diagnostics once, at the end (FlushDiagnostics).
   template <typename Message>
   void Diag(DiagCode code, const char* at, Message&& message) {
+    DiagAt(code, at ? static_cast<int64_t>(Off(at)) : -1, position_.event_offset, std::forward<Message>(message));
+  }
+  template <typename Message>
+  void DiagAt(DiagCode code, int64_t offset, uint64_t order, Message&& message) {
     for (PendingDiagnostic& d : pending_diagnostics_) {
       if (d.code == code) {
         ++d.count;
+        if (order < d.order) {
+          d.offset = offset;
+          d.order = order;
+          d.message = std::string(std::forward<Message>(message));
+        }
         return;
       }
     }
-    pending_diagnostics_.push_back(
-        {code, 1, at ? static_cast<int64_t>(input_.OffsetOf(at)) : -1, std::string(std::forward<Message>(message))});
+    pending_diagnostics_.push_back({code, 1, offset, order, std::string(std::forward<Message>(message))});
   }
   void FlushDiagnostics() {
     for (const PendingDiagnostic& d : pending_diagnostics_)
@@ -169,15 +247,20 @@ class TraceBuilder final : public EventSink {
 
   const std::string& name_;
   const KinetoReadOptions& options_;
-  const Tokenizer& input_;
+  const Tokenizer* input_;
+  const bool chunk_;
   Trace trace_;
   StringInterner interner_{trace_.strings};
   std::vector<RawJsonCacheEntry> raw_json_cache_ = std::vector<RawJsonCacheEntry>(1024);
   Scratch scratch_;
   uint64_t event_count_ = 0;
+  uint64_t capped_seen_ = 0;
+  Position position_;
   Evidence evidence_;
   LinkState links_;
   std::vector<PendingDiagnostic> pending_diagnostics_;
+  TimeBounds bounds_;
+  ChunkState chunk_state_;
 };
 
 // Rank from a file name: "rank-0.Apr_03...", "rank0.json", "a_rank_3.json", "worker0.1623...".

@@ -126,6 +126,7 @@ const KeyTable<MemoryKind>& MemoryKinds();
 // One traceEvents element, as views into the input window.
 struct RawEvent {
   const char* begin = nullptr;
+  const char* end = nullptr;  // one past the closing '}'; set once the event is complete
   json::Value ph, cat, name, pid, tid, ts, dur, id, bp;
   json::Value args;  // only its kind and position (kNone if absent)
   uint64_t arg_mask = 0;

@@ -3,9 +3,11 @@
 // the final sort.
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "base/saturating.h"
 #include "trace/classify/api_roles.h"
 #include "trace/formats/kineto/kineto_event_parser.h"
 
@@ -16,6 +18,7 @@ Trace TraceBuilder::Finish(uint64_t input_bytes) {
   trace_.metadata.event_count = event_count_;
   FlushDiagnostics();
   LinkCorrelations();
+  CheckProfilerSteps();
   FinishDevices();
   if (!evidence_.have_rank) trace_.metadata.rank = RankFromFileName(name_);
   FinalizeTrace(trace_);
@@ -39,9 +42,21 @@ void TraceBuilder::LinkCorrelations() {
                            std::string(what) + " with correlation " + std::to_string(corr) +
                                " has no runtime call in the trace");
   };
+  // GPU work cannot start before the call that launched it; when it does, the host and GPU
+  // clocks disagree (a bad clock calibration, clocks of two hosts), and every launch delay
+  // taken from them is wrong. Counted once per event, first offset kept.
+  auto before_launch = [&](const char* what, TimeNs start_ns, const ApiCall* call, uint64_t offset) {
+    if (call == nullptr || start_ns >= call->start_ns) return;
+    trace_.diagnostics.Add(DiagCode::kKernelBeforeLaunch, static_cast<int64_t>(offset),
+                           std::string(what) + " starts " + std::to_string(SaturatingSub(call->start_ns, start_ns)) +
+                               " ns before the runtime call that launched it (correlation " +
+                               std::to_string(call->correlation) + ")");
+  };
   for (size_t i = 0; i < trace_.kernels.size(); ++i) {
     KernelEvent& k = trace_.kernels[i];
-    if (find_call(k.correlation) == nullptr) unmatched("kernel", k.correlation, links_.kernel_offsets[i]);
+    const ApiCall* call = find_call(k.correlation);
+    if (call == nullptr) unmatched("kernel", k.correlation, links_.kernel_offsets[i]);
+    before_launch("kernel", k.start_ns, call, links_.kernel_offsets[i]);
     if (!links_.runtime_launch_info.empty() && k.grid[0] == 0) {
       auto it = links_.runtime_launch_info.find(k.correlation);
       if (it != links_.runtime_launch_info.end() && it->second.has_dims) {
@@ -57,6 +72,7 @@ void TraceBuilder::LinkCorrelations() {
       unmatched("memcpy", m.correlation, links_.memcpy_offsets[i]);
       continue;
     }
+    before_launch("memcpy", m.start_ns, call, links_.memcpy_offsets[i]);
     std::string_view api = trace_.str(call->name);
     // cudaMemcpy / cuMemcpyDtoH / hipMemcpy... without "Async" block the host.
     if (ClassifyApi(api) == ApiRole::kMemcpySync) m.async = false;
@@ -66,12 +82,62 @@ void TraceBuilder::LinkCorrelations() {
         m.bytes = static_cast<uint64_t>(it->second.size_bytes);
     }
   }
-  for (size_t i = 0; i < trace_.memsets.size(); ++i)
-    if (find_call(trace_.memsets[i].correlation) == nullptr)
-      unmatched("memset", trace_.memsets[i].correlation, links_.memset_offsets[i]);
+  for (size_t i = 0; i < trace_.memsets.size(); ++i) {
+    const ApiCall* call = find_call(trace_.memsets[i].correlation);
+    if (call == nullptr) unmatched("memset", trace_.memsets[i].correlation, links_.memset_offsets[i]);
+    before_launch("memset", trace_.memsets[i].start_ns, call, links_.memset_offsets[i]);
+  }
   links_.kernel_offsets = {};
   links_.memcpy_offsets = {};
   links_.memset_offsets = {};
+}
+
+// ProfilerStep#N ranges as the step detection (analyzers/) sees them: every CPU annotation of
+// that name, on any thread. Counted here, in file order of the later range, because a reader
+// is where the byte offset is known; the analyzers decide what to do with them.
+// - the same name twice with other times: duplicate_profiler_step (an identical copy, same
+//   start and end, is what 2021-format traces write for an Operator and its annotation: fine);
+// - a step starting before an earlier, differently named one ends: overlapping_profiler_steps.
+void TraceBuilder::CheckProfilerSteps() {
+  std::vector<std::pair<uint32_t, uint64_t>>& steps = links_.step_ranges;
+  if (steps.size() < 2) return;
+  auto range = [&](const std::pair<uint32_t, uint64_t>& s) -> const Range& { return trace_.ranges[s.first]; };
+  // By start, longer first (as FinalizeTrace orders ranges), then file order.
+  std::sort(steps.begin(), steps.end(), [&](const auto& a, const auto& b) {
+    const Range &x = range(a), &y = range(b);
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    if (x.end_ns != y.end_ns) return x.end_ns > y.end_ns;
+    return a.second < b.second;
+  });
+  struct Seen {
+    TimeNs start_ns, end_ns;
+  };
+  std::unordered_map<StringId, Seen> by_name;
+  // The diagnostics keep the first occurrence in file order, so collect and sort by offset.
+  std::vector<std::pair<uint64_t, std::string>> duplicates, overlaps;
+  const Range* open = nullptr;  // the latest-ending step so far
+  for (const auto& s : steps) {
+    const Range& r = range(s);
+    auto [it, fresh] = by_name.emplace(r.name, Seen{r.start_ns, r.end_ns});
+    if (!fresh) {
+      if (it->second.start_ns != r.start_ns || it->second.end_ns != r.end_ns)
+        duplicates.emplace_back(s.second, std::string(trace_.str(r.name)) + " occurs again with other times");
+      continue;  // an identical copy, or a duplicate already counted
+    }
+    if (open != nullptr && r.start_ns < open->end_ns)
+      overlaps.emplace_back(s.second, std::string(trace_.str(r.name)) + " starts " +
+                                          std::to_string(SaturatingSub(open->end_ns, r.start_ns)) +
+                                          " ns before " + std::string(trace_.str(open->name)) + " ends");
+    if (open == nullptr || r.end_ns > open->end_ns) open = &r;
+  }
+  auto add = [&](DiagCode code, std::vector<std::pair<uint64_t, std::string>>& found) {
+    if (found.empty()) return;
+    auto first = std::min_element(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    trace_.diagnostics.AddCount(code, found.size(), static_cast<int64_t>(first->first), first->second);
+  };
+  add(DiagCode::kDuplicateProfilerStep, duplicates);
+  add(DiagCode::kOverlappingProfilerSteps, overlaps);
+  links_.step_ranges = {};
 }
 
 }  // namespace ampscope::kineto

@@ -93,6 +93,30 @@ void TraceBuilder::OnMetadata(const RawEvent& ev) {
   slot->assign(value.data(), value.size());
 }
 
+// A chunk of the parallel reader cannot tell a first process_name from a repeated one: it
+// keeps a copy of the event, with every view moved into the copy, for MergeChunk to replay.
+void TraceBuilder::DeferMetadata(const RawEvent& ev) {
+  DeferredEvent d;
+  d.text = std::make_unique<std::string>(ev.begin, static_cast<size_t>(ev.end - ev.begin));  // a stable buffer
+  d.offset = Off(ev.begin);
+  d.event = ev;
+  const char* from = ev.begin;
+  const char* to = d.text->data();
+  auto move = [&](json::Value& v) {
+    if (v.kind == Kind::kNone) return;
+    if (!v.text.empty()) v.text = std::string_view(to + (v.text.data() - from), v.text.size());
+    if (v.where != nullptr) v.where = to + (v.where - from);
+  };
+  RawEvent& e = d.event;
+  e.begin = to;
+  e.end = to + d.text->size();
+  for (json::Value* v : {&e.ph, &e.cat, &e.name, &e.pid, &e.tid, &e.ts, &e.dur, &e.id, &e.bp, &e.args}) move(*v);
+  for (size_t k = 0; k < e.arg.size(); ++k)
+    if (e.Has(static_cast<ArgKey>(k))) move(e.arg[k]);
+  for (auto& [key, value] : e.all_args) move(key), move(value);
+  chunk_state_.metadata_events.push_back(std::move(d));
+}
+
 void TraceBuilder::OnTopLevelMember(std::string_view key, const Value& value) {
   auto parse = [&](const char* what) -> nlohmann::json {
     nlohmann::json j = nlohmann::json::parse(value.text.begin(), value.text.end(), nullptr, false);

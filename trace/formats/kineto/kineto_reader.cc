@@ -4,18 +4,59 @@
 // kineto_metadata.cc) -> links that need the whole trace (kineto_linker.cc).
 #include "trace/formats/kineto/kineto_reader.h"
 
+#include <algorithm>
 #include <memory>
+#include <thread>
 
 #include "trace/formats/kineto/kineto_event_parser.h"
+#include "trace/formats/kineto/kineto_parallel.h"
 #include "trace/formats/kineto/kineto_tokenizer.h"
 
 namespace ampscope {
 
+namespace {
+
+// See KinetoReadOptions::name_text_budget_bytes. A function of the file alone, so every way of
+// reading one file caps the same names.
+uint64_t NameTextBudget(const ByteSource& source, const KinetoReadOptions& options) {
+  if (options.name_text_budget_bytes > 0) return options.name_text_budget_bytes;
+  constexpr uint64_t kFloorBytes = uint64_t{16} << 20;
+  const uint64_t input = source.raw_bytes_total() * (source.compressed() ? 4 : 1);
+  return std::max(kFloorBytes, input / 16);
+}
+
+// Threads to parse with (see KinetoReadOptions::threads).
+int ParseThreads(const ByteSource& source, const KinetoReadOptions& options) {
+  constexpr uint64_t kMinPlainBytes = uint64_t{4} << 20, kMinGzipBytes = uint64_t{1} << 20;
+  constexpr int kMaxAutoThreads = 8;
+  int threads = options.threads;
+  if (threads <= 0) threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxAutoThreads);
+  if (threads <= 1) return 1;
+  if (options.parallel_piece_bytes > 0) return threads;
+  const uint64_t raw = source.raw_bytes_total();
+  return raw >= (source.compressed() ? kMinGzipBytes : kMinPlainBytes) ? threads : 1;
+}
+
+}  // namespace
+
 StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string& display_name,
                                           const KinetoReadOptions& options) {
+  const int threads = ParseThreads(source, options);
+  if (threads > 1) {
+    kineto::ParallelPlan plan;
+    plan.parse_threads = threads;
+    if (options.parallel_piece_bytes > 0) {
+      plan.chunk_bytes = options.parallel_piece_bytes;
+      plan.block_bytes = std::max<size_t>(64, std::min(plan.block_bytes, options.parallel_piece_bytes));
+    }
+    return kineto::ReadKinetoParallel(source, display_name, options, plan, NameTextBudget(source, options));
+  }
+  if (options.stats != nullptr) *options.stats = KinetoReadStats{};
   kineto::Tokenizer tokenizer(source, display_name, options.progress);
   kineto::TraceBuilder builder(display_name, options, tokenizer);
+  builder.SetNameTextBudget(NameTextBudget(source, options));
   AMPSCOPE_RETURN_IF_ERROR(tokenizer.Run(builder));
+  AMPSCOPE_RETURN_IF_ERROR(builder.CheckTimes());
   Trace trace = builder.Finish(tokenizer.bytes_read());
   tokenizer.ReportDone();
   return trace;

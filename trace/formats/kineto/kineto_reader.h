@@ -23,11 +23,32 @@
 
 namespace ampscope {
 
+// What a parallel read did (for tests and benchmarks).
+struct KinetoReadStats {
+  int parse_threads = 1;          // threads that parsed (1: the sequential reader)
+  uint64_t pieces_merged = 0;     // pieces a helper parsed and the calling thread merged
+  uint64_t pieces_reparsed = 0;   // pieces whose guessed start was wrong (or that gave up)
+  uint64_t pieces_by_caller = 0;  // pieces no helper had started, parsed by the calling thread
+};
+
 struct KinetoReadOptions {
   bool keep_other_events = true;  // python_function etc. into Trace::other_events
   // May be empty. Called every few MB with bytes of the file consumed (compressed bytes for
   // .gz) and the file size, and once at the end with bytes_done == bytes_total.
   std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+  // Bytes of distinct names kept in full before new names longer than
+  // StringTable::kCappedBytes are capped (trace/string_table.h; a text_capped diagnostic counts
+  // them). 0: max(16 MiB, 1/16 of the input), the input being the file size (4x it for gzip).
+  uint64_t name_text_budget_bytes = 0;
+  // Threads for this one file. 1: everything on the calling thread. More: one thread reads
+  // (or inflates) the input ahead, and `threads` threads parse pieces of it, merged in input
+  // order (kineto_parallel.h); the result is the same as with 1. 0: one per core, at most 8.
+  // Inputs under 4 MiB (1 MiB gzip'd) are read with 1.
+  int threads = 0;
+  // The size of those pieces; 0: 4 MiB. Tests make it tiny, to put piece boundaries
+  // everywhere; any non-zero value also lifts the minimum input size.
+  size_t parallel_piece_bytes = 0;
+  KinetoReadStats* stats = nullptr;  // filled in when not null
 };
 
 StatusOr<Trace> ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options = {});

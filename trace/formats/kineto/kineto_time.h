@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "trace/time_bounds.h"
+
 namespace ampscope {
 
 // `number_text` is the JSON number as written (e.g. "1682725898237042.123", "42", "1.5e3",
@@ -16,9 +18,9 @@ namespace ampscope {
 bool ParseMicrosToNs(std::string_view number_text, int64_t* ns);
 
 namespace kineto {
-// Beyond +/-2^62 ns (about the year 2116) a time is nonsense; keeping every accepted time
-// within it means start + duration cannot overflow.
-inline constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
+// Beyond +/-2^62 ns (about the year 2116) a time is nonsense (trace/time_bounds.h says what
+// else every reader bounds, and why).
+inline constexpr int64_t kMaxAbsTimeNs = ampscope::kMaxAbsTimeNs;
 }  // namespace kineto
 
 }  // namespace ampscope

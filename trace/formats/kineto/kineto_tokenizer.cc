@@ -31,9 +31,18 @@ Status Tokenizer::Fill() {
   if (window_.empty()) {
     // Small inputs get a small window (tests read thousands of them); gzip may expand ~10x.
     const uint64_t total = source_.raw_bytes_total() * (source_.compressed() ? 10 : 1) + 16;
-    window_.Resize(static_cast<size_t>(std::clamp<uint64_t>(total, kMinWindowBytes, kWindowBytes)), 0);
+    const size_t first = initial_window_bytes_ > 0
+                             ? initial_window_bytes_
+                             : static_cast<size_t>(std::clamp<uint64_t>(total, kMinWindowBytes, kWindowBytes));
+    window_.Resize(first, 0);
   }
-  if (end_ == window_.size()) window_.Resize(window_.size() * 2, end_);  // a unit larger than the window
+  if (end_ == window_.size()) {  // a unit larger than the window
+    if (window_.size() * 2 > max_window_bytes_) {
+      window_cap_hit_ = true;
+      return FatalAt(window_offset_, "a single unit is larger than " + std::to_string(max_window_bytes_) + " bytes");
+    }
+    window_.Resize(window_.size() * 2, end_);
+  }
   StatusOr<size_t> n = source_.Read(window_.data() + end_, window_.size() - end_);
   if (!n.ok()) return Status::Error(name_ + ": " + n.status().message());
   if (*n == 0) eof_ = true;
@@ -114,7 +123,10 @@ Result Tokenizer::ParseEvent(Scanner& sc, RawEvent* ev) {
     bool done = false;
     Result r = sc.NextMember(first, &key, &done);
     if (r != Result::kOk) return r;
-    if (done) return Result::kOk;
+    if (done) {
+      ev->end = sc.pos();
+      return Result::kOk;
+    }
     first = false;
     Value* dst = nullptr;
     switch (LookupEventField(key.text)) {
@@ -216,6 +228,17 @@ Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
         break;
       }
       case Stage::kEvents: {
+        if (!frame_.events_first && (stop_boundary_ != kNoStop || stop_at_events_end_)) {
+          char c;
+          if (sc.Peek(&c) != Result::kOk) return Result::kNeedMore;
+          const uint64_t at = OffsetOf(sc.pos());
+          if ((c == ',' && at >= stop_boundary_) || (c == ']' && stop_at_events_end_)) {
+            commit();
+            pause_ = c == ',' ? Pause::kBoundary : Pause::kEventsEnd;
+            pause_offset_ = at;
+            return Result::kOk;
+          }
+        }
         bool done = false;
         Result r = sc.NextElement(frame_.events_first, &done);
         if (r != Result::kOk) return r;
@@ -255,11 +278,13 @@ Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
 }
 
 Status Tokenizer::Run(EventSink& sink) {
-  AMPSCOPE_RETURN_IF_ERROR(Fill());
+  if (window_.empty()) AMPSCOPE_RETURN_IF_ERROR(Fill());
+  pause_ = Pause::kNone;
   while (frame_.stage != Stage::kDone) {
     Scanner sc(window_.data() + begin_, window_.data() + end_);
     Status fatal;
     Result r = Step(sc, &fatal, sink);
+    if (pause_ != Pause::kNone) return Status::Ok();
     if (r == Result::kError) {
       if (!fatal.ok()) return fatal;
       return Fatal(sc.error_at(), sc.error());

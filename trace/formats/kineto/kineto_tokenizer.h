@@ -31,28 +31,6 @@ class EventSink {
 
 class Tokenizer {
  public:
-  // `progress` may be empty; it is called every few MB with (raw bytes consumed, raw total).
-  Tokenizer(ByteSource& source, const std::string& display_name,
-            const std::function<void(uint64_t, uint64_t)>& progress)
-      : source_(source), name_(display_name), progress_(progress) {}
-
-  // Reads the whole input into `sink`. Errors are "<file>: byte <offset>: <what>".
-  Status Run(EventSink& sink);
-
-  // Input offset (uncompressed) of a byte inside the current window.
-  uint64_t OffsetOf(const char* p) const { return window_offset_ + static_cast<uint64_t>(p - window_.data()); }
-  // Uncompressed bytes parsed so far, and the size of the whole uncompressed input as far as it
-  // can be told (extrapolated from the compression ratio so far for gzip; 0 before any read).
-  double parsed_bytes() const { return static_cast<double>(window_offset_ + begin_); }
-  double expected_input_bytes() const { return expected_input_bytes_; }
-  // Uncompressed bytes read in all, after Run.
-  uint64_t bytes_read() const { return window_offset_ + end_; }
-  // The last progress call (bytes_done == bytes_total), after the trace is complete.
-  void ReportDone() const {
-    if (progress_) progress_(source_.raw_bytes_total(), source_.raw_bytes_total());
-  }
-
- private:
   enum class Stage : uint8_t {
     kStart,           // before the top-level value
     kTopMember,       // in the top-level object: expecting a member or '}'
@@ -68,6 +46,56 @@ class Tokenizer {
     bool first_in_container = true;
     bool events_first = true;
   };
+  // Why Run returned before the end of the input (see the stop rules below).
+  enum class Pause : uint8_t { kNone, kBoundary, kEventsEnd };
+  static constexpr uint64_t kNoStop = ~uint64_t{0};
+
+  // `progress` may be empty; it is called every few MB with (raw bytes consumed, raw total).
+  // `source` starts at input offset `start_offset`, where the structure is `framing` (a
+  // tokenizer that resumes at an event boundary, kineto_parallel.cc).
+  Tokenizer(ByteSource& source, const std::string& display_name,
+            const std::function<void(uint64_t, uint64_t)>& progress, uint64_t start_offset, const Framing& framing)
+      : source_(source), name_(display_name), progress_(progress), window_offset_(start_offset), frame_(framing) {}
+  Tokenizer(ByteSource& source, const std::string& display_name,
+            const std::function<void(uint64_t, uint64_t)>& progress)
+      : Tokenizer(source, display_name, progress, 0, Framing{}) {}
+
+  // Reads the input into `sink` until its end, or until a stop rule pauses it (then Run may be
+  // called again, with other stop rules). Errors are "<file>: byte <offset>: <what>".
+  Status Run(EventSink& sink);
+
+  // Stop rules, checked between two events of traceEvents (at the ',' that separates them):
+  // pause at the first such ',' at input offset >= `offset` (an event boundary), or at the ']'
+  // that ends traceEvents. The pause offset is that of the ',' or the ']'.
+  void set_stop_at_boundary(uint64_t offset) { stop_boundary_ = offset; }
+  void set_stop_at_events_end(bool stop) { stop_at_events_end_ = stop; }
+  // A unit larger than this (the window would have to grow past it) ends Run with an error and
+  // window_cap_hit() (a speculative tokenizer gives up rather than buffer a runaway unit).
+  void set_max_window_bytes(size_t bytes) { max_window_bytes_ = bytes; }
+  // The window's first size (default: 4 MiB for large inputs, less for small ones).
+  void set_window_bytes(size_t bytes) { initial_window_bytes_ = bytes; }
+  Pause paused() const { return pause_; }
+  uint64_t pause_offset() const { return pause_offset_; }
+  bool window_cap_hit() const { return window_cap_hit_; }
+  const Framing& framing() const { return frame_; }
+
+  // Input offset (uncompressed) of a byte inside the current window.
+  uint64_t OffsetOf(const char* p) const { return window_offset_ + static_cast<uint64_t>(p - window_.data()); }
+  // Uncompressed bytes parsed so far, and the size of the whole uncompressed input as far as it
+  // can be told (extrapolated from the compression ratio so far for gzip; 0 before any read).
+  double parsed_bytes() const { return static_cast<double>(window_offset_ + begin_); }
+  double expected_input_bytes() const {
+    const double from_source = source_.expected_uncompressed_bytes();
+    return from_source >= 0 ? from_source : expected_input_bytes_;
+  }
+  // Uncompressed bytes read in all, after Run.
+  uint64_t bytes_read() const { return window_offset_ + end_; }
+  // The last progress call (bytes_done == bytes_total), after the trace is complete.
+  void ReportDone() const {
+    if (progress_) progress_(source_.raw_bytes_total(), source_.raw_bytes_total());
+  }
+
+ private:
   // The window's storage. Not a std::vector: no zero-filling of bytes that read() overwrites.
   class Window {
    public:
@@ -111,6 +139,13 @@ class Tokenizer {
   double expected_input_bytes_ = 0;  // uncompressed size of the whole input, extrapolated for gzip
   Framing frame_;
   RawEvent event_;
+  uint64_t stop_boundary_ = kNoStop;
+  bool stop_at_events_end_ = false;
+  size_t max_window_bytes_ = ~size_t{0};
+  size_t initial_window_bytes_ = 0;
+  Pause pause_ = Pause::kNone;
+  uint64_t pause_offset_ = 0;
+  bool window_cap_hit_ = false;
 };
 
 }  // namespace ampscope::kineto

@@ -1,0 +1,324 @@
+// Several threads on one Kineto trace: see kineto_parallel.h for the method and why the result
+// is the sequential reader's.
+#include "trace/formats/kineto/kineto_parallel.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "trace/formats/kineto/kineto_event_parser.h"
+#include "trace/formats/kineto/kineto_tokenizer.h"
+#include "trace/io/block_stream.h"
+
+namespace ampscope::kineto {
+
+namespace {
+
+// How far before a piece's nominal start its boundary search begins: the '}' of the pattern
+// may lie before it. (Longer whitespace only costs a missed guess.)
+constexpr uint64_t kLookBehindBytes = 256;
+// A speculative piece gives up on a unit larger than this (the calling thread, which has no
+// limit, then parses that stretch).
+constexpr size_t kPieceMaxWindowBytes = size_t{64} << 20;
+constexpr size_t kPieceWindowBytes = size_t{1} << 20;
+constexpr uint64_t kProgressEveryBytes = uint64_t{4} << 20;
+
+const std::function<void(uint64_t, uint64_t)>& NoProgress() {
+  static const std::function<void(uint64_t, uint64_t)> none;
+  return none;
+}
+
+// One piece of traceEvents, parsed ahead by a helper thread.
+struct Piece {
+  enum class State : uint8_t { kUnclaimed, kRunning, kDone, kTakenByMain };
+  State state = State::kUnclaimed;
+  bool has_candidate = false;
+  uint64_t candidate = 0;    // offset of the ',' where the piece started
+  Status status;
+  bool gave_up = false;      // a unit larger than kPieceMaxWindowBytes
+  Tokenizer::Pause pause = Tokenizer::Pause::kNone;
+  uint64_t pause_offset = 0;
+  std::unique_ptr<TraceBuilder> builder;
+};
+
+// The first ',' at offset >= `from_offset` with '}' before and '{' after it (whitespace
+// aside), searched up to `limit`. Reads from `reader`, positioned at `reader_offset`.
+bool FindBoundaryCandidate(ByteSource& reader, uint64_t reader_offset, uint64_t from_offset, uint64_t limit,
+                           uint64_t* comma) {
+  enum class After : uint8_t { kOther, kBrace, kComma } after = After::kOther;
+  uint64_t comma_at = 0;
+  std::vector<char> buf(64 << 10);
+  uint64_t offset = reader_offset;
+  while (offset < limit) {
+    StatusOr<size_t> n = reader.Read(buf.data(), buf.size());
+    if (!n.ok() || *n == 0) return false;
+    for (size_t i = 0; i < *n; ++i, ++offset) {
+      const char c = buf[i];
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+      if (c == '{' && after == After::kComma && comma_at >= from_offset) {
+        *comma = comma_at;
+        return true;
+      }
+      if (c == ',' && after == After::kBrace) {
+        after = After::kComma;
+        comma_at = offset;
+      } else {
+        after = c == '}' ? After::kBrace : After::kOther;
+      }
+      if (offset >= limit) return false;
+    }
+  }
+  return false;
+}
+
+class ParallelRead {
+ public:
+  ParallelRead(ByteSource& source, const std::string& name, const KinetoReadOptions& options, const ParallelPlan& plan,
+               uint64_t budget)
+      : name_(name),
+        options_(options),
+        plan_(plan),
+        budget_(budget),
+        max_ahead_(static_cast<int64_t>(std::max(1, plan.parse_threads - 1)) + 1),
+        stream_(source, BlockStream::Options{plan.block_bytes, static_cast<size_t>(max_ahead_ + 2) * plan.chunk_bytes}) {}
+
+  ~ParallelRead() { Stop(); }
+
+  StatusOr<Trace> Run() {
+    for (int i = 1; i < plan_.parse_threads; ++i) {
+      try {
+        helpers_.emplace_back([this] { HelperLoop(); });
+        ++helpers_started_;
+      } catch (const std::system_error&) {
+        break;  // fewer helpers: the calling thread parses what they would have
+      }
+    }
+    Status st = Main();
+    Stop();
+    if (options_.stats != nullptr) {
+      *options_.stats = stats_;
+      options_.stats->parse_threads = 1 + static_cast<int>(helpers_started_);
+    }
+    if (!st.ok()) return st;
+    AMPSCOPE_RETURN_IF_ERROR(builder_->CheckTimes());
+    Trace trace = builder_->Finish(tokenizer_->bytes_read());
+    tokenizer_->ReportDone();
+    return trace;
+  }
+
+ private:
+  uint64_t PieceStart(int64_t k) const { return static_cast<uint64_t>(k) * plan_.chunk_bytes; }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    work_cv_.notify_all();
+    stream_.Cancel();
+    for (std::thread& t : helpers_) t.join();
+    helpers_.clear();
+  }
+
+  // The piece object for k (k >= 1), created on first use. Caller holds mu_.
+  std::shared_ptr<Piece> PieceLocked(int64_t k) {
+    while (first_piece_ + static_cast<int64_t>(pieces_.size()) <= k) pieces_.push_back(std::make_shared<Piece>());
+    return pieces_[static_cast<size_t>(k - first_piece_)];
+  }
+
+  // The calling thread now needs piece k: everything before it is done with.
+  void Focus(int64_t k) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      focus_ = k;
+      while (first_piece_ < k && !pieces_.empty()) {
+        pieces_.pop_front();
+        ++first_piece_;
+      }
+      if (pieces_.empty()) first_piece_ = std::max(first_piece_, k);
+    }
+    stream_.set_privileged_rank(k);
+    work_cv_.notify_all();
+  }
+
+  void HelperLoop() {
+    while (true) {
+      int64_t k = 0;
+      std::shared_ptr<Piece> piece;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        while (true) {
+          if (stopping_) return;
+          for (int64_t i = std::max(focus_ + 1, first_piece_); i <= focus_ + max_ahead_; ++i) {
+            std::shared_ptr<Piece> p = PieceLocked(i);
+            if (p->state == Piece::State::kUnclaimed) {
+              p->state = Piece::State::kRunning;
+              k = i;
+              piece = std::move(p);
+              break;
+            }
+          }
+          if (piece != nullptr) break;
+          work_cv_.wait(lock);
+        }
+      }
+      ParsePiece(k, *piece);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        piece->state = Piece::State::kDone;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  void ParsePiece(int64_t k, Piece& piece) {
+    const uint64_t start = PieceStart(k), end = PieceStart(k + 1);
+    const uint64_t from = start >= kLookBehindBytes ? start - kLookBehindBytes : 0;
+    std::unique_ptr<ByteSource> scan = stream_.Reader(from, k);
+    if (!FindBoundaryCandidate(*scan, from, start, end, &piece.candidate)) return;
+    scan.reset();
+    piece.has_candidate = true;
+    std::unique_ptr<ByteSource> reader = stream_.Reader(piece.candidate, k);
+    Tokenizer::Framing framing;  // between two events of traceEvents, as the guess says
+    framing.stage = Tokenizer::Stage::kEvents;
+    framing.saw_trace_events = true;
+    framing.first_in_container = false;
+    framing.events_first = false;
+    Tokenizer tokenizer(*reader, name_, NoProgress(), piece.candidate, framing);
+    tokenizer.set_stop_at_boundary(end);
+    tokenizer.set_stop_at_events_end(true);
+    tokenizer.set_window_bytes(kPieceWindowBytes);
+    tokenizer.set_max_window_bytes(kPieceMaxWindowBytes);
+    piece.builder = std::make_unique<TraceBuilder>(name_, options_, tokenizer, /*chunk=*/true);
+    piece.status = tokenizer.Run(*piece.builder);
+    piece.gave_up = tokenizer.window_cap_hit();
+    piece.pause = tokenizer.paused();
+    piece.pause_offset = tokenizer.pause_offset();
+  }
+
+  // Piece k for the calling thread: nullptr when no helper has started it (the calling thread
+  // then parses that stretch itself), else the piece once done.
+  std::shared_ptr<Piece> TakeOrWait(int64_t k) {
+    std::unique_lock<std::mutex> lock(mu_);
+    std::shared_ptr<Piece> p = PieceLocked(k);
+    if (p->state == Piece::State::kUnclaimed) {
+      p->state = Piece::State::kTakenByMain;
+      return nullptr;
+    }
+    done_cv_.wait(lock, [&] { return p->state == Piece::State::kDone; });
+    return p;
+  }
+
+  // A tokenizer of the calling thread from `offset`, between two events.
+  void ResumeAt(uint64_t offset, int64_t rank) {
+    reader_ = stream_.Reader(offset, rank);
+    tokenizer_ = std::make_unique<Tokenizer>(*reader_, name_, options_.progress, offset, events_framing_);
+    builder_->set_input(*tokenizer_);
+  }
+
+  void ReportProgress() {
+    if (!options_.progress) return;
+    const uint64_t done = stream_.raw_bytes_done();
+    if (done - last_progress_ < kProgressEveryBytes) return;
+    last_progress_ = done;
+    options_.progress(done, stream_.raw_bytes_total());
+  }
+
+  Status Main() {
+    reader_ = stream_.Reader(0, 0);
+    tokenizer_ = std::make_unique<Tokenizer>(*reader_, name_, options_.progress);
+    builder_ = std::make_unique<TraceBuilder>(name_, options_, *tokenizer_);
+    builder_->SetNameTextBudget(budget_);
+    Focus(0);
+    tokenizer_->set_stop_at_boundary(PieceStart(1));
+    Status st = tokenizer_->Run(*builder_);
+    bool have_framing = false;
+    while (true) {
+      AMPSCOPE_RETURN_IF_ERROR(st);
+      if (tokenizer_->paused() == Tokenizer::Pause::kNone) return Status::Ok();  // the end
+      // Paused at the first event boundary at or after the start of the next piece.
+      uint64_t boundary = tokenizer_->pause_offset();
+      uint64_t tokenizer_at = boundary;
+      if (!have_framing) {
+        events_framing_ = tokenizer_->framing();
+        have_framing = true;
+      }
+      bool merged_to_end = false;
+      int64_t k = 0;
+      while (true) {
+        k = static_cast<int64_t>(boundary / plan_.chunk_bytes);
+        Focus(k);
+        const uint64_t keep = PieceStart(k) >= kLookBehindBytes ? PieceStart(k) - kLookBehindBytes : 0;
+        stream_.Release(std::min(boundary, keep));
+        std::shared_ptr<Piece> piece = TakeOrWait(k);
+        if (piece == nullptr) {
+          ++stats_.pieces_by_caller;
+          break;
+        }
+        if (!piece->has_candidate || piece->candidate != boundary || piece->gave_up) {
+          ++stats_.pieces_reparsed;
+          break;
+        }
+        ++stats_.pieces_merged;
+        // The guess was right: the piece is what the sequential parse would have produced.
+        AMPSCOPE_RETURN_IF_ERROR(piece->status);
+        builder_->MergeChunk(std::move(*piece->builder));
+        piece->builder.reset();
+        ReportProgress();
+        if (piece->pause == Tokenizer::Pause::kBoundary) {
+          boundary = piece->pause_offset;
+          continue;
+        }
+        // The piece reached the ']' of traceEvents: the rest is the calling thread's.
+        ResumeAt(piece->pause_offset, k);
+        st = tokenizer_->Run(*builder_);
+        merged_to_end = true;
+        break;
+      }
+      if (merged_to_end) continue;
+      if (tokenizer_at != boundary) ResumeAt(boundary, k);
+      tokenizer_->set_stop_at_boundary(PieceStart(k + 1));
+      st = tokenizer_->Run(*builder_);
+    }
+  }
+
+  const std::string& name_;
+  const KinetoReadOptions& options_;
+  const ParallelPlan plan_;
+  const uint64_t budget_;
+  const int64_t max_ahead_;  // pieces beyond the calling thread's that helpers may parse
+  BlockStream stream_;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // pieces became claimable, or stop
+  std::condition_variable done_cv_;  // a piece is done
+  std::deque<std::shared_ptr<Piece>> pieces_;  // pieces first_piece_ ...
+  int64_t first_piece_ = 1;
+  int64_t focus_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> helpers_;
+
+  // The calling thread's parse.
+  std::unique_ptr<ByteSource> reader_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<TraceBuilder> builder_;
+  Tokenizer::Framing events_framing_;
+  uint64_t last_progress_ = 0;
+  KinetoReadStats stats_;
+  size_t helpers_started_ = 0;
+};
+
+}  // namespace
+
+StatusOr<Trace> ReadKinetoParallel(ByteSource& source, const std::string& display_name,
+                                   const KinetoReadOptions& options, const ParallelPlan& plan, uint64_t budget) {
+  ParallelRead read(source, display_name, options, plan, budget);
+  return read.Run();
+}
+
+}  // namespace ampscope::kineto

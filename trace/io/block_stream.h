@@ -1,0 +1,93 @@
+// The uncompressed bytes of one input, produced in order on a thread of their own (reading the
+// file, or inflating gzip) into fixed-size blocks, and read from any offset by several readers
+// at once. This is how the Kineto reader overlaps inflating with parsing, and how several
+// threads parse pieces of one file (trace/formats/kineto/kineto_parallel.cc).
+//
+// Memory is bounded: the producer stays at most `ahead_bytes` past the lowest offset still
+// needed (Release), so a few MiB are in flight whatever the size of the input. A reader whose
+// rank is at most the privileged rank (the one the whole read is waiting on) may push the
+// producer further, so that a single event larger than the allowance cannot stall the read.
+//
+// Block k holds bytes [k * block_bytes, (k + 1) * block_bytes): the producer fills each block
+// completely before publishing it (only the last is short). An error of the source is returned
+// to a reader once it has read every byte before it, as from the source itself.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "base/status.h"
+#include "trace/io/input_stream.h"
+
+namespace ampscope {
+
+class BlockStream {
+ public:
+  struct Options {
+    size_t block_bytes = size_t{1} << 20;
+    size_t ahead_bytes = size_t{16} << 20;
+  };
+
+  // Starts the producer thread; `source` must outlive the stream.
+  BlockStream(ByteSource& source, const Options& options);
+  ~BlockStream();  // cancels and joins the producer
+  BlockStream(const BlockStream&) = delete;
+  BlockStream& operator=(const BlockStream&) = delete;
+
+  // A source of the stream's bytes from `offset` on, which must not have been released.
+  // `rank` orders readers by how urgently the read needs them (see set_privileged_rank).
+  std::unique_ptr<ByteSource> Reader(uint64_t offset, int64_t rank);
+  // Readers of rank <= `rank` may make the producer run past the ahead allowance.
+  void set_privileged_rank(int64_t rank);
+  // No reader will ask for bytes before `offset` again: their blocks may be freed, and the
+  // allowance moves on.
+  void Release(uint64_t offset);
+  // Readers waiting for data return an error; the producer stops.
+  void Cancel();
+
+  // Progress of the underlying source (raw bytes: compressed for gzip) and an estimate of the
+  // whole input's uncompressed size from the ratio so far (0 before the first block).
+  uint64_t raw_bytes_done() const;
+  uint64_t raw_bytes_total() const { return raw_total_; }
+  bool compressed() const { return compressed_; }
+  double expected_bytes() const;
+
+ private:
+  class BlockReader;
+  struct Block {
+    std::shared_ptr<char[]> data;
+    size_t size = 0;
+  };
+
+  void Produce();
+  // Waits until block `index` exists or the stream ended there; false when cancelled, when
+  // the block was released, or at the end (then *end_status says which).
+  bool WaitForBlock(uint64_t index, int64_t rank, Block* block, Status* end_status);
+
+  ByteSource& source_;
+  const Options options_;
+  const uint64_t raw_total_;
+  const bool compressed_;
+
+  mutable std::mutex mu_;
+  std::condition_variable produced_cv_;  // a block was added, or the stream ended / was cancelled
+  std::condition_variable room_cv_;      // the allowance moved (release, privileged request)
+  std::deque<Block> blocks_;             // blocks first_block_ .. first_block_ + size - 1
+  uint64_t first_block_ = 0;
+  uint64_t produced_bytes_ = 0;          // uncompressed bytes in blocks published so far
+  uint64_t raw_done_ = 0;                // source_.raw_bytes_done() after the last block
+  uint64_t limit_bytes_ = 0;             // the producer may start a block below this offset
+  uint64_t released_ = 0;
+  int64_t privileged_rank_ = 0;
+  bool ended_ = false;                   // no more blocks: end of input, or error_
+  Status error_;
+  bool cancelled_ = false;
+  std::thread producer_;
+};
+
+}  // namespace ampscope
