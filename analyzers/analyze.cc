@@ -337,7 +337,9 @@ std::vector<IdleGap> ComputeIdleGaps(const Trace& trace, const StepAnalysis& ste
   std::map<int32_t, std::vector<const GpuWork*>> by_device;
   for (const GpuWork& w : work) by_device[w.device].push_back(&w);
 
-  for (const auto& [device, events] : by_device) {
+  for (const auto& [device_key, events] : by_device) {
+    // A named copy: C++17 lambdas cannot capture structured bindings (clang rejects it).
+    const int32_t device = device_key;
     // Walk events by start; `busy_end` is the end of the merged busy interval so far.
     // A gap ends when the next event starts after busy_end. HTA's rule classifies it by
     // the event that ends it: if its launch API started after the gap began, the GPU

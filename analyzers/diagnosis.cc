@@ -1101,11 +1101,10 @@ class Diagnoser {
       return;
     }
     gemm_eff_known_ = true;
-    double flops = 0, ideal_ns = 0;
+    double ideal_ns = 0;
     TimeNs ns = 0;
     std::vector<double> effs;
     for (const auto& [key, g] : groups) {
-      flops += g.flops;
       ns += g.ns;
       ideal_ns += g.flops / g.peak * 1e9;
     }
