@@ -18,6 +18,7 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 }
 
 constexpr size_t kMaxSyncPoints = 10000;
+constexpr size_t kMaxStepNameChars = 256;  // longer range names are never steps (see FindNamedSteps)
 
 }  // namespace
 
@@ -93,7 +94,7 @@ TimeNs OverlapNs(const std::vector<Interval>& merged, TimeNs start, TimeNs end) 
                              [](TimeNs t, const Interval& iv) { return t < iv.end_ns; });
   TimeNs total = 0;
   for (; it != merged.end() && it->start_ns < end; ++it)
-    total += std::min(end, it->end_ns) - std::max(start, it->start_ns);
+    total = AddSat(total, std::min(end, it->end_ns) - std::max(start, it->start_ns));
   return total;
 }
 
@@ -146,8 +147,11 @@ std::vector<const Range*> FindNamedSteps(const Trace& trace, const std::string& 
     if (r.kind != RangeKind::kNvtx && r.kind != RangeKind::kCpuAnnotation) continue;
     auto it = matches.find(r.name);
     if (it == matches.end()) {
-      std::string name(trace.str(r.name));
-      it = matches.emplace(r.name, std::regex_match(name, re)).first;
+      // std::regex_match recurses about once per character: a name of some 10^4 characters
+      // overflows the stack. No step name is that long.
+      std::string_view name = trace.str(r.name);
+      const bool match = name.size() <= kMaxStepNameChars && std::regex_match(name.begin(), name.end(), re);
+      it = matches.emplace(r.name, match).first;
     }
     if (it->second) candidates.push_back(&r);
   }
@@ -241,7 +245,7 @@ StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, con
     const Range* r = ranges[i];
     StepWindow w;
     w.name = std::string(trace.str(r->name));
-    w.number = StepNumberFromName(w.name, static_cast<int64_t>(i));
+    w.number = r->step_number >= 0 ? r->step_number : StepNumberFromName(w.name, static_cast<int64_t>(i));
     w.cpu_start_ns = r->start_ns;
     w.cpu_end_ns = r->end_ns;
     w.start_ns = std::max(prev_end, r->start_ns);
@@ -305,7 +309,7 @@ std::vector<Interval> Windows(const StepAnalysis& steps) {
 
 TimeNs OverlapWithWindows(const std::vector<Interval>& merged, const std::vector<Interval>& windows) {
   TimeNs total = 0;
-  for (const Interval& w : windows) total += OverlapNs(merged, w.start_ns, w.end_ns);
+  for (const Interval& w : windows) total = AddSat(total, OverlapNs(merged, w.start_ns, w.end_ns));
   return total;
 }
 
@@ -323,7 +327,7 @@ TimeNs ClippedNs(const std::vector<Interval>& windows, TimeNs s, TimeNs e) {
   auto w = std::upper_bound(windows.begin(), windows.end(), s,
                             [](TimeNs t, const Interval& iv) { return t < iv.end_ns; });
   for (; w != windows.end() && w->start_ns < e; ++w)
-    total += std::max<TimeNs>(0, std::min(e, w->end_ns) - std::max(s, w->start_ns));
+    total = AddSat(total, std::max<TimeNs>(0, std::min(e, w->end_ns) - std::max(s, w->start_ns)));
   return total;
 }
 
@@ -382,7 +386,7 @@ std::vector<IdleGap> ComputeIdleGaps(const Trace& trace, const StepAnalysis& ste
 static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const LaunchIndex& launches,
                            GpuTimeAnalysis& gpu, nlohmann::json& per_step_out) {
   std::vector<Interval> windows = Windows(steps);
-  for (const Interval& w : windows) gpu.window_ns += w.end_ns - w.start_ns;
+  for (const Interval& w : windows) gpu.window_ns = AddSat(gpu.window_ns, w.end_ns - w.start_ns);
   if (windows.empty()) return;
 
   // Per device: union of kernel intervals, and of all GPU work.
@@ -409,11 +413,11 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
   for (const auto& [dev, m] : merged_all) {
     TimeNs b = OverlapWithWindows(m, windows);
     gpu.busy_by_device_ns[dev] = b;
-    busy += b;
+    busy = AddSat(busy, b);
   }
-  for (const auto& [dev, m] : merged_kernels) kbusy += OverlapWithWindows(m, windows);
-  for (auto& [dev, v] : memcpy_by_dev) mcbusy += OverlapWithWindows(MergeIntervals(std::move(v)), windows);
-  for (auto& [dev, v] : memset_by_dev) msbusy += OverlapWithWindows(MergeIntervals(std::move(v)), windows);
+  for (const auto& [dev, m] : merged_kernels) kbusy = AddSat(kbusy, OverlapWithWindows(m, windows));
+  for (auto& [dev, v] : memcpy_by_dev) mcbusy = AddSat(mcbusy, OverlapWithWindows(MergeIntervals(std::move(v)), windows));
+  for (auto& [dev, v] : memset_by_dev) msbusy = AddSat(msbusy, OverlapWithWindows(MergeIntervals(std::move(v)), windows));
   gpu.busy_ns = busy / static_cast<TimeNs>(ndev);
   gpu.kernel_busy_ns = kbusy / static_cast<TimeNs>(ndev);
   gpu.memcpy_busy_ns = mcbusy / static_cast<TimeNs>(ndev);
@@ -425,7 +429,7 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
   TimeNs idle_sum[3] = {0, 0, 0};
   uint64_t idle_count[3] = {0, 0, 0};
   for (const IdleGap& g : gaps) {
-    idle_sum[static_cast<int>(g.kind)] += g.end_ns - g.start_ns;
+    idle_sum[static_cast<int>(g.kind)] = AddSat(idle_sum[static_cast<int>(g.kind)], g.end_ns - g.start_ns);
     idle_count[static_cast<int>(g.kind)]++;
   }
   if (merged_all.empty()) {
@@ -435,7 +439,7 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
   gpu.idle.host_wait_ns = idle_sum[0] / static_cast<TimeNs>(ndev);
   gpu.idle.kernel_wait_ns = idle_sum[1] / static_cast<TimeNs>(ndev);
   // "other" takes the rounding remainder so that busy + idle == window exactly.
-  gpu.idle.other_ns = gpu.window_ns - gpu.busy_ns - gpu.idle.host_wait_ns - gpu.idle.kernel_wait_ns;
+  gpu.idle.other_ns = SubSat(SubSat(SubSat(gpu.window_ns, gpu.busy_ns), gpu.idle.host_wait_ns), gpu.idle.kernel_wait_ns);
   if (gpu.idle.other_ns < 0) gpu.idle.other_ns = 0;
   gpu.idle.host_wait_gaps = idle_count[0];
   gpu.idle.kernel_wait_gaps = idle_count[1];
@@ -449,9 +453,11 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
     TimeNs d = ClippedNs(windows, k.start_ns, k.end_ns);
     auto it = classes.find(k.name);
     if (it == classes.end()) it = classes.emplace(k.name, ClassifyKernel(trace.str(k.name))).first;
-    gpu.kernel_time_by_category_ns[static_cast<size_t>(it->second.category)] += d;
-    gpu.kernel_time_by_precision_ns[static_cast<size_t>(it->second.precision)] += d;
-    gpu.kernel_time_total_ns += d;
+    TimeNs& by_category = gpu.kernel_time_by_category_ns[static_cast<size_t>(it->second.category)];
+    TimeNs& by_precision = gpu.kernel_time_by_precision_ns[static_cast<size_t>(it->second.precision)];
+    by_category = AddSat(by_category, d);
+    by_precision = AddSat(by_precision, d);
+    gpu.kernel_time_total_ns = AddSat(gpu.kernel_time_total_ns, d);
     gpu.kernel_count++;
     if (k.end_ns - k.start_ns < 10'000) gpu.kernels_under_10us++;
   }
@@ -460,8 +466,8 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
   per_step_out = nlohmann::json::array();
   for (const StepWindow& s : steps.steps) {
     TimeNs b = 0, kb = 0;
-    for (const auto& [dev, m] : merged_all) b += OverlapNs(m, s.start_ns, s.end_ns);
-    for (const auto& [dev, m] : merged_kernels) kb += OverlapNs(m, s.start_ns, s.end_ns);
+    for (const auto& [dev, m] : merged_all) b = AddSat(b, OverlapNs(m, s.start_ns, s.end_ns));
+    for (const auto& [dev, m] : merged_kernels) kb = AddSat(kb, OverlapNs(m, s.start_ns, s.end_ns));
     b /= static_cast<TimeNs>(ndev);
     kb /= static_cast<TimeNs>(ndev);
     TimeNs tc = 0, all = 0;
@@ -470,10 +476,10 @@ static void AnalyzeGpuTime(const Trace& trace, const StepAnalysis& steps, const 
                                [](const KernelEvent& k, TimeNs t) { return k.start_ns < t; });
     for (auto it = lo; it != trace.kernels.end() && it->start_ns < s.end_ns; ++it) {
       TimeNs d = std::min(it->end_ns, s.end_ns) - it->start_ns;
-      all += d;
+      all = AddSat(all, d);
       ++n;
       auto c = classes.find(it->name);
-      if (c != classes.end() && c->second.tensor_core == TensorCoreUse::kYes) tc += d;
+      if (c != classes.end() && c->second.tensor_core == TensorCoreUse::kYes) tc = AddSat(tc, d);
     }
     double dur = static_cast<double>(s.duration_ns());
     per_step_out.push_back({{"number", s.number},
@@ -495,7 +501,7 @@ static void AnalyzeMemoryTraffic(const Trace& trace, const StepAnalysis& steps, 
     MemcpyKindStats& s = mem.memcpy_by_kind[MemcpyKindName(m.kind)];
     s.count++;
     s.bytes += m.bytes;
-    s.time_ns += m.duration_ns();
+    s.time_ns = AddSat(s.time_ns, m.duration_ns());
     if (m.src_kind == MemoryKind::kPageable || m.dst_kind == MemoryKind::kPageable) {
       s.pageable_count++;
       s.pageable_bytes += m.bytes;
@@ -505,7 +511,7 @@ static void AnalyzeMemoryTraffic(const Trace& trace, const StepAnalysis& steps, 
     if (!InWindows(windows, m.start_ns)) continue;
     mem.memset_count++;
     mem.memset_bytes += m.bytes;
-    mem.memset_time_ns += m.duration_ns();
+    mem.memset_time_ns = AddSat(mem.memset_time_ns, m.duration_ns());
   }
 }
 
@@ -543,7 +549,7 @@ static void AnalyzeSyncs(const Trace& trace, const StepAnalysis& steps, SyncAnal
     }
     out.api_sync_count++;
     out.by_api[label]++;
-    out.api_sync_time_ns += a.duration_ns();
+    out.api_sync_time_ns = AddSat(out.api_sync_time_ns, a.duration_ns());
     if (out.points.size() < kMaxSyncPoints)
       out.points.push_back({a.start_ns, a.end_ns, label, a.tid, StepIndexAt(steps, a.start_ns)});
   }
@@ -560,7 +566,7 @@ static void AnalyzeSyncs(const Trace& trace, const StepAnalysis& steps, SyncAnal
       if (s.type == SyncType::kStreamWaitEvent || !InWindows(windows, s.start_ns)) continue;
       std::string label = std::string("cuda_sync:") + SyncTypeName(s.type);
       out.by_api[label]++;
-      out.api_sync_time_ns += s.end_ns - s.start_ns;
+      out.api_sync_time_ns = AddSat(out.api_sync_time_ns, s.end_ns - s.start_ns);
       if (out.points.size() < kMaxSyncPoints)
         out.points.push_back({s.start_ns, s.end_ns, label, s.tid, StepIndexAt(steps, s.start_ns)});
     }
@@ -576,7 +582,7 @@ static void AnalyzeLaunches(const Trace& trace, const StepAnalysis& steps, const
   for (const ApiCall& a : trace.api_calls) {
     if (!InWindows(windows, a.start_ns) || !IsLaunchApi(trace.str(a.name))) continue;
     out.launch_api_calls++;
-    out.launch_api_time_ns += a.duration_ns();
+    out.launch_api_time_ns = AddSat(out.launch_api_time_ns, a.duration_ns());
   }
   std::vector<TimeNs> d;
   for (const KernelEvent& k : trace.kernels) {

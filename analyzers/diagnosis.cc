@@ -158,7 +158,7 @@ TimeNs CutOut(std::vector<Interval>& pieces, const std::vector<Interval>& cause)
       const TimeNs cs = std::max(cur, it->start_ns);
       const TimeNs ce = std::min(p.end_ns, it->end_ns);
       if (cs > cur) out.push_back({cur, cs});
-      if (ce > cs) removed += ce - cs;
+      if (ce > cs) removed = AddSat(removed, ce - cs);
       cur = std::max(cur, ce);
     }
     if (cur < p.end_ns) out.push_back({cur, p.end_ns});
@@ -292,7 +292,7 @@ class Diagnoser {
     } else if (ra_.steps.window_end_ns > ra_.steps.window_start_ns) {
       windows_.push_back({ra_.steps.window_start_ns, ra_.steps.window_end_ns});
     }
-    for (const Interval& w : windows_) window_ns_ += w.end_ns - w.start_ns;
+    for (const Interval& w : windows_) window_ns_ = AddSat(window_ns_, w.end_ns - w.start_ns);
     nsteps_ = std::max<size_t>(1, ra_.steps.steps.size());
 
     // Device: the one with the most busy time; its name gives the peaks.
@@ -326,8 +326,8 @@ class Diagnoser {
       kclass_[i] = it->second;
       if (InWindows(k.start_ns)) {
         in_window_[i] = 1;
-        kernel_total_ns_ += k.duration_ns();
-        if (kclass_[i].rocm) rocm_ns_ += k.duration_ns();
+        kernel_total_ns_ = AddSat(kernel_total_ns_, k.duration_ns());
+        if (kclass_[i].rocm) rocm_ns_ = AddSat(rocm_ns_, k.duration_ns());
       }
     }
 
@@ -349,7 +349,7 @@ class Diagnoser {
     busy_ = MergeIntervals(std::move(all));
     comm_ = MergeIntervals(std::move(comm));
     compute_ = MergeIntervals(std::move(compute));
-    for (const Interval& w : windows_) busy_in_windows_ns_ += Covered(busy_, w.start_ns, w.end_ns);
+    for (const Interval& w : windows_) busy_in_windows_ns_ = AddSat(busy_in_windows_ns_, Covered(busy_, w.start_ns, w.end_ns));
 
     // Kernel launches by API start (what the host waited for at a sync, which step launched what).
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
@@ -635,7 +635,7 @@ class Diagnoser {
       part[static_cast<size_t>(Cause::kPageable)] = CutOut(pieces, pageable_api);
       part[static_cast<size_t>(Cause::kAlloc)] = CutOut(pieces, alloc_api);
       TimeNs rest = 0;
-      for (const Interval& p : pieces) rest += p.end_ns - p.start_ns;
+      for (const Interval& p : pieces) rest = AddSat(rest, p.end_ns - p.start_ns);
       Cause opener = g.kind == IdleKind::kHostWait ? Cause::kHost : Cause::kOther;
       // The gap opened while the host was blocked: the blocking call started before the GPU
       // ran dry and returned after (or just before) it did.
@@ -663,16 +663,16 @@ class Diagnoser {
       } else if (freed) {
         opener = Cause::kAlloc;
       }
-      part[static_cast<size_t>(opener)] += rest;
+      part[static_cast<size_t>(opener)] = AddSat(part[static_cast<size_t>(opener)], rest);
       for (size_t c = 0; c < kCauses; ++c) {
-        cause_ns_[c] += part[c];
+        cause_ns_[c] = AddSat(cause_ns_[c], part[c]);
         if (part[c] > 0) cause_gaps_[c].push_back({g.start_ns, g.end_ns});
       }
       // Idle at the start of a step: the GPU had nothing to do when the step began.
       auto st = std::lower_bound(steps_.begin(), steps_.end(), g.start_ns,
                                  [](const StepFacts& f, TimeNs x) { return f.start_ns < x; });
       for (; st != steps_.end() && st->start_ns < g.end_ns; ++st) {
-        st->idle_at_start_ns += g.end_ns - st->start_ns - std::min(g.end_ns - st->start_ns, Covered(dataloader_, st->start_ns, g.end_ns));
+        st->idle_at_start_ns = AddSat(st->idle_at_start_ns, g.end_ns - st->start_ns - std::min(g.end_ns - st->start_ns, Covered(dataloader_, st->start_ns, g.end_ns)));
       }
     }
   }
@@ -694,7 +694,7 @@ class Diagnoser {
         pieces.push_back({std::max(w.start_ns, it->start_ns), std::min(w.end_ns, it->end_ns)});
     }
     CutOut(pieces, blocking_);
-    for (const Interval& p : pieces) host_active_ns_ += p.end_ns - p.start_ns;
+    for (const Interval& p : pieces) host_active_ns_ = AddSat(host_active_ns_, p.end_ns - p.start_ns);
   }
 
   double PctOfWindow(double ns) const { return window_ns_ > 0 ? 100.0 * ns / static_cast<double>(window_ns_) : 0.0; }
@@ -742,7 +742,7 @@ class Diagnoser {
     if (tc.is_object() && tc.contains("kernel_time_pct") && tc["kernel_time_pct"].is_number()) return tc["kernel_time_pct"].get<double>();
     TimeNs tcns = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i)
-      if (in_window_[i] && kclass_[i].tensor_core == TensorCoreUse::kYes) tcns += t_.kernels[i].duration_ns();
+      if (in_window_[i] && kclass_[i].tensor_core == TensorCoreUse::kYes) tcns = AddSat(tcns, t_.kernels[i].duration_ns());
     return kernel_total_ns_ > 0 ? 100.0 * static_cast<double>(tcns) / static_cast<double>(kernel_total_ns_) : 0.0;
   }
   std::optional<double> TcActivePct() const {
@@ -787,7 +787,7 @@ class Diagnoser {
       if (!in_window_[i] || !pick(i)) continue;
       KernelAgg& a = agg[t_.kernels[i].name];
       a.count++;
-      a.ns += t_.kernels[i].duration_ns();
+      a.ns = AddSat(a.ns, t_.kernels[i].duration_ns());
     }
     std::vector<std::pair<StringId, KernelAgg>> v(agg.begin(), agg.end());
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
@@ -837,13 +837,13 @@ class Diagnoser {
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i] || !IsMatmulClass(kclass_[i].category)) continue;
       const TimeNs d = t_.kernels[i].duration_ns();
-      matmul += d;
+      matmul = AddSat(matmul, d);
       const Precision p = kclass_[i].precision;
       if (p == Precision::kFp16 || p == Precision::kBf16 || p == Precision::kFp8 || p == Precision::kInt8) {
-        lowp_matmul += d;
+        lowp_matmul = AddSat(lowp_matmul, d);
         continue;
       }
-      full_matmul += d;
+      full_matmul = AddSat(full_matmul, d);
       const bool tc = kclass_[i].tensor_core == TensorCoreUse::kYes || p == Precision::kTf32;
       full_matmul_saving += static_cast<double>(d) * (1.0 - (tc ? tf32_ratio : simt_ratio));
     }
@@ -932,8 +932,8 @@ class Diagnoser {
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i]) continue;
       if (kclass_[i].category == KernelCategory::kGemm || kclass_[i].category == KernelCategory::kConv) {
-        gemm += t_.kernels[i].duration_ns();
-        if (kclass_[i].fp32_simt_gemm) simt += t_.kernels[i].duration_ns();
+        gemm = AddSat(gemm, t_.kernels[i].duration_ns());
+        if (kclass_[i].fp32_simt_gemm) simt = AddSat(simt, t_.kernels[i].duration_ns());
       }
     }
     simt_share_ = gemm > 0 ? 100.0 * static_cast<double>(simt) / static_cast<double>(gemm) : 0.0;
@@ -1040,7 +1040,7 @@ class Diagnoser {
       const int64_t op = OpOfKernel(i);
       if (op < 0) continue;
       auto& e = op_time[static_cast<uint32_t>(op)];
-      e.first += t_.kernels[i].duration_ns();
+      e.first = AddSat(e.first, t_.kernels[i].duration_ns());
       e.second = kclass_[i].precision;
     }
     for (const auto& [opi, tp] : op_time) {
@@ -1089,7 +1089,7 @@ class Diagnoser {
       g.dims = std::string(t_.str(op.input_dims));
       g.precision = PrecisionName(p);
       g.flops += flops;
-      g.ns += tp.first;
+      g.ns = AddSat(g.ns, tp.first);
       g.peak = peak * 1e12;
       g.calls++;
       const bool lowp = p == Precision::kFp16 || p == Precision::kBf16;
@@ -1105,7 +1105,7 @@ class Diagnoser {
     TimeNs ns = 0;
     std::vector<double> effs;
     for (const auto& [key, g] : groups) {
-      ns += g.ns;
+      ns = AddSat(ns, g.ns);
       ideal_ns += g.flops / g.peak * 1e9;
     }
     gemm_eff_pct_ = ns > 0 ? 100.0 * ideal_ns / static_cast<double>(ns) : 0;
@@ -1117,7 +1117,7 @@ class Diagnoser {
     TimeNs acc = 0;
     double p90 = by_eff.back().first;
     for (const auto& [e, t] : by_eff) {
-      acc += t;
+      acc = AddSat(acc, t);
       if (acc >= ns * 9 / 10) {
         p90 = e;
         break;
@@ -1134,7 +1134,7 @@ class Diagnoser {
       if (eff >= kLowGemmEfficiencyPct) continue;
       const double ideal = g.flops / (g.peak * target / 100.0) * 1e9;
       saving += std::max(0.0, static_cast<double>(g.ns) - ideal);
-      low_ns += g.ns;
+      low_ns = AddSat(low_ns, g.ns);
       lows.push_back({eff, &g});
       any_misaligned = any_misaligned || g.misaligned;
     }
@@ -1177,8 +1177,8 @@ class Diagnoser {
     TimeNs fp16 = 0, bf16 = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i] || !IsMatmulClass(kclass_[i].category)) continue;
-      if (kclass_[i].precision == Precision::kFp16) fp16 += t_.kernels[i].duration_ns();
-      if (kclass_[i].precision == Precision::kBf16) bf16 += t_.kernels[i].duration_ns();
+      if (kclass_[i].precision == Precision::kFp16) fp16 = AddSat(fp16, t_.kernels[i].duration_ns());
+      if (kclass_[i].precision == Precision::kBf16) bf16 = AddSat(bf16, t_.kernels[i].duration_ns());
     }
     int updates = 0, unscales = 0;
     bool fused = false;
@@ -1249,14 +1249,14 @@ class Diagnoser {
     for (size_t i = 0; i < steps_.size(); ++i) {
       const TimeNs d = steps_[i].end_ns - steps_[i].start_ns;
       if (i < start_run) {
-        start_skip_ns += d;
+        start_skip_ns = AddSat(start_skip_ns, d);
         continue;
       }
       if (steps_[i].number >= 0 && steps_[i].number < kScalerWarmupSteps && near_start) continue;  // warm-up
       ++steady;
       if (steps_[i].skipped) {
         ++steady_skipped;
-        steady_skip_ns += d;
+        steady_skip_ns = AddSat(steady_skip_ns, d);
       }
     }
     const double skip_rate = steady > 0 ? 100.0 * steady_skipped / steady : 0.0;
@@ -1306,8 +1306,8 @@ class Diagnoser {
       // bf16 with a scaler: its kernels and its found_inf sync are unnecessary.
       TimeNs scaler_ns = 0;
       for (size_t i = 0; i < t_.kernels.size(); ++i)
-        if (in_window_[i] && kclass_[i].category == KernelCategory::kAmpScaler) scaler_ns += t_.kernels[i].duration_ns();
-      const double pct = PctOfWindow(static_cast<double>(scaler_ns + cause_ns_[static_cast<size_t>(Cause::kScalerSync)]));
+        if (in_window_[i] && kclass_[i].category == KernelCategory::kAmpScaler) scaler_ns = AddSat(scaler_ns, t_.kernels[i].duration_ns());
+      const double pct = PctOfWindow(static_cast<double>(AddSat(scaler_ns, cause_ns_[static_cast<size_t>(Cause::kScalerSync)])));
       Finding& f = Add(Fid::kScalerWithBf16, FindingSeverity::kInfo, pct, "GradScaler used with bf16",
                        "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
                        "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
@@ -1370,7 +1370,7 @@ class Diagnoser {
           TimeNs sum = 0, mx = 0;
           for (size_t x = i; x < j; ++x) {
             const TimeNs d = t_.kernels[v[x]].duration_ns();
-            sum += d;
+            sum = AddSat(sum, d);
             mx = std::max(mx, d);
             c.k.push_back(v[x]);
           }
@@ -1446,8 +1446,8 @@ class Diagnoser {
         }
         if (last <= first) continue;
         const TimeNs b = Covered(busy_, first, last);
-        busy += b;
-        idle += (last - first) - b;
+        busy = AddSat(busy, b);
+        idle = AddSat(idle, (last - first) - b);
         ranges.emplace_back(first, last);
       }
       const double pct = PctOfWindow(static_cast<double>(idle));
@@ -1491,9 +1491,9 @@ class Diagnoser {
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i]) continue;
       const TimeNs d = t_.kernels[i].duration_ns();
-      if (IsMemoryBound(kclass_[i].category)) mem += d;
-      if (IsMatmulClass(kclass_[i].category)) mat += d;
-      if (kclass_[i].category == KernelCategory::kCast) cast += d;
+      if (IsMemoryBound(kclass_[i].category)) mem = AddSat(mem, d);
+      if (IsMatmulClass(kclass_[i].category)) mat = AddSat(mat, d);
+      if (kclass_[i].category == KernelCategory::kCast) cast = AddSat(cast, d);
     }
     mem_bound_pct_ = kernel_total_ns_ > 0 ? 100.0 * static_cast<double>(mem) / static_cast<double>(kernel_total_ns_) : 0.0;
     mem_vs_gemm_ = mat > 0 ? static_cast<double>(mem) / static_cast<double>(mat) : (mem > 0 ? 1e9 : 0.0);
@@ -1530,15 +1530,15 @@ class Diagnoser {
       auto it = std::upper_bound(dataloader_.begin(), dataloader_.end(), w.start_ns, [](TimeNs x, const Interval& iv) { return x < iv.end_ns; });
       for (; it != dataloader_.end() && it->start_ns < w.end_ns; ++it)
         pieces.push_back({std::max(w.start_ns, it->start_ns), std::min(w.end_ns, it->end_ns)});
-      for (const Interval& p : pieces) dl_total += p.end_ns - p.start_ns;
+      for (const Interval& p : pieces) dl_total = AddSat(dl_total, p.end_ns - p.start_ns);
       CutOut(pieces, busy_);
       CutOut(pieces, runtime);
-      for (const Interval& p : pieces) dl_exposed += p.end_ns - p.start_ns;
+      for (const Interval& p : pieces) dl_exposed = AddSat(dl_exposed, p.end_ns - p.start_ns);
     }
     const double dl_pct = PctOfWindow(static_cast<double>(dl_exposed));
     const double dl_raw_pct = PctOfWindow(static_cast<double>(dl_total));
     TimeNs idle_start = 0;
-    for (const StepFacts& s : steps_) idle_start += s.idle_at_start_ns;
+    for (const StepFacts& s : steps_) idle_start = AddSat(idle_start, s.idle_at_start_ns);
     const double idle_start_pct = PctOfWindow(static_cast<double>(idle_start));
     // Pageable H2D copies.
     uint64_t pg_count = 0, pg_bytes = 0, pinned_bytes = 0;
@@ -1548,10 +1548,10 @@ class Diagnoser {
       if (m.src_kind == MemoryKind::kPageable) {
         ++pg_count;
         pg_bytes += m.bytes;
-        pg_ns += m.duration_ns();
+        pg_ns = AddSat(pg_ns, m.duration_ns());
       } else if (m.src_kind == MemoryKind::kPinned && m.bytes >= (1u << 20)) {
         pinned_bytes += m.bytes;
-        pinned_ns += m.duration_ns();
+        pinned_ns = AddSat(pinned_ns, m.duration_ns());
       }
     }
     item.value = Round(dl_pct);
@@ -1686,13 +1686,13 @@ class Diagnoser {
     TimeNs comm_in = 0, overlapped = 0;
     uint64_t collectives = 0;
     std::vector<std::pair<TimeNs, TimeNs>> exposed_ranges;
-    for (const Interval& w : windows_) comm_in += Covered(comm_, w.start_ns, w.end_ns);
+    for (const Interval& w : windows_) comm_in = AddSat(comm_in, Covered(comm_, w.start_ns, w.end_ns));
     for (const Interval& c : comm_) {
       for (const Interval& w : windows_) {
         const TimeNs s = std::max(c.start_ns, w.start_ns), e = std::min(c.end_ns, w.end_ns);
         if (e <= s) continue;
         const TimeNs ov = Covered(compute_, s, e);
-        overlapped += ov;
+        overlapped = AddSat(overlapped, ov);
         if (e - s - ov > 0) exposed_ranges.emplace_back(s, e);
       }
     }
@@ -1924,8 +1924,8 @@ class Diagnoser {
     TimeNs layout = 0, conv = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i]) continue;
-      if (kclass_[i].category == KernelCategory::kLayoutTransform) layout += t_.kernels[i].duration_ns();
-      if (kclass_[i].category == KernelCategory::kConv) conv += t_.kernels[i].duration_ns();
+      if (kclass_[i].category == KernelCategory::kLayoutTransform) layout = AddSat(layout, t_.kernels[i].duration_ns());
+      if (kclass_[i].category == KernelCategory::kConv) conv = AddSat(conv, t_.kernels[i].duration_ns());
     }
     layout_pct_of_conv_ = conv > 0 ? 100.0 * static_cast<double>(layout) / static_cast<double>(conv) : 0.0;
     if (conv > 0 && layout_pct_of_conv_ > kLayoutPctOfConv) {

@@ -99,7 +99,7 @@ std::vector<KernelSummary> Summaries(const Trace& trace, const WindowSet& window
     NameAgg& a = by_name[k.name];
     if (a.count == 0 || d < a.min_ns) a.min_ns = d;
     if (d > a.max_ns) a.max_ns = d;
-    a.total_ns += d;
+    a.total_ns = AddSat(a.total_ns, d);
     ++a.count;
   }
   std::vector<KernelSummary> out;
@@ -334,11 +334,11 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
     window_kernels.push_back(ki);
     kernel_op.push_back(op);
     if (op < 0) {
-      unattributed_ns += d;
+      unattributed_ns = AddSat(unattributed_ns, d);
       continue;
     }
-    self_ns[op] += d;
-    if (cache.Get(k.name).tensor_core == TensorCoreUse::kYes) self_tc_ns[op] += d;
+    self_ns[op] = AddSat(self_ns[op], d);
+    if (cache.Get(k.name).tensor_core == TensorCoreUse::kYes) self_tc_ns[op] = AddSat(self_tc_ns[op], d);
   }
 
   // Eligibility: by name, or because the op itself launched Tensor Core kernels (the plugin's
@@ -370,7 +370,7 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
   TimeNs op_kernel_ns = 0;
   for (uint32_t i = 0; i < n_ops; ++i) {
     if (trace.cpu_ops[i].input_types != kNoString) has_input_types = true;
-    if (!IsExcludedFromOpKernelTime(trace.str(trace.cpu_ops[i].name))) op_kernel_ns += self_ns[i];
+    if (!IsExcludedFromOpKernelTime(trace.str(trace.cpu_ops[i].name))) op_kernel_ns = AddSat(op_kernel_ns, self_ns[i]);
   }
 
   // Group the bottom-most eligible ops by (name, dtype).
@@ -409,12 +409,13 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
       ++groups[it->second].calls;
     }
     OpGroup& g = groups[group_of[op]];
-    g.ns += d;
-    if (kc.tensor_core == TensorCoreUse::kYes) g.tc_ns += d;
+    g.ns = AddSat(g.ns, d);
+    if (kc.tensor_core == TensorCoreUse::kYes) g.tc_ns = AddSat(g.tc_ns, d);
     OpKernelAgg& ka = g.kernels[k.name];
     ++ka.count;
-    ka.ns += d;
-    op_kernel_prec[group_of[op]][static_cast<size_t>(kc.precision)] += d;
+    ka.ns = AddSat(ka.ns, d);
+    TimeNs& op_prec = op_kernel_prec[group_of[op]][static_cast<size_t>(kc.precision)];
+    op_prec = AddSat(op_prec, d);
   }
   // The precision most of each group's kernel time ran in (known precisions only); ops without
   // any Input type take it as their dtype.
@@ -437,12 +438,12 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
   TimeNs eligible_ns = 0, lowp_ns = 0, full_ns = 0, unknown_ns = 0;
   std::array<TimeNs, static_cast<size_t>(Precision::kCount)> by_dtype{};
   for (const OpGroup& g : groups) {
-    eligible_ns += g.ns;
-    by_dtype[static_cast<size_t>(g.dtype)] += g.ns;
+    eligible_ns = AddSat(eligible_ns, g.ns);
+    by_dtype[static_cast<size_t>(g.dtype)] = AddSat(by_dtype[static_cast<size_t>(g.dtype)], g.ns);
     switch (ClassOf(g.dtype)) {
-      case DtypeClass::kLowp: lowp_ns += g.ns; break;
-      case DtypeClass::kFull: full_ns += g.ns; break;
-      case DtypeClass::kUnknown: unknown_ns += g.ns; break;
+      case DtypeClass::kLowp: lowp_ns = AddSat(lowp_ns, g.ns); break;
+      case DtypeClass::kFull: full_ns = AddSat(full_ns, g.ns); break;
+      case DtypeClass::kUnknown: unknown_ns = AddSat(unknown_ns, g.ns); break;
     }
   }
   std::vector<size_t> idx(groups.size());
@@ -541,28 +542,33 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
     const KernelClass& c = cache.Get(k.name);
     TimeNs d = std::max<TimeNs>(0, k.duration_ns());
     ++kernel_count;
-    total_ns += d;
-    by_cat[static_cast<size_t>(c.category)] += d;
-    by_prec[static_cast<size_t>(c.precision)] += d;
-    if (c.tensor_core == TensorCoreUse::kYes) tc_ns += d;
-    if (c.tensor_core == TensorCoreUse::kUnknown) tc_unknown_ns += d;
-    if (c.rocm) rocm_ns += d;
+    total_ns = AddSat(total_ns, d);
+    TimeNs& cat_ns = by_cat[static_cast<size_t>(c.category)];
+    TimeNs& prec_ns = by_prec[static_cast<size_t>(c.precision)];
+    cat_ns = AddSat(cat_ns, d);
+    prec_ns = AddSat(prec_ns, d);
+    if (c.tensor_core == TensorCoreUse::kYes) tc_ns = AddSat(tc_ns, d);
+    if (c.tensor_core == TensorCoreUse::kUnknown) tc_unknown_ns = AddSat(tc_unknown_ns, d);
+    if (c.rocm) rocm_ns = AddSat(rocm_ns, d);
     const bool gemm = c.category == KernelCategory::kGemm;
     const bool conv = c.category == KernelCategory::kConv;
-    if (gemm || conv) gemm_conv_ns += d;
-    if (c.fp32_simt_gemm) (conv ? simt_conv_ns : simt_gemm_ns) += d;
+    if (gemm || conv) gemm_conv_ns = AddSat(gemm_conv_ns, d);
+    if (c.fp32_simt_gemm) {
+      TimeNs& simt = conv ? simt_conv_ns : simt_gemm_ns;
+      simt = AddSat(simt, d);
+    }
     if (c.precision == Precision::kTf32) {
-      tf32_ns += d;
-      if (c.tensor_core == TensorCoreUse::kYes && gemm) tf32_gemm_ns += d;
-      if (c.tensor_core == TensorCoreUse::kYes && conv) tf32_conv_ns += d;
+      tf32_ns = AddSat(tf32_ns, d);
+      if (c.tensor_core == TensorCoreUse::kYes && gemm) tf32_gemm_ns = AddSat(tf32_gemm_ns, d);
+      if (c.tensor_core == TensorCoreUse::kYes && conv) tf32_conv_ns = AddSat(tf32_conv_ns, d);
     }
     if (c.category == KernelCategory::kCast) {
       ++cast_count;
-      cast_ns += d;
+      cast_ns = AddSat(cast_ns, d);
     }
     if (c.fused_cast) {
       ++fused_cast_count;
-      fused_cast_ns += d;
+      fused_cast_ns = AddSat(fused_cast_ns, d);
     }
   }
 

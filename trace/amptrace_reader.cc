@@ -428,6 +428,7 @@ class TraceBuilder {
       case AmpChunkType::kCounter:
         for (uint32_t i = 0; i < n; ++i) {
           AmpCounterRecord c = RecordAt<AmpCounterRecord>(payload, i, rs);
+          if (!TimesOk(c.time_ns, c.time_ns, "counter")) continue;
           trace_.counters.push_back(CounterSample{c.time_ns, Str(c.name, offset), c.device, c.value});
           Seen(c.time_ns);
         }
@@ -515,6 +516,17 @@ class TraceBuilder {
     if (t > max_time_ns_) max_time_ns_ = t;
   }
 
+  // The collector writes CUPTI's times as they are; a damaged record can hold any value.
+  // Records whose times the model cannot hold (trace_model.h: kMinTraceTimeNs..kMaxTraceTimeNs,
+  // end >= start) are dropped and counted, so no span or sum downstream can overflow.
+  bool TimesOk(int64_t start_ns, int64_t end_ns, const char* what) {
+    if (IsTraceTime(start_ns) && IsTraceTime(end_ns) && end_ns >= start_ns) return true;
+    trace_.diagnostics.Add("bad_time", Severity::kDataLoss, -1,
+                           std::string(what) + " record with times " + std::to_string(start_ns) + ".." +
+                               std::to_string(end_ns) + " ns (outside -2^60..2^62 or ending before it starts); dropped");
+    return false;
+  }
+
   void AddClock(const AmpClockRecord& c) {
     if (c.cupti_ns == 0 && c.monotonic_ns == 0 && c.realtime_ns == 0) return;
     trace_.metadata.clock_calibration.push_back(ClockCalibration{c.cupti_ns, c.monotonic_ns, c.realtime_ns});
@@ -556,6 +568,7 @@ class TraceBuilder {
   }
 
   void AddKernel(const AmpKernelRecord& r, int64_t offset) {
+    if (!TimesOk(r.start_ns, r.end_ns, "kernel")) return;
     KernelEvent k;
     k.start_ns = r.start_ns;
     k.end_ns = r.end_ns;
@@ -576,6 +589,7 @@ class TraceBuilder {
   }
 
   void AddMemcpy(const AmpMemcpyRecord& r) {
+    if (!TimesOk(r.start_ns, r.end_ns, "memcpy")) return;
     MemcpyEvent m;
     m.start_ns = r.start_ns;
     m.end_ns = r.end_ns;
@@ -592,6 +606,7 @@ class TraceBuilder {
   }
 
   void AddMemset(const AmpMemsetRecord& r) {
+    if (!TimesOk(r.start_ns, r.end_ns, "memset")) return;
     MemsetEvent m;
     m.start_ns = r.start_ns;
     m.end_ns = r.end_ns;
@@ -605,6 +620,7 @@ class TraceBuilder {
   }
 
   void AddApi(const AmpApiRecord& r, int64_t offset) {
+    if (!TimesOk(r.start_ns, r.end_ns, "API")) return;
     ApiCall a;
     a.start_ns = r.start_ns;
     a.end_ns = r.end_ns;
@@ -619,6 +635,7 @@ class TraceBuilder {
   }
 
   void AddSync(const AmpSyncRecord& r) {
+    if (!TimesOk(r.start_ns, r.end_ns, "sync")) return;
     SyncEvent s;
     s.start_ns = r.start_ns;
     s.end_ns = r.end_ns;
@@ -631,6 +648,7 @@ class TraceBuilder {
   }
 
   void AddMemory(const AmpMemoryRecord& r) {
+    if (!TimesOk(r.time_ns, r.time_ns, "memory")) return;
     MemoryEvent m;
     m.time_ns = r.time_ns;
     m.address = r.address;
@@ -643,6 +661,7 @@ class TraceBuilder {
   }
 
   void AddOverhead(const AmpOverheadRecord& r, int64_t offset) {
+    if (!TimesOk(r.start_ns, r.end_ns, "overhead")) return;
     OtherEvent e;
     e.start_ns = r.start_ns;
     e.end_ns = r.end_ns;
@@ -662,7 +681,13 @@ class TraceBuilder {
   int64_t NvtxClockOffset() {
     for (const ClockCalibration& c : trace_.metadata.clock_calibration) {
       if (c.trace_ns == 0 || c.realtime_ns == 0) continue;
-      int64_t offset = c.trace_ns - c.realtime_ns;
+      int64_t offset = 0;
+      if (!IsTraceTime(c.trace_ns) || !IsTraceTime(c.realtime_ns) ||
+          __builtin_sub_overflow(c.trace_ns, c.realtime_ns, &offset)) {
+        trace_.diagnostics.Add("bad_clock", Severity::kDataLoss, -1,
+                               "a clock calibration pair is out of range; NVTX times are not shifted");
+        return 0;
+      }
       if (offset > 1000000 || offset < -1000000) {
         trace_.metadata.extra["nvtx_clock_offset_ns"] = std::to_string(offset);
         return offset;
@@ -680,28 +705,54 @@ class TraceBuilder {
       int64_t tid;
       StringId name;
       StringId domain;
+      int64_t step_number = -1;
+    };
+    // kStepNumber: the number of the step range the same thread opens next.
+    std::unordered_map<uint32_t, int64_t> pending_step;
+    auto take_step = [&](uint32_t tid) -> int64_t {
+      auto it = pending_step.find(tid);
+      if (it == pending_step.end()) return -1;
+      const int64_t number = it->second;
+      pending_step.erase(it);
+      return number;
     };
     // Push/pop nest per (thread, domain), as NVTX defines them; start/end pair by id.
     std::map<std::pair<uint32_t, StringId>, std::vector<Open>> stacks;
     std::unordered_map<uint64_t, Open> started;
+    // NVTX times on the trace's clock; an event whose shifted time the model cannot hold is
+    // dropped (a damaged record: the collector writes CLOCK_REALTIME).
+    auto shifted = [&](const AmpNvtxEvent& e, int64_t* t) {
+      return !__builtin_add_overflow(e.time_ns, offset, t) && IsTraceTime(*t);
+    };
     int64_t last_ns = max_time_ns_;
-    for (const Nvtx& n : nvtx_) last_ns = std::max(last_ns, n.event.time_ns + offset);
+    uint64_t bad_times = 0;
+    for (const Nvtx& n : nvtx_) {
+      int64_t t;
+      if (shifted(n.event, &t)) last_ns = std::max(last_ns, t);
+    }
     auto emit = [&](const Open& o, int64_t end_ns, RangeKind kind) {
       Range r;
       r.start_ns = o.start_ns;
-      r.end_ns = end_ns;
+      r.end_ns = std::max(o.start_ns, end_ns);  // a damaged file may hold a pop before its push
       r.pid = pid_;
       r.tid = o.tid;
       r.name = o.name;
       r.domain = o.domain;
       r.kind = kind;
+      r.step_number = o.step_number;
       trace_.ranges.push_back(r);
     };
     for (const Nvtx& n : nvtx_) {
       const AmpNvtxEvent& e = n.event;
-      const int64_t t = e.time_ns + offset;
+      int64_t t;
+      if (!shifted(e, &t)) {
+        ++bad_times;
+        continue;
+      }
       switch (static_cast<AmpNvtxType>(e.type)) {
-        case AmpNvtxType::kPush: stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain}); break;
+        case AmpNvtxType::kPush:
+          stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain, take_step(e.tid)});
+          break;
         case AmpNvtxType::kPop: {
           auto& stack = stacks[{e.tid, n.domain}];
           if (stack.empty()) {
@@ -713,7 +764,12 @@ class TraceBuilder {
           stack.pop_back();
           break;
         }
-        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain}; break;
+        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain, take_step(e.tid)}; break;
+        case AmpNvtxType::kStepNumber:
+          // Numbers beyond int64 cannot come from the collector; such a record is ignored.
+          if (e.range_id <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            pending_step[e.tid] = static_cast<int64_t>(e.range_id);
+          break;
         case AmpNvtxType::kEnd: {
           auto it = started.find(e.range_id);
           if (it == started.end()) {
@@ -737,6 +793,9 @@ class TraceBuilder {
     for (auto& [key, stack] : stacks)
       for (const Open& o : stack) emit(o, std::max(o.start_ns, last_ns), RangeKind::kNvtx), ++unclosed;
     for (auto& [id, o] : started) emit(o, std::max(o.start_ns, last_ns), RangeKind::kNvtx), ++unclosed;
+    if (bad_times > 0)
+      trace_.diagnostics.AddCount("bad_time", Severity::kDataLoss, bad_times, -1,
+                                  "NVTX events with times outside -2^60..2^62 ns were dropped");
     trace_.diagnostics.AddCount("nvtx_unclosed_range", file.clean_end() ? Severity::kInfo : Severity::kDataLoss,
                                 unclosed, -1,
                                 "NVTX ranges were still open when the file ended; they end at the last timestamp");

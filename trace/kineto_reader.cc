@@ -143,7 +143,6 @@ constexpr uint64_t kProgressEveryBytes = uint64_t{4} << 20;
 // once, not ~20 times. Below kExtrapolateAfterBytes the estimate is too noisy; tables double.
 constexpr uint64_t kExtrapolateAfterBytes = uint64_t{4} << 20;
 constexpr double kExtrapolationMargin = 1.1;
-constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;         // beyond this a time is nonsense
 constexpr size_t kMaxExtraValueChars = 256;                  // top-level strings kept in metadata.extra
 
 // ---------------------------------------------------------------------------------------
@@ -903,10 +902,10 @@ Status KinetoParser::Time(const RawEvent& ev, const Value& v, const char* field,
     return Fatal(v.where ? v.where : ev.begin,
                  std::string("expected a number (microseconds) for \"") + field + "\", found " + json::KindName(v.kind));
   }
-  if (!ParseMicrosToNs(v.text, ns) || *ns > kMaxAbsTimeNs || *ns < -kMaxAbsTimeNs) {
+  if (!ParseMicrosToNs(v.text, ns) || !IsTraceTime(*ns)) {
     std::string shown(v.text.substr(0, 40));
     return Fatal(v.where, std::string("nonsense time: \"") + field + "\" = " + shown +
-                              " us is not a finite time within +/-2^62 ns");
+                              " us is not a finite time within -2^60..2^62 ns");
   }
   return Status::Ok();
 }
@@ -1073,11 +1072,12 @@ Status KinetoParser::OnComplete(const RawEvent& ev) {
   } else if (dur == 0) {
     Diag("zero_duration", Severity::kInfo, ev.begin, "event with zero duration");
   }
-  const int64_t end = start + dur;  // both within +/-2^62, so no overflow
-  if (end > kMaxAbsTimeNs) {
+  // dur is within 0..2^62, so kMaxTraceTimeNs - dur cannot overflow, and neither can the sum.
+  if (start > kMaxTraceTimeNs - dur) {
     return Fatal(ev.dur.where ? ev.dur.where : ev.begin,
                  "nonsense time: \"ts\" + \"dur\" ends beyond 2^62 ns (about year 2116)");
   }
+  const int64_t end = start + dur;
 
   std::string_view cat = Text(ev.cat, &scratch_cat_, ev, "cat");
   EventClass cls = EventClass::kUnknown;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,6 +22,31 @@
 namespace ampscope {
 
 using TimeNs = int64_t;
+
+// Every time a reader accepts lies in [kMinTraceTimeNs, kMaxTraceTimeNs] (as Unix-epoch ns:
+// about 1933 to 2116), and every accepted event ends no earlier than it starts. So the
+// difference of any two accepted times fits in int64 and no duration is negative.
+inline constexpr TimeNs kMaxTraceTimeNs = TimeNs{1} << 62;
+inline constexpr TimeNs kMinTraceTimeNs = -(TimeNs{1} << 60);
+inline constexpr bool IsTraceTime(TimeNs t) { return t >= kMinTraceTimeNs && t <= kMaxTraceTimeNs; }
+// Sums of many durations (over devices, kernels, steps) can still pass INT64_MAX: they saturate
+// there instead of overflowing. A saturated sum is nonsense in, visibly huge out.
+// Templates so that only two int64 values deduce: a double or unsigned argument is a compile
+// error instead of a silent conversion.
+template <typename T>
+inline T AddSat(T a, T b) {
+  static_assert(std::is_same_v<T, TimeNs>, "AddSat sums int64 nanoseconds");
+  T sum;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+template <typename T>
+inline T SubSat(T a, T b) {
+  static_assert(std::is_same_v<T, TimeNs>, "SubSat subtracts int64 nanoseconds");
+  T diff;
+  if (__builtin_sub_overflow(a, b, &diff)) return b < 0 ? INT64_MAX : INT64_MIN;
+  return diff;
+}
 
 enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace };
 const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "unknown"
@@ -151,6 +177,7 @@ struct Range {
   int32_t device = -1;          // for kGpuAnnotation
   int32_t depth = 0;            // nesting depth on its thread (0 = outermost), filled by FinalizeTrace
   RangeKind kind = RangeKind::kCpuAnnotation;
+  int64_t step_number = -1;     // a recorded step's own number (.amptrace --steps window), -1 none
 };
 
 struct CpuOp {
