@@ -6,8 +6,10 @@
 // signal killed it). The collector in each CUDA/NVTX process writes
 // DIR/<host>.<pid>[.rank<RANK>].amptrace; afterwards this command writes DIR/session.json.
 //
-// Exit codes: CMD's own; 2 for a usage error or an unusable DIR (nothing is run); 127 when CMD
-// does not exist, 126 when it cannot be executed (as a shell would; nothing is left behind).
+// Exit codes: CMD's own; 2 for a usage error or an unusable DIR (nothing is run), or when
+// session.json cannot be written after CMD exited 0; 127 when CMD does not exist, 126 when it
+// cannot be executed (as a shell would; nothing is left behind); 3 with --fail-on-empty when CMD
+// exited 0 but the recording is empty (see kExitEmptyRecording).
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +21,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 
 #include "cli/command.h"
 #include "cli/launcher.h"
+#include "cli/record_warnings.h"
 #include "trace/amptrace_reader.h"
 
 namespace ampscope::cli {
@@ -34,35 +36,54 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ampscope record [-o DIR] [-f] [--steps N..M | --capture-range=nvtx --nvtx-capture=NAME]\n"
-    "                       [--step-range-name NAME] [--tensor-metrics] -- CMD ARGS...\n"
+    "                       [--step-range-name NAME] [--tensor-metrics] [--fail-on-empty] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with the CUPTI/NVTX collector injected and records one .amptrace file per CUDA or\n"
     "NVTX process into DIR, plus DIR/session.json.\n"
     "\n"
     "  -o, --output DIR         output directory (default ./ampscope-<YYYYmmdd-HHMMSS>)\n"
     "  -f, --force              reuse an existing DIR (its .amptrace files and session.json are replaced)\n"
-    "  --steps N..M             record only steps N..M (0-based, inclusive), counted by the NVTX range\n"
-    "                           named by --step-range-name (default \"step\"); \"N\" or \"N..\" also work\n"
+    "  --steps N..M             record only steps N..M (inclusive) of the NVTX range named by\n"
+    "                           --step-range-name (default \"step\"): the number in its name (\"step 7\"),\n"
+    "                           else its 0-based occurrence; \"N\" or \"N..\" also work\n"
     "  --step-range-name NAME   the NVTX range that marks a step\n"
     "  --capture-range=nvtx     record only inside the first NVTX range named by --nvtx-capture\n"
     "  --nvtx-capture NAME      that range's name\n"
     "  --tensor-metrics         sample Tensor Core activity with CUPTI PM sampling (when the GPU and\n"
     "                           permissions allow; otherwise a warning says why and the run goes on)\n"
+    "  --fail-on-empty          exit 3 when CMD exited 0 but nothing useful was recorded (no CUDA, CUPTI\n"
+    "                           refused, no kernel, the --steps window never opened): for CI\n"
     "\n"
-    "Exit code: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable.\n";
+    "Exit code: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable;\n"
+    "3 with --fail-on-empty (CMD exited 0, the recording is empty). Every warning is one line on stderr.\n";
+
+// --fail-on-empty: CMD succeeded but the recording lacks what it was for. Not 1 or 2, which
+// CMD itself often returns; CMD's own non-zero code always wins.
+constexpr int kExitEmptyRecording = 3;
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ampscope record: %s\n(try 'ampscope record --help')\n", message.c_str());
   return 2;
 }
 
+// A step number: decimal digits only, at most 18 (so it fits in int64 and never throws).
+bool ParseStepNumber(const std::string& text, int64_t* out) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  int64_t v = 0;
+  for (char c : text) v = v * 10 + (c - '0');
+  *out = v;
+  return true;
+}
+
+// "N..M", "N" or "N.." with 0 <= N <= M < 10^18; the collector parses the same forms.
 bool ValidStepRange(const std::string& s) {
-  size_t dots = s.find("..");
-  auto digits = [](const std::string& x) { return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos; };
-  if (dots == std::string::npos) return digits(s);
-  std::string a = s.substr(0, dots), b = s.substr(dots + 2);
-  if (!digits(a) || (!b.empty() && !digits(b))) return false;
-  return b.empty() || std::stoull(b) >= std::stoull(a);
+  const size_t dots = s.find("..");
+  int64_t first = 0, last = 0;
+  if (dots == std::string::npos) return ParseStepNumber(s, &first);
+  const std::string a = s.substr(0, dots), b = s.substr(dots + 2);
+  if (!ParseStepNumber(a, &first)) return false;
+  if (b.empty()) return true;
+  return ParseStepNumber(b, &last) && last >= first;
 }
 
 std::string DefaultDir() {
@@ -159,11 +180,31 @@ const char* SeverityText(AmpSeverity s) {
   }
 }
 
+// Writes `text` to a temporary file next to `path`, checks every step, and renames it into
+// place: either the whole file is there or none is (and no temporary is left behind).
+bool WriteFileWhole(const std::string& path, const std::string& text, std::string* error) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) {
+    *error = tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fflush(f) == 0 && ok;
+  ok = fsync(fileno(f)) == 0 && ok;
+  const int saved = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  *error = path + ": " + std::strerror(ok ? errno : saved);
+  std::remove(tmp.c_str());
+  return false;
+}
+
 int RunRecord(int argc, char** argv) {
   std::string out_dir;
   bool force = false;
   std::string steps, step_range_name, capture_range, nvtx_capture;
-  bool tensor_metrics = false;
+  bool tensor_metrics = false, fail_on_empty = false;
   std::vector<std::string> command;
 
   auto value = [&](int& i, const std::string& arg, const std::string& name, std::string* out) -> bool {
@@ -192,6 +233,8 @@ int RunRecord(int argc, char** argv) {
       force = true;
     } else if (arg == "--tensor-metrics") {
       tensor_metrics = true;
+    } else if (arg == "--fail-on-empty") {
+      fail_on_empty = true;
     } else if (value(i, arg, "-o", &out_dir) || value(i, arg, "--output", &out_dir) ||
                value(i, arg, "--steps", &steps) || value(i, arg, "--step-range-name", &step_range_name) ||
                value(i, arg, "--capture-range", &capture_range) || value(i, arg, "--nvtx-capture", &nvtx_capture)) {
@@ -204,7 +247,8 @@ int RunRecord(int argc, char** argv) {
     }
   }
   if (command.empty()) return UsageError("no command to run (put it after --)");
-  if (!steps.empty() && !ValidStepRange(steps)) return UsageError("--steps '" + steps + "' is not N..M");
+  if (!steps.empty() && !ValidStepRange(steps))
+    return UsageError("--steps '" + steps + "': expected N..M, N or N.. with 0 <= N <= M <= 999999999999999999");
   if (!capture_range.empty() && capture_range != "nvtx")
     return UsageError("--capture-range '" + capture_range + "' is not supported (only 'nvtx')");
   if (!nvtx_capture.empty()) capture_range = "nvtx";
@@ -219,7 +263,12 @@ int RunRecord(int argc, char** argv) {
     return 2;
   }
   std::string program;
-  if (!FindProgram(command[0], &program)) {
+  int find_error = 0;
+  if (!FindProgram(command[0], &program, &find_error)) {
+    if (find_error == EACCES) {  // as a shell: exists, but is not an executable file
+      std::fprintf(stderr, "ampscope record: cannot run '%s': Permission denied\n", program.c_str());
+      return 126;
+    }
     std::fprintf(stderr, "ampscope record: cannot run '%s': no such executable%s\n", command[0].c_str(),
                  command[0].find('/') == std::string::npos ? " in PATH" : "");
     return 127;
@@ -251,6 +300,9 @@ int RunRecord(int argc, char** argv) {
       {"CUDA_INJECTION64_PATH", library},
       {"NVTX_INJECTION64_PATH", library},
       {"AMPSCOPE_OUTPUT_DIR", out_dir},
+      // This command prints every warning afterwards, once per id for all processes; the
+      // collector's own one line per process would repeat them.
+      {"AMPSCOPE_PRINT_WARNINGS", "0"},
   };
   if (!steps.empty()) {
     env.emplace_back("AMPSCOPE_STEPS", steps);
@@ -287,23 +339,23 @@ int RunRecord(int argc, char** argv) {
                                              : nlohmann::json(step_range_name.empty() ? "step" : step_range_name);
   options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(nvtx_capture);
   options["tensor_metrics"] = tensor_metrics;
+  options["fail_on_empty"] = fail_on_empty;
   session["options"] = options;
 
+  std::vector<RecordedFile> recorded;
+  for (const std::string& name : ListAmptraceFiles(out_dir))
+    recorded.push_back(RecordedFile{name, ReadAmptraceSummary(out_dir + "/" + name)});
   nlohmann::json files = nlohmann::json::array();
-  nlohmann::json warnings = nlohmann::json::array();
   uint64_t total_dropped = 0;
-  for (const std::string& name : ListAmptraceFiles(out_dir)) {
+  for (const RecordedFile& rf : recorded) {
     nlohmann::json f;
-    f["file"] = name;
-    auto summary = ReadAmptraceSummary(out_dir + "/" + name);
-    if (!summary.ok()) {
-      f["error"] = summary.status().message();
-      warnings.push_back({{"file", name}, {"code", "unreadable_file"}, {"severity", "error"},
-                          {"message", summary.status().message()}});
+    f["file"] = rf.name;
+    if (!rf.summary.ok()) {
+      f["error"] = rf.summary.status().message();
       files.push_back(f);
       continue;
     }
-    const AmptraceSummary& s = summary.value();
+    const AmptraceSummary& s = rf.summary.value();
     const uint64_t dropped = s.stats.cupti_dropped_records + s.stats.buffers_refused + s.stats.nvtx_events_dropped;
     total_dropped += dropped;
     f["bytes"] = s.file_bytes;
@@ -322,36 +374,42 @@ int RunRecord(int argc, char** argv) {
     for (const auto& [type, count] : s.records_by_type) by_type[AmpChunkTypeName(type)] = count;
     f["records_by_type"] = by_type;
     nlohmann::json fw = nlohmann::json::array();
-    for (const AmptraceWarning& w : s.warnings) {
+    for (const AmptraceWarning& w : s.warnings)
       fw.push_back({{"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
-      warnings.push_back({{"file", name}, {"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
-    }
-    if (!s.clean_end) {
-      std::string why = "the file has no footer: the process was killed or crashed before the collector closed it; "
-                        "it reads up to its last complete chunk";
-      warnings.push_back({{"file", name}, {"code", "truncated_file"}, {"severity", "warning"}, {"message", why}});
-    }
     f["warnings"] = fw;
     files.push_back(f);
   }
-  if (files.empty())
-    warnings.push_back({{"file", nullptr}, {"code", "no_files"}, {"severity", "warning"},
-                        {"message", "no .amptrace file was written: the program neither initialized CUDA nor used "
-                                    "NVTX, or the collector could not write to the output directory"}});
+  const std::vector<RecordWarning> found = CollectRecordWarnings(recorded);
+  nlohmann::json warnings = nlohmann::json::array();
+  bool empty = false;
+  for (const RecordWarning& w : found) {
+    empty |= w.empty_recording;
+    nlohmann::json j = {{"id", w.id}, {"code", w.id}, {"severity", w.severity}, {"message", w.message},
+                        {"files", w.files}, {"empty_recording", w.empty_recording}};
+    // "file": the first file that has it (the field before "files" existed).
+    j["file"] = w.files.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.files.front());
+    warnings.push_back(std::move(j));
+  }
   session["files"] = files;
   session["total_dropped_records"] = total_dropped;
   session["warnings"] = warnings;
+  session["empty_recording"] = empty;
 
-  const std::string path = out_dir + "/session.json";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << session.dump(2) << "\n";
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    std::fprintf(stderr, "ampscope record: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+  // Command lines and paths need not be UTF-8 (`record -- prog $'\xff'`); JSON must be.
+  const std::string text = session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string error;
+  const bool written = WriteFileWhole(out_dir + "/session.json", text, &error);
+  for (const RecordWarning& w : found) std::fprintf(stderr, "%s\n", WarningLine(w, recorded.size()).c_str());
+  if (!written) std::fprintf(stderr, "ampscope record: cannot write session.json: %s\n", error.c_str());
   std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
                exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");
+  if (exit_code != 0) return exit_code;  // the program's own failure says more than ours
+  if (!written) return 2;
+  if (fail_on_empty && empty) {
+    std::fprintf(stderr, "ampscope record: --fail-on-empty: the recording is empty (see above); exit %d\n",
+                 kExitEmptyRecording);
+    return kExitEmptyRecording;
+  }
   return exit_code;
 }
 

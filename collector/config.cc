@@ -92,6 +92,23 @@ bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last) {
   return true;
 }
 
+bool GateRangeMatches(const SessionConfig& config, std::string_view name, int64_t* number) {
+  *number = -1;
+  const std::string& gate = config.gate_range_name;
+  if (gate.empty() || name.size() < gate.size() || name.compare(0, gate.size(), gate) != 0) return false;
+  if (name.size() == gate.size()) return true;
+  if (config.gate_is_capture_range) return false;
+  std::string_view rest = name.substr(gate.size());
+  while (!rest.empty() && (rest[0] == ' ' || rest[0] == '#' || rest[0] == '_' || rest[0] == ':' || rest[0] == '-'))
+    rest.remove_prefix(1);
+  // At most 18 digits: any such number fits in int64.
+  if (rest.empty() || rest.size() > 18 || rest.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  int64_t v = 0;
+  for (char c : rest) v = v * 10 + (c - '0');
+  *number = v;
+  return true;
+}
+
 SessionConfig ConfigFromEnvironment(std::vector<std::string>* problems) {
   SessionConfig c;
   c.pid = static_cast<uint32_t>(getpid());
@@ -119,7 +136,9 @@ SessionConfig ConfigFromEnvironment(std::vector<std::string>* problems) {
   } else if (std::string capture = Env("AMPSCOPE_CAPTURE_NVTX"); !capture.empty()) {
     c.gate_range_name = capture;
     c.gate_first = c.gate_last = 0;
+    c.gate_is_capture_range = true;
   }
+  if (Env("AMPSCOPE_PRINT_WARNINGS") == "0") c.print_warnings = false;
   const std::string tm = Env("AMPSCOPE_TENSOR_METRICS");
   c.tensor_metrics = !tm.empty() && tm != "0";
   if (int32_t us = EnvInt("AMPSCOPE_PM_INTERVAL_US", 0, problems); us > 0)
