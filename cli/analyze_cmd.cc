@@ -12,6 +12,7 @@
 
 #include "analyzers/analyze.h"
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "reports/chrome_trace.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
@@ -133,7 +134,7 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
 
   if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
-  return 0;
+  return FinishStdout("analyze", 0);
 }
 
 }  // namespace

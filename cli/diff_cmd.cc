@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "gate/report_diff.h"
 #include "gate/report_io.h"
 
@@ -55,7 +56,7 @@ int RunDiffCommand(int argc, char** argv) {
   } else {
     std::fputs(ampscope::gate::FormatDiffText(diff).c_str(), stdout);
   }
-  return 0;
+  return ampscope::cli::FinishStdout("diff", 0);
 }
 
 }  // namespace

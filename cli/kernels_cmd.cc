@@ -12,6 +12,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "trace/trace_reader.h"
 
 namespace ampscope::cli {
@@ -105,8 +106,9 @@ int RunKernels(int argc, char** argv) {
       if (explain) o["rule"] = DescribeKernelRule(k.cls.rule);
       out.push_back(std::move(o));
     }
-    std::printf("%s\n", out.dump(2).c_str());
-    return 0;
+    // Kernel names come from traces and need not be UTF-8: replace bad bytes, never throw.
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return FinishStdout("kernels", 0);
   }
 
   std::printf("%s: %llu kernels, %zu distinct, %.3f ms kernel time (%s)\n", path.c_str(),
@@ -126,7 +128,7 @@ int RunKernels(int argc, char** argv) {
   }
   if (limit < kernels.size())
     std::printf("... %zu more (use --top N or --json for all)\n", kernels.size() - limit);
-  return 0;
+  return FinishStdout("kernels", 0);
 }
 
 }  // namespace
