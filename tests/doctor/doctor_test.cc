@@ -50,7 +50,11 @@ int FakeDeviceAttribute(int* v, int attr, int dev) {
 }
 int FakeRuntimeVersion(int* v) { *v = 13000; return 0; }
 int FakeNoDevice(unsigned int) { return 100; }  // CUDA_ERROR_NO_DEVICE
-#if !AMPSCOPE_TEST_HAVE_FAKE_CUPTI
+#if AMPSCOPE_TEST_HAVE_FAKE_CUPTI
+// cuptiGetVersion with the C ABI the doctor calls (int result), answered by the fake CUPTI.
+const collector::CuptiApi* g_fake_cupti = nullptr;
+int FakeCuptiVersion(uint32_t* v) { return static_cast<int>(g_fake_cupti->GetVersion(v)); }
+#else
 int FakeCuptiVersion(uint32_t* v) { *v = 130001; return 0; }
 #endif
 
@@ -72,10 +76,9 @@ struct Fake {
                                  {"cuDeviceGetAttribute", reinterpret_cast<void*>(&FakeDeviceAttribute)}};
     libraries["libcudart.so.13"] = {{"cudaRuntimeGetVersion", reinterpret_cast<void*>(&FakeRuntimeVersion)}};
 #if AMPSCOPE_TEST_HAVE_FAKE_CUPTI
-    libraries["libcupti.so.13"] = {{"cuptiGetVersion", reinterpret_cast<void*>(cupti.api.GetVersion)}};
-#else
-    libraries["libcupti.so.13"] = {{"cuptiGetVersion", reinterpret_cast<void*>(&FakeCuptiVersion)}};
+    g_fake_cupti = &cupti.api;
 #endif
+    libraries["libcupti.so.13"] = {{"cuptiGetVersion", reinterpret_cast<void*>(&FakeCuptiVersion)}};
     Write(root + "/proc/driver/nvidia/version", kProcVersion);
     Write(root + "/proc/driver/nvidia/params", "ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\n");
     Write(root + "/usr/local/cuda/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "13.0.88"}})");
