@@ -47,4 +47,6 @@ cmake -S . -B "$build" -G Ninja "${compilers[@]}" "${options[@]}"
 
 jobs=$(nproc)
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs"
+# The JUnit file is what scripts/check_tests_ran.sh reads (LastTest.log is rewritten by any
+# later ctest call, even `ctest -N`).
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" --output-junit "$PWD/$build/ctest-junit.xml"
