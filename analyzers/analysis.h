@@ -6,16 +6,21 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "trace/kernel_classifier.h"
-#include "trace/trace_model.h"
+#include "trace/classify/kernel_classifier.h"
+#include "trace/model.h"
 
 namespace ampscope {
+
+namespace roofline {
+struct RooflineResult;  // analyzers/roofline/roofline_result.h
+}
 
 struct AnalysisOptions {
   // Regex (ECMAScript, matched against the whole name) for user/NVTX ranges that mark a step
@@ -196,6 +201,7 @@ struct RankAnalysis {
   std::vector<ChecklistItem> checklist;
   std::vector<Finding> findings;             // ranked by est_saving_pct, descending
   nlohmann::json extra = nlohmann::json::object();  // other per-rank metrics (per-step arrays, ...)
+  std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
 };
 
 struct JobAnalysis {

@@ -7,15 +7,16 @@
 #include <unordered_map>
 
 #include "analyzers/diagnosis.h"
+#include "analyzers/gpu_peaks.h"
+#include "analyzers/op_tree.h"
 #include "analyzers/precision.h"
+#include "analyzers/roofline/roofline.h"
+#include "trace/classify/api_roles.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope {
 
 namespace {
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
 
 constexpr size_t kMaxSyncPoints = 10000;
 constexpr size_t kMaxStepNameChars = 256;  // longer range names are never steps (see FindNamedSteps)
@@ -28,36 +29,6 @@ const char* IdleKindName(IdleKind k) {
     case IdleKind::kKernelWait: return "kernel_wait";
     default: return "other";
   }
-}
-
-bool IsSyncApi(std::string_view name) {
-  // Host-blocking synchronization calls (diagnosis_rules.md §D). cudaStreamWaitEvent is not host-blocking.
-  static constexpr std::string_view kSync[] = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-      "cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize",   "hipDeviceSynchronize",
-      "hipStreamSynchronize",  "hipEventSynchronize"};
-  for (std::string_view s : kSync)
-    if (StartsWith(name, s)) return true;  // also matches _v2 / _ptsz suffixes
-  return false;
-}
-
-bool IsLaunchApi(std::string_view name) {
-  static constexpr std::string_view kLaunch[] = {"cudaLaunchKernel",  "cudaLaunchCooperativeKernel",
-                                                  "cudaGraphLaunch",   "cuLaunchKernel",
-                                                  "cuLaunchCooperativeKernel", "cuGraphLaunch",
-                                                  "cudaLaunchKernelExC", "hipLaunchKernel",
-                                                  "hipExtLaunchKernel", "hipModuleLaunchKernel",
-                                                  "hipExtModuleLaunchKernel", "hipGraphLaunch"};
-  for (std::string_view s : kLaunch)
-    if (StartsWith(name, s)) return true;
-  return false;
-}
-
-// Synchronous memcpy APIs: cudaMemcpy, cudaMemcpy2D, cudaMemcpyToSymbol... but not *Async.
-static bool IsSyncMemcpyApi(std::string_view name) {
-  if (!(StartsWith(name, "cudaMemcpy") || StartsWith(name, "cuMemcpy") || StartsWith(name, "hipMemcpy")))
-    return false;
-  return name.find("Async") == std::string_view::npos;
 }
 
 LaunchIndex::LaunchIndex(const Trace& trace) {
@@ -127,7 +98,8 @@ std::vector<GpuWork> CollectGpuWork(const Trace& trace, bool kernels_only) {
 std::vector<const Range*> FindProfilerSteps(const Trace& trace) {
   std::vector<const Range*> out;
   for (const Range& r : trace.ranges)
-    if (r.kind == RangeKind::kCpuAnnotation && StartsWith(trace.str(r.name), "ProfilerStep#")) out.push_back(&r);
+    if (r.kind == RangeKind::kCpuAnnotation && ClassifyHostRange(trace.str(r.name)) == HostRangeRole::kProfilerStep)
+      out.push_back(&r);
   return out;
 }
 
@@ -534,10 +506,11 @@ static void AnalyzeSyncs(const Trace& trace, const StepAnalysis& steps, SyncAnal
   for (const ApiCall& a : trace.api_calls) {
     if (!InWindows(windows, a.start_ns)) continue;
     std::string_view name = trace.str(a.name);
+    const ApiRole role = ClassifyApi(name);
     std::string label;
-    if (IsSyncApi(name)) {
+    if (role == ApiRole::kSync) {
       label = std::string(name);
-    } else if (IsSyncMemcpyApi(name)) {
+    } else if (role == ApiRole::kMemcpySync) {
       auto it = memcpy_by_corr.find(a.correlation);
       if (it != memcpy_by_corr.end() && it->second->kind == MemcpyKind::kHtoD && it->second->bytes <= 64 * 1024)
         continue;  // nsys cuda_memcpy_sync rule: small H2D copies are staged, not a real sync
@@ -580,7 +553,7 @@ static void AnalyzeLaunches(const Trace& trace, const StepAnalysis& steps, const
   out.kernels = gpu.kernel_count;
   out.kernels_per_step = steps.steps.empty() ? 0.0 : static_cast<double>(gpu.kernel_count) / steps.steps.size();
   for (const ApiCall& a : trace.api_calls) {
-    if (!InWindows(windows, a.start_ns) || !IsLaunchApi(trace.str(a.name))) continue;
+    if (!InWindows(windows, a.start_ns) || ClassifyApi(trace.str(a.name)) != ApiRole::kLaunch) continue;
     out.launch_api_calls++;
     out.launch_api_time_ns = AddSat(out.launch_api_time_ns, a.duration_ns());
   }
@@ -595,6 +568,24 @@ static void AnalyzeLaunches(const Trace& trace, const StepAnalysis& steps, const
     out.median_kernel_ns = d[d.size() / 2];
     out.pct_kernels_under_10us = 100.0 * gpu.kernels_under_10us / static_cast<double>(d.size());
   }
+}
+
+// Roofline and MFU (analyzers/roofline/). The op tree is built here until the rank's analysis
+// context owns it.
+static roofline::RooflineResult AnalyzeRooflineOf(const Trace& trace, const StepAnalysis& steps,
+                                                  const AnalysisOptions& options) {
+  roofline::RooflineOptions ro;
+  ro.gpu_override = options.gpu_override;
+  std::vector<GpuPeak> custom;
+  if (!options.gpu_peaks_path.empty()) {
+    auto loaded = LoadGpuPeaksTsv(options.gpu_peaks_path);
+    if (loaded.ok()) {
+      custom = std::move(loaded).value();
+      ro.peaks = &custom;
+    }
+  }
+  const OpTree tree = OpTree::Build(trace);
+  return roofline::AnalyzeRoofline(trace, tree, steps, ro);
 }
 
 StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
@@ -628,6 +619,7 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   ra.extra["gpu_activity_recorded"] = !no_gpu_activity;
 
   AnalyzePrecision(trace, ra);
+  ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(trace, ra.steps, options));
   Diagnose(trace, options, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 
@@ -77,11 +77,5 @@ struct HtaBreakdown {
   uint64_t kernel_wait_gaps = 0;
 };
 HtaBreakdown ComputeHtaBreakdown(const Trace& trace, int32_t stream);
-
-// True if `name` is a host-blocking sync API (cudaDeviceSynchronize, cudaStreamSynchronize,
-// cudaEventSynchronize and their driver twins).
-bool IsSyncApi(std::string_view name);
-// True for kernel launch APIs (runtime, driver, graph, HIP).
-bool IsLaunchApi(std::string_view name);
 
 }  // namespace ampscope

@@ -19,6 +19,10 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/gpu_peaks.h"
+#include "base/units.h"
+#include "base/strings.h"
+#include "trace/classify/api_roles.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope {
 namespace {
@@ -112,7 +116,6 @@ double Round(double v, int digits = 2) {
   const double p = std::pow(10.0, digits);
   return std::round(v * p) / p;
 }
-double Us(TimeNs ns) { return Round(static_cast<double>(ns) / 1e3, 3); }
 double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 // j[key] if it is a number, else `dflt` (precision.cc writes null for percentages with no data;
 // json::value() throws on a present null).
@@ -120,9 +123,6 @@ double NumberOr(const nlohmann::json& j, const char* key, double dflt) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : dflt;
 }
-
-bool StartsWith(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
-bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 // A short form of a (possibly 1 KB) kernel name for messages: "void ns::kernel<...>(...)" ->
 // "kernel<...>" cut at `max` characters.
@@ -312,7 +312,16 @@ class Diagnoser {
       auto loaded = LoadGpuPeaksTsv(o_.gpu_peaks_path);
       if (loaded.ok()) custom_peaks_ = std::move(loaded).value();
     }
-    if (!gpu_name.empty()) peak_ = LookupGpuPeak(gpu_name, custom_peaks_.empty() ? BuiltinGpuPeaks() : custom_peaks_);
+    if (!gpu_name.empty()) {
+      // Exact match; the device's SM count and memory tell same-named parts apart (gpu_peaks.h).
+      GpuQuery q;
+      q.name = gpu_name;
+      if (o_.gpu_override.empty() && device_ptr_ != nullptr) {
+        q.sm_count = device_ptr_->sm_count;
+        q.memory_bytes = device_ptr_->total_memory_bytes;
+      }
+      peak_ = MatchGpu(q, custom_peaks_.empty() ? BuiltinGpuPeaks() : custom_peaks_).peak;
+    }
     amd_ = device_ptr_ != nullptr && device_ptr_->vendor == GpuVendor::kAmd;
 
     // Kernel classes and window membership.
@@ -363,10 +372,11 @@ class Diagnoser {
 
     // Named host ranges: DataLoader and Optimizer.step (user annotations, NVTX, 2021 Operators).
     auto visit_range = [&](std::string_view name, TimeNs s, TimeNs e, int64_t tid) {
-      if (StartsWith(name, "enumerate(DataLoader)")) {
+      const HostRangeRole role = ClassifyHostRange(name);
+      if (role == HostRangeRole::kDataLoader) {
         dataloader_.push_back({s, e});
         dataloader_names_.insert(std::string(name));
-      } else if (StartsWith(name, "Optimizer.step#") || StartsWith(name, "Optimizer.step")) {
+      } else if (role == HostRangeRole::kOptimizerStep) {
         optimizer_ranges_.push_back({s, e, tid});
         optimizer_names_.insert(std::string(name));
       }
@@ -376,7 +386,9 @@ class Diagnoser {
         visit_range(t_.str(r.name), r.start_ns, r.end_ns, r.tid);
     for (const CpuOp& op : t_.cpu_ops) {
       std::string_view n = t_.str(op.name);
-      if (StartsWith(n, "enumerate(DataLoader)") || StartsWith(n, "Optimizer.step")) visit_range(n, op.start_ns, op.end_ns, op.tid);
+      const HostRangeRole role = ClassifyHostRange(n);
+      if (role == HostRangeRole::kDataLoader || role == HostRangeRole::kOptimizerStep)
+        visit_range(n, op.start_ns, op.end_ns, op.tid);
     }
     dataloader_ = MergeIntervals(std::move(dataloader_));
     std::sort(optimizer_ranges_.begin(), optimizer_ranges_.end(),
@@ -481,11 +493,6 @@ class Diagnoser {
     return -1;
   }
 
-  bool IsFusedOptimizerKernel(std::string_view name) const {
-    return Contains(name, "FusedAdam") || Contains(name, "fused_adam") || Contains(name, "FusedSgd") ||
-           Contains(name, "fused_sgd") || Contains(name, "FusedOptimizerTensorListMetadata");
-  }
-
   void BuildSteps() {
     const auto& s = ra_.steps.steps;
     steps_.resize(s.size());
@@ -505,16 +512,15 @@ class Diagnoser {
       const int64_t st = StepOfLaunch(t);
       if (st < 0) continue;
       StepFacts& f = steps_[static_cast<size_t>(st)];
-      const std::string_view name = t_.str(t_.kernels[ki].name);
       const KernelClass& c = kclass_[ki];
-      if (Contains(name, "amp_update_scale")) f.updates++;
-      if (Contains(name, "non_finite_check_and_unscale")) f.unscales++;
+      if (c.role == KernelRole::kAmpUpdateScale) f.updates++;
+      if (c.role == KernelRole::kAmpUnscale) f.unscales++;
       if (c.category == KernelCategory::kOptimizer) f.optimizer_category_kernels++;
-      if (IsFusedOptimizerKernel(name)) f.fused_optimizer = true;
+      if (c.role == KernelRole::kOptimizerFused) f.fused_optimizer = true;
       const ApiCall& a = t_.api_calls[static_cast<size_t>(launch_of_.at(ki))];
       if (OptimizerRangeAt(t, a.tid) >= 0) {
         f.optimizer_kernels++;
-        if (!Contains(name, "multi_tensor_apply")) f.per_param_optimizer_kernels++;
+        if (!c.multi_tensor_apply) f.per_param_optimizer_kernels++;
       }
     }
   }
@@ -531,15 +537,15 @@ class Diagnoser {
     for (const ApiCall& a : t_.api_calls) {
       if (!InWindows(a.start_ns)) continue;
       std::string_view name = t_.str(a.name);
-      if (IsSyncApi(name)) {
+      const ApiRole role = ClassifyApi(name);
+      if (role == ApiRole::kSync) {
         calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name), true});
         continue;
       }
-      const bool memcpy_api = StartsWith(name, "cudaMemcpy") || StartsWith(name, "cuMemcpy") || StartsWith(name, "hipMemcpy");
-      if (!memcpy_api) continue;
+      if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) continue;
       auto it = memcpy_by_corr_.find(a.correlation);
       const MemcpyEvent* m = it == memcpy_by_corr_.end() ? nullptr : it->second;
-      const bool async = Contains(name, "Async");
+      const bool async = role == ApiRole::kMemcpyAsync;
       bool blocking = false;
       if (!async) {
         // cudaMemcpy: synchronous, except small H2D copies (staged) and device-only copies [nsys].
@@ -589,7 +595,7 @@ class Diagnoser {
       if (it != kernel_launch_.begin()) {
         const uint32_t ki = std::prev(it)->second;
         p.waited_for = ShortName(t_.str(t_.kernels[ki].name), 70);
-        p.scaler = kclass_[ki].category == KernelCategory::kAmpScaler || Contains(t_.str(t_.kernels[ki].name), "non_finite_check_and_unscale");
+        p.scaler = kclass_[ki].category == KernelCategory::kAmpScaler || kclass_[ki].role == KernelRole::kAmpUnscale;
       }
       const std::string ops = OpChainName(p.tid, p.start_ns);
       if (!ops.empty()) p.label = ops + ": " + p.label;
@@ -608,16 +614,17 @@ class Diagnoser {
     std::vector<Interval> pageable_api, alloc_api, free_api;
     for (const ApiCall& a : t_.api_calls) {
       std::string_view name = t_.str(a.name);
-      if (StartsWith(name, "cudaMalloc") || StartsWith(name, "cuMemAlloc") || StartsWith(name, "cudaFree") || StartsWith(name, "cuMemFree")) {
+      const ApiRole role = ClassifyApi(name);
+      if (role == ApiRole::kAlloc || role == ApiRole::kFree) {
         alloc_api.push_back({a.start_ns, a.end_ns});
-        if (StartsWith(name, "cudaFree") || StartsWith(name, "cuMemFree")) free_api.push_back({a.start_ns, a.end_ns});
+        if (role == ApiRole::kFree) free_api.push_back({a.start_ns, a.end_ns});
         if (InWindows(a.start_ns)) {
           const int64_t st = StepOfLaunch(a.start_ns);
           alloc_calls_.push_back({a.start_ns, st, std::string(name)});
         }
         continue;
       }
-      if (!Contains(name, "emcpy")) continue;
+      if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) continue;
       auto it = memcpy_by_corr_.find(a.correlation);
       if (it != memcpy_by_corr_.end() && it->second->kind == MemcpyKind::kHtoD && it->second->src_kind == MemoryKind::kPageable)
         pageable_api.push_back({a.start_ns, a.end_ns});
@@ -711,7 +718,7 @@ class Diagnoser {
 
   json RangesJson(const std::vector<std::pair<TimeNs, TimeNs>>& r) const {
     json a = json::array();
-    for (const auto& [s, e] : r) a.push_back({{"start_us", Us(s)}, {"end_us", Us(e)}, {"dur_us", Us(e - s)}});
+    for (const auto& [s, e] : r) a.push_back({{"start_us", NsToUsRounded3(s)}, {"end_us", NsToUsRounded3(e)}, {"dur_us", NsToUsRounded3(e - s)}});
     return a;
   }
 
@@ -793,7 +800,7 @@ class Diagnoser {
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
     json out = json::array();
     for (size_t i = 0; i < v.size() && i < n; ++i)
-      out.push_back({{"name", ShortName(t_.str(v[i].first), 160)}, {"count", v[i].second.count}, {"time_us", Us(v[i].second.ns)}});
+      out.push_back({{"name", ShortName(t_.str(v[i].first), 160)}, {"count", v[i].second.count}, {"time_us", NsToUsRounded3(v[i].second.ns)}});
     return out;
   }
   std::string KernelList(const json& top, size_t n = 3) const {
@@ -894,7 +901,7 @@ class Diagnoser {
       f.evidence = {{"tensor_core_kernel_time_pct", Round(tc_pct_)},
                     {"low_precision_matmul_pct", Round(lowp_pct)},
                     {"eligible_kernel_time_pct", Round(eligible_pct)},
-                    {"eligible_kernel_time_us", Us(eligible_ns)},
+                    {"eligible_kernel_time_us", NsToUsRounded3(eligible_ns)},
                     {"eligible_basis", eligible_basis},
                     {"top_kernels", top},
                     {"estimate", fmt::format("fp32/tf32 matmul time x (1 - its peak / fp16-TC peak: SIMT {:.3f}, TF32 {:.3f}), or the "
@@ -972,7 +979,7 @@ class Diagnoser {
                                    "torch.set_float32_matmul_precision('high') so they use TF32 Tensor Cores.",
                                    KernelList(top), ops.empty() ? "" : "launched by " + ops + " "));
       f.evidence = {{"fp32_simt_gemm_share_pct", Round(simt_share_)},
-                    {"fp32_simt_gemm_time_us", Us(simt)},
+                    {"fp32_simt_gemm_time_us", NsToUsRounded3(simt)},
                     {"top_kernels", top},
                     {"fp32_ops", fp32_top},
                     {"estimate", fmt::format("fp32 SIMT GEMM time x (1 - fp32/fp16-TC peak ratio {:.3f}); {}", ratio, basis)}};
@@ -986,7 +993,7 @@ class Diagnoser {
                                    "model.half() / manual casts do. Keep the model in fp32 and use torch.autocast, or "
                                    "compute the loss on logits.float().",
                                    lowp_loss_ops_, fmt::join(lowp_loss_names_, ", ")));
-      f.evidence = {{"ops", lowp_loss_names_}, {"calls", lowp_loss_ops_}, {"kernel_time_us", Us(lowp_loss_ns_)}};
+      f.evidence = {{"ops", lowp_loss_names_}, {"calls", lowp_loss_ops_}, {"kernel_time_us", NsToUsRounded3(lowp_loss_ns_)}};
       item.status = CheckStatus::kWarn;
       return;
     }
@@ -1001,17 +1008,11 @@ class Diagnoser {
   }
 
   void LossNormCheck() {
-    static constexpr std::string_view kFp32Ops[] = {
-        "aten::layer_norm", "aten::native_layer_norm", "aten::group_norm", "aten::nll_loss", "aten::nll_loss_nd",
-        "aten::nll_loss2d", "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss",
-        "aten::kl_div", "aten::binary_cross_entropy_with_logits", "aten::cosine_embedding_loss", "aten::margin_ranking_loss"};
     std::set<std::string> names;
     for (const CpuOp& op : t_.cpu_ops) {
       if (!InWindows(op.start_ns) || op.input_types == kNoString) continue;
       std::string_view n = t_.str(op.name);
-      bool listed = false;
-      for (std::string_view k : kFp32Ops) listed = listed || n == k;
-      if (!listed) continue;
+      if (!IsAutocastFp32Op(n)) continue;
       const Precision p = PrecisionFromTypeTags(t_.str(op.input_types));
       if (p == Precision::kFp16 || p == Precision::kBf16) {
         ++lowp_loss_ops_;
@@ -1059,11 +1060,12 @@ class Diagnoser {
         return c[c.size() - 2] == k;
       };
       bool ok = false;
-      if (name == "aten::mm" || name == "aten::matmul" || name == "aten::bmm") {
+      const GemmOpForm form = ClassifyGemmOp(name);
+      if (form == GemmOpForm::kAB) {
         ok = d.size() >= 2 && last2(d[0], d[1]);
-      } else if (name == "aten::addmm" || name == "aten::baddbmm" || name == "aten::addbmm") {
+      } else if (form == GemmOpForm::kBiasAB) {
         ok = d.size() >= 3 && last2(d[1], d[2]);
-      } else if (name == "aten::linear") {
+      } else if (form == GemmOpForm::kLinear) {
         // linear(x[..., k], w[n, k])
         if (d.size() >= 2 && d[0].size() >= 2 && d[1].size() == 2 && d[1][1] == d[0].back()) {
           m = 1;
@@ -1142,7 +1144,7 @@ class Diagnoser {
     for (size_t i = 0; i < lows.size() && i < 6; ++i) {
       const Group& g = *lows[i].second;
       low.push_back({{"op", g.op}, {"input_dims", g.dims}, {"precision", g.precision}, {"calls", g.calls},
-                     {"time_us", Us(g.ns)}, {"achieved_tflops", Round(g.flops / static_cast<double>(g.ns) * 1e9 / 1e12, 1)},
+                     {"time_us", NsToUsRounded3(g.ns)}, {"achieved_tflops", Round(g.flops / static_cast<double>(g.ns) * 1e9 / 1e12, 1)},
                      {"efficiency_pct", Round(lows[i].first, 1)}, {"dims_multiple_of_8", !g.misaligned}});
     }
     const double pct = PctOfWindow(saving);
@@ -1161,7 +1163,7 @@ class Diagnoser {
                                                 : "",
                                  target));
     f.evidence = {{"large_gemm_efficiency_pct", Round(gemm_eff_pct_)},
-                  {"low_efficiency_gemm_time_us", Us(low_ns)},
+                  {"low_efficiency_gemm_time_us", NsToUsRounded3(low_ns)},
                   {"target_efficiency_pct", Round(target)},
                   {"gemms", low},
                   {"estimate", "sum over GEMM shapes below the threshold of time - FLOPs / (target efficiency x peak)"}};
@@ -1190,9 +1192,8 @@ class Diagnoser {
     if (steps_.empty()) {
       for (size_t i = 0; i < t_.kernels.size(); ++i) {
         if (!in_window_[i]) continue;
-        std::string_view n = t_.str(t_.kernels[i].name);
-        updates += Contains(n, "amp_update_scale");
-        unscales += Contains(n, "non_finite_check_and_unscale");
+        updates += kclass_[i].role == KernelRole::kAmpUpdateScale;
+        unscales += kclass_[i].role == KernelRole::kAmpUnscale;
       }
     }
     const bool scaler = updates > 0 || unscales > 0;
@@ -1218,7 +1219,7 @@ class Diagnoser {
                                    "gradients underflow in fp16. Use torch.amp.GradScaler('cuda') (scaler.scale(loss).backward(); "
                                    "scaler.step(opt); scaler.update()), or switch autocast to bfloat16.",
                                    fp16_share));
-      f.evidence = {{"fp16_gemm_time_us", Us(fp16)}, {"bf16_gemm_time_us", Us(bf16)}, {"scaler_kernels", 0}};
+      f.evidence = {{"fp16_gemm_time_us", NsToUsRounded3(fp16)}, {"bf16_gemm_time_us", NsToUsRounded3(bf16)}, {"scaler_kernels", 0}};
       item.status = CheckStatus::kFail;
       item.value = 0;
       return;
@@ -1284,7 +1285,7 @@ class Diagnoser {
       json nums = json::array();
       for (size_t i = 0; i < start_run; ++i) nums.push_back(steps_[i].number);
       f.evidence = {{"skipped_steps", nums}, {"inferred_scale_factor_too_high", std::pow(2.0, static_cast<double>(start_run))},
-                    {"wasted_time_us", Us(start_skip_ns)}};
+                    {"wasted_time_us", NsToUsRounded3(start_skip_ns)}};
       item.status = CheckStatus::kFail;
     }
     if (steady > 0 && skip_rate > kSkipRatePct) {
@@ -1299,7 +1300,7 @@ class Diagnoser {
                                    "too-high learning rate), compute the loss in fp32, or train in bf16.",
                                    nums.dump()));
       f.evidence = {{"skipped_steps", nums}, {"skip_rate_pct", Round(skip_rate)}, {"steps_after_warmup", steady},
-                    {"wasted_time_us", Us(steady_skip_ns)}};
+                    {"wasted_time_us", NsToUsRounded3(steady_skip_ns)}};
       item.status = CheckStatus::kFail;
     }
     if (!fp16_run && scaler && lowp > 0) {
@@ -1311,7 +1312,7 @@ class Diagnoser {
       Finding& f = Add(Fid::kScalerWithBf16, FindingSeverity::kInfo, pct, "GradScaler used with bf16",
                        "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
                        "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
-      f.evidence = {{"scaler_kernel_time_us", Us(scaler_ns)}, {"scaler_sync_idle_us", Us(cause_ns_[static_cast<size_t>(Cause::kScalerSync)])},
+      f.evidence = {{"scaler_kernel_time_us", NsToUsRounded3(scaler_ns)}, {"scaler_sync_idle_us", NsToUsRounded3(cause_ns_[static_cast<size_t>(Cause::kScalerSync)])},
                     {"bf16_share_pct", Round(100.0 - fp16_share)}};
     }
   }
@@ -1405,7 +1406,7 @@ class Diagnoser {
         const KernelEvent& last = t_.kernels[chains[c].k.back()];
         ranges.emplace_back(first.start_ns, last.end_ns);
         top.push_back({{"kernels", ks}, {"ops", std::vector<std::string>(ops.begin(), ops.end())}, {"stream", first.stream},
-                       {"start_us", Us(first.start_ns)}, {"end_us", Us(last.end_ns)}, {"saving_us", Us(chains[c].saving)}});
+                       {"start_us", NsToUsRounded3(first.start_ns)}, {"end_us", NsToUsRounded3(last.end_ns)}, {"saving_us", NsToUsRounded3(chains[c].saving)}});
         if (c == 0)
           example = fmt::format("{} kernels on stream {} at {:.3f} ms ({})", chains[c].k.size(), first.stream, Ms(first.start_ns),
                                 fmt::join(std::vector<std::string>(ops.begin(), ops.end()), ", "));
@@ -1461,7 +1462,7 @@ class Diagnoser {
                                    "per group of tensors).",
                                    per_step, Ms(idle) / nsteps_));
       f.evidence = {{"per_parameter_kernels_per_step", Round(per_step)}, {"optimizer_kernels_per_step", Round(opt_kernels / nsteps_)},
-                    {"optimizer_gpu_busy_us", Us(busy)}, {"optimizer_gpu_idle_us", Us(idle)},
+                    {"optimizer_gpu_busy_us", NsToUsRounded3(busy)}, {"optimizer_gpu_idle_us", NsToUsRounded3(idle)},
                     {"estimate", "GPU idle inside the optimizer's kernel span (launch overhead a fused step removes)"}};
       f.time_ranges = ranges;
     }
@@ -1507,7 +1508,7 @@ class Diagnoser {
                                    "micro-batch: its weight-cast cache is cleared on exit), keep frozen weights in fp16/bf16, "
                                    "and avoid .half()/.float() round trips between layers.",
                                    KernelList(top)));
-      f.evidence = {{"cast_time_us", Us(cast)}, {"cast_pct_of_step", Round(cast_pct)}, {"top_kernels", top},
+      f.evidence = {{"cast_time_us", NsToUsRounded3(cast)}, {"cast_pct_of_step", Round(cast_pct)}, {"top_kernels", top},
                     {"estimate", "all cast kernel time (upper bound)"}};
     }
   }
@@ -1574,7 +1575,7 @@ class Diagnoser {
                                    dataloader_names_.empty() ? std::string("The DataLoader") : *dataloader_names_.begin(),
                                    Ms(dl_exposed) / nsteps_));
       f.evidence = {{"dataloader_pct_of_step", Round(dl_raw_pct)}, {"exposed_pct_of_step", Round(dl_pct)},
-                    {"exposed_per_step_us", Us(dl_exposed / static_cast<TimeNs>(nsteps_))},
+                    {"exposed_per_step_us", NsToUsRounded3(dl_exposed / static_cast<TimeNs>(nsteps_))},
                     {"ranges", std::vector<std::string>(dataloader_names_.begin(), dataloader_names_.end())},
                     {"estimate", "DataLoader time not overlapped by GPU work or runtime calls"}};
       f.time_ranges = TopRanges(Cause::kDataLoader);
@@ -1587,7 +1588,7 @@ class Diagnoser {
                        "Each step starts with the GPU idle while the host prepares the batch. Prefetch the next batch "
                        "(a background DataLoader, pin_memory=True and .to(device, non_blocking=True) issued one step ahead) "
                        "and move per-step host work after the forward launch.");
-      f.evidence = {{"idle_at_step_start_us_per_step", Us(idle_start / static_cast<TimeNs>(nsteps_))}};
+      f.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(nsteps_))}};
       item.status = CheckStatus::kFail;
     }
     if (pg_count > 0) {
@@ -1611,7 +1612,7 @@ class Diagnoser {
                        "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
                        "after the transfer). Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and "
                        ".to('cuda', non_blocking=True).");
-      f.evidence = {{"copies", pg_count}, {"bytes", pg_bytes}, {"time_us", Us(pg_ns)},
+      f.evidence = {{"copies", pg_count}, {"bytes", pg_bytes}, {"time_us", NsToUsRounded3(pg_ns)},
                     {"pinned_bandwidth_gbs", Round(pinned_bw)}, {"pinned_bandwidth_basis", bw_basis},
                     {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};
       if (item.status == CheckStatus::kPass) item.status = CheckStatus::kWarn;
@@ -1727,7 +1728,7 @@ class Diagnoser {
                                    "no_sync() for gradient accumulation, or compress gradients (bf16/fp16 comm hook).",
                                    KernelList(top)));
       f.evidence = {{"communication_pct_of_step", Round(share)}, {"overlap_pct", Round(overlap)},
-                    {"exposed_us_per_step", Us(exposed / static_cast<TimeNs>(nsteps_))},
+                    {"exposed_us_per_step", NsToUsRounded3(exposed / static_cast<TimeNs>(nsteps_))},
                     {"collectives_per_step", Round(static_cast<double>(collectives) / nsteps_)}, {"top_kernels", top},
                     {"estimate", "communication kernel time not overlapped by compute kernels (what full overlap would hide)"}};
       std::sort(exposed_ranges.begin(), exposed_ranges.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
@@ -1834,7 +1835,7 @@ class Diagnoser {
       if (a.step < kWarmupStepsExcluded) continue;
       ++steady_calls;
       by_name[a.name]++;
-      if (StartsWith(a.name, "cudaFree") || StartsWith(a.name, "cuMemFree")) ++steady_frees;
+      if (ClassifyApi(a.name) == ApiRole::kFree) ++steady_frees;
     }
     const size_t steady_steps = steps_.size() > static_cast<size_t>(kWarmupStepsExcluded) ? steps_.size() - kWarmupStepsExcluded : 0;
     std::vector<std::string> parts;
@@ -1943,7 +1944,7 @@ class Diagnoser {
                                    "out ({}{}). Convert the model and inputs to channels_last: "
                                    "model.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last).",
                                    KernelList(top), ops.empty() ? "" : fmt::format("; around {}", fmt::join(ops, ", "))));
-      f.evidence = {{"layout_transform_time_us", Us(layout)}, {"conv_time_us", Us(conv)}, {"pct_of_conv", Round(layout_pct_of_conv_)},
+      f.evidence = {{"layout_transform_time_us", NsToUsRounded3(layout)}, {"conv_time_us", NsToUsRounded3(conv)}, {"pct_of_conv", Round(layout_pct_of_conv_)},
                     {"top_kernels", top}, {"estimate", "all transpose kernel time (channels_last removes them)"}};
     }
   }
@@ -2020,7 +2021,7 @@ class Diagnoser {
           occ_den += static_cast<double>(t_.kernels[i].duration_ns());
         }
         d.metrics = {{"kernels_per_step", Round(ra_.launches.kernels_per_step)},
-                     {"median_kernel_us", Us(ra_.launches.median_kernel_ns)},
+                     {"median_kernel_us", NsToUsRounded3(ra_.launches.median_kernel_ns)},
                      {"launch_api_time_pct_of_kernel_time",
                       kernel_total_ns_ > 0 ? Round(100.0 * static_cast<double>(ra_.launches.launch_api_time_ns) / static_cast<double>(kernel_total_ns_)) : 0.0},
                      {"est_achieved_occupancy_pct", occ_den > 0 ? json(Round(occ_num / occ_den)) : json(nullptr)},

@@ -3,8 +3,11 @@
 // Definitions: hta/analyzers/breakdown_analysis.py, hta/trace_analysis.py.
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include "analyzers/analyze.h"
+#include "trace/classify/host_roles.h"
+#include "trace/classify/kernel_classifier.h"
 
 namespace ampscope {
 
@@ -16,7 +19,7 @@ HtaBreakdown ComputeHtaBreakdown(const Trace& trace, int32_t stream) {
   {
     std::vector<TimeNs> starts;
     for (const Range& r : trace.ranges)
-      if (r.kind == RangeKind::kCpuAnnotation && trace.str(r.name).rfind("ProfilerStep#", 0) == 0)
+      if (r.kind == RangeKind::kCpuAnnotation && ClassifyHostRange(trace.str(r.name)) == HostRangeRole::kProfilerStep)
         starts.push_back(r.start_ns);
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
@@ -38,8 +41,14 @@ HtaBreakdown ComputeHtaBreakdown(const Trace& trace, int32_t stream) {
     if (launch < first_step || launch >= last_step) return;
     evs.push_back({s, e, launch, st, compute});
   };
-  for (const KernelEvent& k : trace.kernels)
-    add(k.start_ns, k.end_ns, k.correlation, k.stream, trace.str(k.name).rfind("nccl", 0) != 0);
+  // HTA's COMPUTATION kernels: everything but NCCL collectives (one classification per name).
+  std::unordered_map<StringId, bool> compute_by_name;
+  for (const KernelEvent& k : trace.kernels) {
+    auto it = compute_by_name.find(k.name);
+    if (it == compute_by_name.end())
+      it = compute_by_name.emplace(k.name, ClassifyKernel(trace.str(k.name)).role != KernelRole::kNcclCollective).first;
+    add(k.start_ns, k.end_ns, k.correlation, k.stream, it->second);
+  }
   for (const MemcpyEvent& m : trace.memcpys) add(m.start_ns, m.end_ns, m.correlation, m.stream, false);
   for (const MemsetEvent& m : trace.memsets) add(m.start_ns, m.end_ns, m.correlation, m.stream, false);
   if (evs.empty()) return out;

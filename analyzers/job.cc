@@ -181,7 +181,7 @@ JobAnalysis AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& 
     const Trace& t = traces[i];
     StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
     if (!ra.ok()) {
-      job.diagnostics.Add("analysis_failed", Severity::kError, -1, t.metadata.path + ": " + ra.status().message());
+      job.diagnostics.Add(DiagCode::kAnalysisFailed, -1, t.metadata.path + ": " + ra.status().message());
       continue;
     }
     RankAnalysis r = std::move(ra).value();

@@ -12,6 +12,8 @@
 #include <utility>
 
 #include "analyzers/analyze.h"
+#include "base/units.h"
+#include "base/strings.h"
 
 namespace ampscope {
 
@@ -27,14 +29,11 @@ double Round(double v, int decimals) {
   double f = std::pow(10.0, decimals);
   return std::round(v * f) / f;
 }
-double Us(TimeNs ns) { return Round(static_cast<double>(ns) / 1000.0, 3); }
 // a / b * 100, or null when b is 0.
 json Pct(TimeNs a, TimeNs b) {
   if (b <= 0) return nullptr;
   return Round(100.0 * static_cast<double>(a) / static_cast<double>(b), 3);
 }
-
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // The analysed window: the union of the step windows (sorted, merged), or everything.
 class WindowSet {
@@ -131,7 +130,7 @@ json TopList(const std::vector<KernelSummary>& summaries, TimeNs total_ns, Pred 
     if (!pred(s.cls)) continue;
     out.push_back({{"name", s.name_str},
                    {"count", s.count},
-                   {"time_us", Us(s.total_ns)},
+                   {"time_us", NsToUsRounded3(s.total_ns)},
                    {"pct_of_kernel_time", Pct(s.total_ns, total_ns)},
                    {"category", KernelCategoryName(s.cls.category)},
                    {"precision", PrecisionName(s.cls.precision)}});
@@ -163,42 +162,6 @@ const char* Tf32Switch(int32_t cc_major, TimeNs tf32_ns, TimeNs fp32_simt_ns) {
   if (tf32_ns == 0) return "off";
   return "mixed";
 }
-
-// ---------------------------------------------------------------------------------------
-// Tensor-Core-eligible ops
-
-// Exact op names (forward ops, in-place and backward aten ops).
-constexpr std::string_view kEligibleOps[] = {
-    // autocast lower_precision_fp (CUDA), PyTorch 2.x, diagnosis_rules.md §B
-    "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
-    "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d", "aten::convolution",
-    "aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::einsum", "aten::mm",
-    "aten::mv", "aten::linalg_vecdot", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
-    "aten::chain_matmul", "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell",
-    "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell", "aten::rnn_relu_cell",
-    "aten::_scaled_dot_product_flash_attention", "aten::scaled_dot_product_attention",
-    "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
-    // TensorBoard plugin TC_OP_Allowlist extras (tensor_core.py)
-    "aten::_convolution_nogroup", "aten::addmm_", "aten::cudnn_convolution_backward",
-    "aten::cudnn_convolution_backward_input", "aten::cudnn_convolution_backward_weight",
-    "aten::cudnn_convolution_transpose_backward", "aten::cudnn_convolution_transpose_backward_input",
-    "aten::cudnn_convolution_transpose_backward_weight",
-    // ops that do the same math in PyTorch 2.x (backward convs, attention kernels, fused/fp8 GEMMs)
-    "aten::convolution_backward", "aten::baddbmm_", "aten::addbmm_", "aten::_addmm_activation", "aten::_scaled_mm",
-    "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
-    "aten::_scaled_dot_product_flash_attention_backward", "aten::_scaled_dot_product_efficient_attention_backward",
-    "aten::_scaled_dot_product_cudnn_attention_backward", "aten::_flash_attention_forward",
-    "aten::_flash_attention_backward", "aten::_efficient_attention_forward", "aten::_efficient_attention_backward",
-};
-
-// Autograd backward nodes, matched after stripping the trailing version digits
-// (MmBackward / MmBackward0, CudnnConvolutionBackward / ...Backward0).
-constexpr std::string_view kEligibleBackwardNodes[] = {
-    "CudnnConvolutionBackward", "CudnnConvolutionTransposeBackward", "ConvolutionBackward",
-    "MmBackward", "BmmBackward", "AddmmBackward", "AddbmmBackward", "BaddbmmBackward", "AddmvBackward",
-    "MvBackward", "AddrBackward", "ScaledDotProductFlashAttentionBackward",
-    "ScaledDotProductEfficientAttentionBackward", "ScaledDotProductCudnnAttentionBackward",
-};
 
 enum class DtypeClass : uint8_t { kLowp, kFull, kUnknown };
 DtypeClass ClassOf(Precision p) {
@@ -240,7 +203,7 @@ json OpKernelList(const Trace& trace, const OpGroup& g, ClassCache& cache, size_
     const KernelClass& c = cache.Get(v[i].first);
     out.push_back({{"name", std::string(trace.str(v[i].first))},
                    {"count", v[i].second.count},
-                   {"time_us", Us(v[i].second.ns)},
+                   {"time_us", NsToUsRounded3(v[i].second.ns)},
                    {"precision", PrecisionName(c.precision)},
                    {"tensor_core", TensorCoreUseName(c.tensor_core)}});
   }
@@ -463,7 +426,7 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
                      {"dtype_source", g.dtype_source},
                      {"kernel_precision", PrecisionName(g.kernel_precision)},
                      {"calls", g.calls},
-                     {"kernel_time_us", Us(g.ns)},
+                     {"kernel_time_us", NsToUsRounded3(g.ns)},
                      {"pct_of_eligible", Pct(g.ns, eligible_ns)},
                      {"tensor_core_pct", Pct(g.tc_ns, g.ns)},
                      {"kernels", OpKernelList(trace, g, cache, kTopOpKernels)}});
@@ -471,13 +434,13 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
       fp32_ops.push_back({{"name", g.name},
                           {"dtype", PrecisionName(g.dtype)},
                           {"calls", g.calls},
-                          {"kernel_time_us", Us(g.ns)},
+                          {"kernel_time_us", NsToUsRounded3(g.ns)},
                           {"pct_of_eligible", Pct(g.ns, eligible_ns)},
                           {"kernels", OpKernelList(trace, g, cache, 3)}});
   }
   json dtype_us = json::object();
   for (size_t p = 0; p < by_dtype.size(); ++p)
-    if (by_dtype[p] > 0) dtype_us[PrecisionName(static_cast<Precision>(p))] = Us(by_dtype[p]);
+    if (by_dtype[p] > 0) dtype_us[PrecisionName(static_cast<Precision>(p))] = NsToUsRounded3(by_dtype[p]);
 
   out["available"] = true;
   out["has_input_types"] = has_input_types;
@@ -485,11 +448,11 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
       "eligible_kernel_time_pct = kernel time launched by bottom-most Tensor-Core-eligible ops / kernel time "
       "launched by all ops (TensorBoard plugin tc_eligible_ops_kernel_ratio); lowp_share_pct = fp16/bf16/fp8 "
       "share of the eligible ops' kernel time whose dtype is known";
-  out["op_kernel_time_us"] = Us(op_kernel_ns);
-  out["eligible_kernel_time_us"] = Us(eligible_ns);
+  out["op_kernel_time_us"] = NsToUsRounded3(op_kernel_ns);
+  out["eligible_kernel_time_us"] = NsToUsRounded3(eligible_ns);
   out["eligible_kernel_time_pct"] = Pct(eligible_ns, op_kernel_ns);
   out["eligible_pct_of_all_kernel_time"] = Pct(eligible_ns, window_kernel_ns);
-  out["unattributed_kernel_time_us"] = Us(unattributed_ns);
+  out["unattributed_kernel_time_us"] = NsToUsRounded3(unattributed_ns);
   out["lowp_share_pct"] = Pct(lowp_ns, lowp_ns + full_ns);
   out["fp32_share_pct"] = Pct(full_ns, lowp_ns + full_ns);
   out["unknown_dtype_pct"] = Pct(unknown_ns, eligible_ns);
@@ -500,23 +463,6 @@ json AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cac
 }
 
 }  // namespace
-
-bool IsTensorCoreEligibleOp(std::string_view name) {
-  for (std::string_view e : kEligibleOps)
-    if (name == e) return true;
-  std::string_view base = name;
-  while (!base.empty() && base.back() >= '0' && base.back() <= '9') base.remove_suffix(1);
-  for (std::string_view e : kEligibleBackwardNodes)
-    if (base == e) return true;
-  return false;
-}
-
-bool IsExcludedFromOpKernelTime(std::string_view name) {
-  if (StartsWith(name, "enumerate(DataLoader)#") && name.size() >= 9 && name.substr(name.size() - 9) == ".__next__")
-    return true;
-  return StartsWith(name, "Optimizer.") || StartsWith(name, "ProfilerStep#") || name == "DataParallel.forward" ||
-         name == "DistributedDataParallel.forward";
-}
 
 std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalysis& steps) {
   WindowSet window(steps);
@@ -584,8 +530,8 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
   json tcj = json::object();
   tcj["kernel_time_pct"] = Pct(tc_ns, total_ns);
   tcj["kernel_time_source"] = "estimated";
-  tcj["tc_kernel_time_us"] = Us(tc_ns);
-  tcj["kernel_time_us"] = Us(total_ns);
+  tcj["tc_kernel_time_us"] = NsToUsRounded3(tc_ns);
+  tcj["kernel_time_us"] = NsToUsRounded3(total_ns);
   tcj["unknown_tc_kernel_time_pct"] = Pct(tc_unknown_ns, total_ns);
   tcj["top_kernels"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.tensor_core == TensorCoreUse::kYes; });
   tcj["unknown_top_kernels"] =
@@ -625,12 +571,12 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
     if (by_cat[i] > 0) cat_pct[KernelCategoryName(static_cast<KernelCategory>(i))] = Pct(by_cat[i], total_ns);
   for (size_t i = 0; i < kPrecs; ++i)
     if (by_prec[i] > 0) prec_pct[PrecisionName(static_cast<Precision>(i))] = Pct(by_prec[i], total_ns);
-  pj["kernel_time_us"] = Us(total_ns);
+  pj["kernel_time_us"] = NsToUsRounded3(total_ns);
   pj["kernel_count"] = kernel_count;
   pj["kernel_time_by_category_pct"] = cat_pct;
   pj["kernel_time_by_precision_pct"] = prec_pct;
-  pj["gemm_conv_time_us"] = Us(gemm_conv_ns);
-  pj["fp32_simt_gemm_time_us"] = Us(simt_gemm_ns + simt_conv_ns);
+  pj["gemm_conv_time_us"] = NsToUsRounded3(gemm_conv_ns);
+  pj["fp32_simt_gemm_time_us"] = NsToUsRounded3(simt_gemm_ns + simt_conv_ns);
   pj["fp32_simt_gemm_pct_of_gemm"] = Pct(simt_gemm_ns + simt_conv_ns, gemm_conv_ns);
   pj["fp32_simt_top"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.fp32_simt_gemm; });
   pj["top_by_precision"] = {
@@ -658,11 +604,11 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
   casts["count_per_step"] =
       ra.steps.steps.empty() ? json(nullptr)
                              : json(Round(static_cast<double>(cast_count) / static_cast<double>(ra.steps.steps.size()), 3));
-  casts["time_us"] = Us(cast_ns);
+  casts["time_us"] = NsToUsRounded3(cast_ns);
   casts["time_pct"] = Pct(cast_ns, total_ns);
   casts["top"] = TopList(summaries, total_ns, [](const KernelClass& c) { return c.category == KernelCategory::kCast; });
   casts["fused_cast_kernels"] = {{"count", fused_cast_count},
-                                 {"time_us", Us(fused_cast_ns)},
+                                 {"time_us", NsToUsRounded3(fused_cast_ns)},
                                  {"note", "Triton/Inductor kernels whose names show a fused dtype conversion "
                                           "(_to_copy, convert_element_type); not counted in count/time_us"}};
   pj["casts"] = casts;

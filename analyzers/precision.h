@@ -1,5 +1,5 @@
 // Precision mix, Tensor Core use, casts and op-level precision, from the kernel classifier
-// (trace/kernel_classifier.h) and, when the trace has them, the cpu_op events.
+// (trace/classify/kernel_classifier.h) and, when the trace has them, the cpu_op events.
 //
 // Only kernels whose start lies in the analysed step windows count (the union of
 // ra.steps.steps; the whole trace when there are no steps). See docs/classifier.md.
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope {
 
@@ -21,15 +22,7 @@ void AnalyzePrecision(const Trace& trace, RankAnalysis& ra);
 // Used by `ampscope kernels` and the reports.
 std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalysis& steps);
 
-// ---- building blocks (exposed for tests) ----
-
-// True for ops whose math can run on Tensor Cores: autocast's lower-precision CUDA list
-// (aten/src/ATen/autocast_mode.h), the TensorBoard plugin's TC_OP_Allowlist (tensor_core.py),
-// their in-place/backward forms and the autograd backward nodes (MmBackward0, ConvolutionBackward0 ...).
-bool IsTensorCoreEligibleOp(std::string_view op_name);
-
-// Ops the TensorBoard plugin leaves out of "all ops" (node.py is_operator_node): the DataLoader's
-// __next__, Optimizer.*, (Distributed)DataParallel.forward, ProfilerStep#N.
-bool IsExcludedFromOpKernelTime(std::string_view op_name);
+// The op-name predicates this analyzer uses (IsTensorCoreEligibleOp, IsExcludedFromOpKernelTime)
+// are in trace/classify/host_roles.h, included above.
 
 }  // namespace ampscope

@@ -18,9 +18,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "trace/input_stream.h"
-#include "trace/json_scanner.h"
-#include "trace/kineto_reader.h"
+#include "trace/io/input_stream.h"
+#include "trace/io/json_scanner.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace {
 

@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/input_stream.h"
-#include "trace/json_scanner.h"
-#include "trace/kineto_reader.h"
+#include "trace/io/input_stream.h"
+#include "trace/io/json_scanner.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace {
 

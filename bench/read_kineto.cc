@@ -9,7 +9,7 @@
 #include <ctime>
 #include <string>
 
-#include "trace/kineto_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace {
 

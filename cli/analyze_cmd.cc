@@ -3,64 +3,49 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <regex>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
+#include "analyzers/gpu_peaks.h"
+#include "base/atomic_write.h"
+#include "base/step_range.h"
 #include "cli/command.h"
 #include "cli/stdout_check.h"
+#include "render/html_report.h"
+#include "render/markdown_report.h"
+#include "render/terminal_summary.h"
 #include "reports/chrome_trace.h"
-#include "reports/html_report.h"
 #include "reports/json_report.h"
-#include "reports/markdown_report.h"
 #include "reports/perfetto_writer.h"
 #include "reports/progress.h"
-#include "reports/terminal_summary.h"
-#include "trace/trace_reader.h"
+#include "trace/reader.h"
 
 namespace ampscope::cli {
 
 namespace {
 
-// Parses "N..M", "N..", "..M" or "N" into the analysis options.
-bool ParseStepRange(const std::string& text, AnalysisOptions& options) {
-  static const std::regex re(R"(^\s*(\d*)\s*(\.\.\s*(\d*))?\s*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return false;
-  if (m[1].length() > 0) options.first_step = std::stoll(m[1]);
-  if (m[2].matched) {
-    if (m[3].length() > 0) options.last_step = std::stoll(m[3]);
-  } else if (m[1].length() > 0) {
-    options.last_step = options.first_step;
-  } else {
-    return false;
-  }
-  return !(options.first_step && options.last_step && *options.last_step < *options.first_step);
-}
-
-
 int RunAnalyze(int argc, char** argv) {
-  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON or .amptrace files; several files are ranks of one job."};
+  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON, .amptrace files or Nsight Systems SQLite exports; several files are ranks of one job."};
   app.name("ampscope analyze");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
-  bool quiet = false, no_color = false;
-  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace)")->required();
+  bool quiet = false, no_color = false, verbose = false;
+  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
-  app.add_option("--gpu", gpu, "GPU to use for peak lookups when the trace does not say (e.g. A100-SXM4-80GB)");
+  app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
   app.add_option("--steps", steps_text, "Analyse only steps N..M (0-based positions among detected steps)");
   app.add_option("--step-pattern", pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", no_color, "No colour in the terminal summary");
+  app.add_flag("-v,--verbose", verbose,
+               "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -69,10 +54,29 @@ int RunAnalyze(int argc, char** argv) {
   }
 
   AnalysisOptions options;
+  if (!gpu.empty()) {
+    // Exact names only (a fuzzy match silently used another GPU's peaks): say what is close.
+    StatusOr<const GpuPeak*> row = ResolveGpuOverride(gpu, BuiltinGpuPeaks());
+    if (!row.ok()) {
+      std::fprintf(stderr, "ampscope analyze: %s\n", row.status().message().c_str());
+      return 2;
+    }
+  }
   options.gpu_override = gpu;
   if (!pattern.empty()) options.step_range_pattern = pattern;
-  if (!steps_text.empty() && !ParseStepRange(steps_text, options)) {
-    std::fprintf(stderr, "ampscope analyze: --steps: expected N..M, N.., ..M or N, got '%s'\n", steps_text.c_str());
+  if (!steps_text.empty()) {
+    StatusOr<StepRange> range = ParseStepRange(steps_text);
+    if (!range.ok()) {
+      std::fprintf(stderr, "ampscope analyze: --steps: %s\n", range.status().message().c_str());
+      return 2;
+    }
+    options.first_step = range->first;
+    options.last_step = range->last;
+  }
+  // Before reading anything: no output may overwrite an input or another output.
+  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, html_path, markdown_path});
+      !paths.ok()) {
+    std::fprintf(stderr, "ampscope analyze: %s\n", paths.message().c_str());
     return 2;
   }
 
@@ -100,40 +104,28 @@ int RunAnalyze(int argc, char** argv) {
   }
   nlohmann::json report = BuildJsonReport(job, traces, options);
 
-  // Render everything first, then write: a failure leaves no partial set of outputs.
-  std::vector<std::pair<std::string, std::string>> outputs;
-  if (!report_path.empty()) outputs.emplace_back(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!html_path.empty()) outputs.emplace_back(html_path, RenderHtml(report));
-  if (!markdown_path.empty()) outputs.emplace_back(markdown_path, RenderMarkdown(report));
-  for (const auto& [path, text] : outputs) {
-    Status st = WriteTextFile(text, path);
-    if (!st.ok()) {
-      std::fprintf(stderr, "ampscope: %s\n", st.message().c_str());
-      return 2;
-    }
+  // Render the text outputs, then write the whole set: a failure leaves none of them behind.
+  std::vector<OutputSpec> outputs;
+  if (!report_path.empty())
+    outputs.push_back(TextOutput(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, render::RenderHtml(report)));
+  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, render::RenderMarkdown(report)));
+  if (!chrome_path.empty())
+    outputs.push_back({chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }});
+  if (!perfetto_path.empty())
+    outputs.push_back({perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }});
+  if (Status written = WriteOutputs(outputs); !written.ok()) {
+    std::fprintf(stderr, "ampscope: %s\n", written.message().c_str());
+    return 2;
   }
-  auto write_stream = [&](const std::string& path, auto writer) -> bool {
-    std::string tmp = path + ".tmp." + std::to_string(getpid());
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    Status st = out ? writer(out) : Status::Error(path + ": cannot write");
-    out.close();
-    if (st.ok() && !out) st = Status::Error(path + ": write failed");
-    if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) st = Status::Error(path + ": cannot rename into place");
-    if (!st.ok()) {
-      std::remove(tmp.c_str());
-      std::fprintf(stderr, "ampscope: %s\n", st.message().c_str());
-      return false;
-    }
-    return true;
-  };
-  if (!chrome_path.empty() &&
-      !write_stream(chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }))
-    return 2;
-  if (!perfetto_path.empty() &&
-      !write_stream(perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }))
-    return 2;
 
-  if (!quiet) std::fputs(RenderTerminalSummary(report, !no_color && TerminalWantsColor(stdout)).c_str(), stdout);
+  if (!quiet) {
+    render::TerminalOptions terminal;
+    terminal.width = render::TerminalWidth(STDOUT_FILENO);
+    terminal.color = !no_color && render::TerminalWantsColor(stdout);
+    terminal.verbose = verbose;
+    std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
+  }
   return FinishStdout("analyze", 0);
 }
 

@@ -1,5 +1,7 @@
 // `ampscope diff A B`: two JSON reports side by side, plus kernel-level changes.
 // Exit codes: 0 ok, 2 usage or input error.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -9,6 +11,7 @@
 #include "cli/stdout_check.h"
 #include "gate/report_diff.h"
 #include "gate/report_io.h"
+#include "render/terminal.h"
 
 namespace {
 
@@ -54,7 +57,7 @@ int RunDiffCommand(int argc, char** argv) {
         ampscope::gate::DiffToJson(diff).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::fputs(text.c_str(), stdout);
   } else {
-    std::fputs(ampscope::gate::FormatDiffText(diff).c_str(), stdout);
+    std::fputs(ampscope::gate::FormatDiffText(diff, ampscope::render::TerminalWidth(STDOUT_FILENO)).c_str(), stdout);
   }
   return ampscope::cli::FinishStdout("diff", 0);
 }

@@ -1,5 +1,7 @@
 // `ampscope gate`: compare a current report with a baseline and fail CI on a real regression.
 // Exit codes: 0 pass (warnings allowed), 1 regression, 2 usage/input error or environment mismatch.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -8,12 +10,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/atomic_write.h"
 #include "cli/command.h"
 #include "cli/stdout_check.h"
 #include "gate/gate.h"
 #include "gate/gate_config.h"
 #include "gate/gate_output.h"
 #include "gate/report_io.h"
+#include "render/terminal.h"
 
 namespace {
 
@@ -56,6 +60,11 @@ int RunGateCommand(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Before reading anything: no output may overwrite an input or another output.
+  if (ampscope::Status paths = ampscope::CheckOutputPaths({baseline_path, current_path, config_path},
+                                                          {junit_path, markdown_path, json_path});
+      !paths.ok())
+    return Fail(paths.message());
   GateConfig config = ampscope::gate::DefaultGateConfig();
   if (!config_path.empty()) {
     auto loaded = ampscope::gate::LoadGateConfig(config_path);
@@ -88,14 +97,16 @@ int RunGateCommand(int argc, char** argv) {
                             baseline_path, current_path, fmt::join(parts, ", ")));
   }
 
-  std::vector<ampscope::gate::OutputFile> outputs;
-  if (!junit_path.empty()) outputs.push_back({junit_path, ampscope::gate::FormatGateJUnit(result)});
-  if (!markdown_path.empty()) outputs.push_back({markdown_path, ampscope::gate::FormatGateMarkdown(result)});
-  if (!json_path.empty()) outputs.push_back({json_path, DumpJson(ampscope::gate::GateResultToJson(result))});
-  ampscope::Status written = ampscope::gate::WriteFilesAtomically(outputs);
+  std::vector<ampscope::OutputSpec> outputs;
+  if (!junit_path.empty()) outputs.push_back(ampscope::TextOutput(junit_path, ampscope::gate::FormatGateJUnit(result)));
+  if (!markdown_path.empty())
+    outputs.push_back(ampscope::TextOutput(markdown_path, ampscope::gate::FormatGateMarkdown(result)));
+  if (!json_path.empty())
+    outputs.push_back(ampscope::TextOutput(json_path, DumpJson(ampscope::gate::GateResultToJson(result))));
+  ampscope::Status written = ampscope::WriteOutputs(outputs);
   if (!written.ok()) return Fail(written.message());
 
-  if (!quiet) std::fputs(ampscope::gate::FormatGateTable(result).c_str(), stdout);
+  if (!quiet) std::fputs(ampscope::gate::FormatGateTable(result, ampscope::render::TerminalWidth(STDOUT_FILENO)).c_str(), stdout);
   const char* github = std::getenv("GITHUB_ACTIONS");
   if (github != nullptr && *github != '\0') std::fputs(ampscope::gate::FormatGithubAnnotations(result).c_str(), stdout);
   return ampscope::cli::FinishStdout("gate", result.ExitCode());

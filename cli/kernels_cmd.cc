@@ -2,41 +2,31 @@
 // every distinct kernel with its count, total and mean time, share of kernel time, and how the
 // classifier sees it (category, precision, Tensor Core use), so a user can check why each kernel
 // is counted as it is.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
+#include "base/strings.h"
+#include "base/units.h"
 #include "cli/command.h"
 #include "cli/stdout_check.h"
-#include "trace/trace_reader.h"
+#include "render/format.h"
+#include "render/kernel_table.h"
+#include "trace/reader.h"
 
 namespace ampscope::cli {
 
 namespace {
 
 constexpr size_t kDefaultTableRows = 50;  // table rows when --top is not given (--json: all)
-constexpr size_t kNameWidth = 110;        // name column width in the table unless --wide
-
-double Us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
-
-const char* TcShort(TensorCoreUse t) {
-  switch (t) {
-    case TensorCoreUse::kYes: return "yes";
-    case TensorCoreUse::kNo: return "no";
-    case TensorCoreUse::kUnknown: break;
-  }
-  return "?";
-}
-
-std::string Clip(const std::string& s, size_t width) {
-  if (s.size() <= width) return s;
-  return s.substr(0, width - 3) + "...";
-}
 
 int RunKernels(int argc, char** argv) {
   CLI::App app{"List the kernels of a trace with how ampscope classifies them (category, precision, Tensor Cores)."};
@@ -44,12 +34,12 @@ int RunKernels(int argc, char** argv) {
   std::string path;
   int64_t top = -1;
   bool as_json = false, explain = false, in_steps = false, wide = false;
-  app.add_option("trace", path, "Trace file (.json, .json.gz, .amptrace)")->required();
+  app.add_option("trace", path, "Trace file (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("--top", top, "Show the N kernels with the most time (default: 50 in the table, all with --json)");
   app.add_flag("--json", as_json, "Print a JSON array instead of a table");
   app.add_flag("--explain", explain, "Show the classifier rule that matched each kernel");
   app.add_flag("--in-steps", in_steps, "Count only kernels that start inside the detected steps (as 'analyze' does)");
-  app.add_flag("--wide", wide, "Do not shorten kernel names in the table");
+  app.add_flag("--wide", wide, "Full kernel names in the table (wrapped to the terminal), not short names");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -84,50 +74,43 @@ int RunKernels(int argc, char** argv) {
   size_t limit = top > 0 ? static_cast<size_t>(top) : (as_json ? kernels.size() : kDefaultTableRows);
   if (limit > kernels.size()) limit = kernels.size();
 
+  // The same rows for --json and for the table (the table renders them, render/kernel_table.h).
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < limit; ++i) {
+    const KernelSummary& k = kernels[i];
+    nlohmann::json o = {
+        {"name", SanitizeUtf8(k.name_str)},  // kernel names need not be UTF-8; JSON must be
+        {"count", k.count},
+        {"total_us", NsToUs(k.total_ns)},
+        {"mean_us", k.count ? NsToUs(k.total_ns) / static_cast<double>(k.count) : 0.0},
+        {"min_us", NsToUs(k.min_ns)},
+        {"max_us", NsToUs(k.max_ns)},
+        {"share_pct", total_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total_ns) : 0.0},
+        {"category", KernelCategoryName(k.cls.category)},
+        {"precision", PrecisionName(k.cls.precision)},
+        {"tensor_core", k.cls.tensor_core == TensorCoreUse::kYes},
+        {"tensor_core_known", k.cls.tensor_core != TensorCoreUse::kUnknown},
+        {"fp32_simt_gemm", k.cls.fp32_simt_gemm}};
+    if (k.cls.fused_cast) o["fused_cast"] = true;
+    if (k.cls.rocm) o["rocm"] = true;
+    if (explain) o["rule"] = DescribeKernelRule(k.cls.rule);
+    out.push_back(std::move(o));
+  }
   if (as_json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (size_t i = 0; i < limit; ++i) {
-      const KernelSummary& k = kernels[i];
-      nlohmann::json o = {
-          {"name", k.name_str},
-          {"count", k.count},
-          {"total_us", Us(k.total_ns)},
-          {"mean_us", k.count ? Us(k.total_ns) / static_cast<double>(k.count) : 0.0},
-          {"min_us", Us(k.min_ns)},
-          {"max_us", Us(k.max_ns)},
-          {"share_pct", total_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total_ns) : 0.0},
-          {"category", KernelCategoryName(k.cls.category)},
-          {"precision", PrecisionName(k.cls.precision)},
-          {"tensor_core", k.cls.tensor_core == TensorCoreUse::kYes},
-          {"tensor_core_known", k.cls.tensor_core != TensorCoreUse::kUnknown},
-          {"fp32_simt_gemm", k.cls.fp32_simt_gemm}};
-      if (k.cls.fused_cast) o["fused_cast"] = true;
-      if (k.cls.rocm) o["rocm"] = true;
-      if (explain) o["rule"] = DescribeKernelRule(k.cls.rule);
-      out.push_back(std::move(o));
-    }
-    // Kernel names come from traces and need not be UTF-8: replace bad bytes, never throw.
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return FinishStdout("kernels", 0);
   }
 
-  std::printf("%s: %llu kernels, %zu distinct, %.3f ms kernel time (%s)\n", path.c_str(),
-              static_cast<unsigned long long>(total_count), kernels.size(), Us(total_ns) / 1000.0,
-              in_steps ? (steps.steps.empty() ? "no steps detected: whole trace" : "inside the steps") : "whole trace");
-  std::printf("%7s %12s %8s %10s  %-16s %-9s %-3s  %s\n", "share%", "total_us", "count", "mean_us", "category",
-              "precision", "TC", "name");
-  for (size_t i = 0; i < limit; ++i) {
-    const KernelSummary& k = kernels[i];
-    double share = total_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total_ns) : 0.0;
-    double mean = k.count ? Us(k.total_ns) / static_cast<double>(k.count) : 0.0;
-    std::string name = wide ? k.name_str : Clip(k.name_str, kNameWidth);
-    std::printf("%7.2f %12.1f %8llu %10.2f  %-16s %-9s %-3s  %s\n", share, Us(k.total_ns),
-                static_cast<unsigned long long>(k.count), mean, KernelCategoryName(k.cls.category),
-                PrecisionName(k.cls.precision), TcShort(k.cls.tensor_core), name.c_str());
-    if (explain) std::printf("%*s  rule %s\n", 68, "", DescribeKernelRule(k.cls.rule).c_str());
-  }
-  if (limit < kernels.size())
-    std::printf("... %zu more (use --top N or --json for all)\n", kernels.size() - limit);
+  render::KernelTableOptions table;
+  table.width = render::TerminalWidth(STDOUT_FILENO);
+  table.wide = wide;
+  table.explain = explain;
+  table.more = kernels.size() - limit;
+  table.title = fmt::format("{}: {} kernels, {} distinct, {} kernel time ({})", path, total_count, kernels.size(),
+                            render::DurationUs(NsToUs(total_ns)),
+                            in_steps ? (steps.steps.empty() ? "no steps detected: whole trace" : "inside the steps")
+                                     : "whole trace");
+  std::fputs(render::RenderKernelTable(out, table).c_str(), stdout);
   return FinishStdout("kernels", 0);
 }
 

@@ -26,10 +26,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_write.h"
+#include "base/step_range.h"
+#include "base/strings.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
 #include "cli/record_warnings.h"
-#include "trace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope::cli {
 namespace {
@@ -66,26 +69,6 @@ int UsageError(const std::string& message) {
   return 2;
 }
 
-// A step number: decimal digits only, at most 18 (so it fits in int64 and never throws).
-bool ParseStepNumber(const std::string& text, int64_t* out) {
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  int64_t v = 0;
-  for (char c : text) v = v * 10 + (c - '0');
-  *out = v;
-  return true;
-}
-
-// "N..M", "N" or "N.." with 0 <= N <= M < 10^18; the collector parses the same forms.
-bool ValidStepRange(const std::string& s) {
-  const size_t dots = s.find("..");
-  int64_t first = 0, last = 0;
-  if (dots == std::string::npos) return ParseStepNumber(s, &first);
-  const std::string a = s.substr(0, dots), b = s.substr(dots + 2);
-  if (!ParseStepNumber(a, &first)) return false;
-  if (b.empty()) return true;
-  return ParseStepNumber(b, &last) && last >= first;
-}
-
 std::string DefaultDir() {
   std::time_t now = std::time(nullptr);
   std::tm tm;
@@ -103,10 +86,6 @@ std::string Absolute(const std::string& path) {
   char cwd[4096];
   if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
   return std::string(cwd) + "/" + path;
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::vector<std::string> ListAmptraceFiles(const std::string& dir) {
@@ -180,26 +159,6 @@ const char* SeverityText(AmpSeverity s) {
   }
 }
 
-// Writes `text` to a temporary file next to `path`, checks every step, and renames it into
-// place: either the whole file is there or none is (and no temporary is left behind).
-bool WriteFileWhole(const std::string& path, const std::string& text, std::string* error) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    *error = tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = fsync(fileno(f)) == 0 && ok;
-  const int saved = errno;
-  ok = std::fclose(f) == 0 && ok;
-  if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
-  *error = path + ": " + std::strerror(ok ? errno : saved);
-  std::remove(tmp.c_str());
-  return false;
-}
-
 int RunRecord(int argc, char** argv) {
   std::string out_dir;
   bool force = false;
@@ -247,8 +206,13 @@ int RunRecord(int argc, char** argv) {
     }
   }
   if (command.empty()) return UsageError("no command to run (put it after --)");
-  if (!steps.empty() && !ValidStepRange(steps))
-    return UsageError("--steps '" + steps + "': expected N..M, N or N.. with 0 <= N <= M <= 999999999999999999");
+  if (!steps.empty()) {
+    // The collector parses the same text with the same parser (base/step_range.h); it records
+    // from a first step on, so "..M" is not accepted here.
+    StatusOr<StepRange> range = ParseStepRange(steps);
+    if (!range.ok()) return UsageError("--steps: " + range.status().message());
+    if (!range->first) return UsageError("--steps '" + steps + "' needs a first step (N..M, N.. or N)");
+  }
   if (!capture_range.empty() && capture_range != "nvtx")
     return UsageError("--capture-range '" + capture_range + "' is not supported (only 'nvtx')");
   if (!nvtx_capture.empty()) capture_range = "nvtx";
@@ -324,20 +288,22 @@ int RunRecord(int argc, char** argv) {
   // session.json: what ran, how it ended, and what each process's file says about itself.
   nlohmann::json session;
   session["schema"] = "ampscope.session/1";
-  session["command"] = command;
-  session["command_line"] = JoinCommand(command);
-  session["output_dir"] = out_dir;
-  session["injection_library"] = library;
+  nlohmann::json command_json = nlohmann::json::array();
+  for (const std::string& a : command) command_json.push_back(SanitizeUtf8(a));
+  session["command"] = command_json;
+  session["command_line"] = SanitizeUtf8(JoinCommand(command));
+  session["output_dir"] = SanitizeUtf8(out_dir);
+  session["injection_library"] = SanitizeUtf8(library);
   session["start_time_unix_s"] = std::chrono::duration<double>(started.time_since_epoch()).count();
   session["duration_s"] = std::chrono::duration<double>(ended - started).count();
   session["exit_code"] = exit_code;
   session["signal"] = run.signal > 0 ? nlohmann::json(run.signal) : nlohmann::json(nullptr);
   if (run.signal > 0) session["signal_name"] = SignalName(run.signal);
   nlohmann::json options;
-  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(steps);
+  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(steps));
   options["step_range_name"] = steps.empty() ? nlohmann::json(nullptr)
-                                             : nlohmann::json(step_range_name.empty() ? "step" : step_range_name);
-  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(nvtx_capture);
+                                             : nlohmann::json(SanitizeUtf8(step_range_name.empty() ? "step" : step_range_name));
+  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(nvtx_capture));
   options["tensor_metrics"] = tensor_metrics;
   options["fail_on_empty"] = fail_on_empty;
   session["options"] = options;
@@ -349,9 +315,9 @@ int RunRecord(int argc, char** argv) {
   uint64_t total_dropped = 0;
   for (const RecordedFile& rf : recorded) {
     nlohmann::json f;
-    f["file"] = rf.name;
+    f["file"] = SanitizeUtf8(rf.name);
     if (!rf.summary.ok()) {
-      f["error"] = rf.summary.status().message();
+      f["error"] = SanitizeUtf8(rf.summary.status().message());
       files.push_back(f);
       continue;
     }
@@ -360,7 +326,7 @@ int RunRecord(int argc, char** argv) {
     total_dropped += dropped;
     f["bytes"] = s.file_bytes;
     f["pid"] = s.pid;
-    f["host"] = s.host;
+    f["host"] = SanitizeUtf8(s.host);
     f["rank"] = s.rank;
     f["local_rank"] = s.local_rank;
     f["world_size"] = s.world_size;
@@ -375,7 +341,7 @@ int RunRecord(int argc, char** argv) {
     f["records_by_type"] = by_type;
     nlohmann::json fw = nlohmann::json::array();
     for (const AmptraceWarning& w : s.warnings)
-      fw.push_back({{"code", w.code}, {"severity", SeverityText(w.severity)}, {"message", w.message}});
+      fw.push_back({{"code", SanitizeUtf8(w.code)}, {"severity", SeverityText(w.severity)}, {"message", SanitizeUtf8(w.message)}});
     f["warnings"] = fw;
     files.push_back(f);
   }
@@ -384,10 +350,12 @@ int RunRecord(int argc, char** argv) {
   bool empty = false;
   for (const RecordWarning& w : found) {
     empty |= w.empty_recording;
-    nlohmann::json j = {{"id", w.id}, {"code", w.id}, {"severity", w.severity}, {"message", w.message},
-                        {"files", w.files}, {"empty_recording", w.empty_recording}};
+    nlohmann::json names = nlohmann::json::array();
+    for (const std::string& f : w.files) names.push_back(SanitizeUtf8(f));
+    nlohmann::json j = {{"id", SanitizeUtf8(w.id)}, {"code", SanitizeUtf8(w.id)}, {"severity", w.severity},
+                        {"message", SanitizeUtf8(w.message)}, {"files", names}, {"empty_recording", w.empty_recording}};
     // "file": the first file that has it (the field before "files" existed).
-    j["file"] = w.files.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.files.front());
+    j["file"] = names.empty() ? nlohmann::json(nullptr) : names.front();
     warnings.push_back(std::move(j));
   }
   session["files"] = files;
@@ -395,16 +363,16 @@ int RunRecord(int argc, char** argv) {
   session["warnings"] = warnings;
   session["empty_recording"] = empty;
 
-  // Command lines and paths need not be UTF-8 (`record -- prog $'\xff'`); JSON must be.
-  const std::string text = session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  std::string error;
-  const bool written = WriteFileWhole(out_dir + "/session.json", text, &error);
+  // Every string above went through SanitizeUtf8 (arguments and file names need not be UTF-8,
+  // JSON must be); `replace` keeps a missed one from aborting the dump.
+  const Status written =
+      WriteFileAtomically(out_dir + "/session.json", session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   for (const RecordWarning& w : found) std::fprintf(stderr, "%s\n", WarningLine(w, recorded.size()).c_str());
-  if (!written) std::fprintf(stderr, "ampscope record: cannot write session.json: %s\n", error.c_str());
+  if (!written.ok()) std::fprintf(stderr, "ampscope record: cannot write session.json: %s\n", written.message().c_str());
   std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
                exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");
   if (exit_code != 0) return exit_code;  // the program's own failure says more than ours
-  if (!written) return 2;
+  if (!written.ok()) return 2;
   if (fail_on_empty && empty) {
     std::fprintf(stderr, "ampscope record: --fail-on-empty: the recording is empty (see above); exit %d\n",
                  kExitEmptyRecording);

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "trace/amptrace_reader.h"
-#include "trace/status.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
+#include "base/status.h"
 
 namespace ampscope::cli {
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "collector/cupti_api.h"
-#include "trace/amptrace_writer.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope::collector {
 

@@ -29,7 +29,7 @@
 #include "collector/config.h"
 #include "collector/cupti_api.h"
 #include "collector/record_converter.h"
-#include "trace/amptrace_writer.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope::collector {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "trace/amptrace_format.h"
+#include "trace/formats/amptrace/amptrace_format.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 

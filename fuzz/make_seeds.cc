@@ -6,6 +6,8 @@
 //   OUT_DIR/report/       JSON reports of those traces and of fuzz/corpus/kineto/* (real
 //                         `ampscope analyze` output)
 //   OUT_DIR/gate_config/  the default gate config and docs/gate.example.json
+//   OUT_DIR/nsys/         the shared Nsight Systems exports cut down to a few KB: only the
+//                         tables the reader reads, their first rows, the strings those use
 // Exit codes: 0 done; 1 a shared trace or source file is missing (CI must not fuzz with less);
 // 2 usage.
 #include <sys/stat.h>
@@ -15,17 +17,19 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "analyzers/analyze.h"
 #include "gate/gate_config.h"
 #include "reports/json_report.h"
-#include "trace/amptrace_writer.h"
-#include "trace/input_stream.h"
-#include "trace/kineto_reader.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
+#include "trace/io/input_stream.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace {
 
@@ -39,6 +43,21 @@ constexpr const char* kSharedSeeds[] = {
     "traces/kineto/tb_plugin/gpu_metrics_input.json",  // the 2021 format (Operator/Runtime/Kernel)
     "traces/kineto/hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz",  // AMD, ROCm naming
 };
+
+// The shared nsys exports (1.6 and 2.1 MB) cut down (CutNsysExport) to fit max_len.
+constexpr const char* kSharedNsysSeeds[] = {
+    "traces/nsys/pipit/perlmutter-cloverleaf-cuda.sqlite",     // nsys 2024.5, schema 3.13
+    "traces/nsys/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite",  // nsys 2022.2, schema 2.9, NVTX
+};
+// The tables trace/formats/nsys reads; the others only make a seed bigger.
+constexpr const char* kNsysTables[] = {
+    "META_DATA_EXPORT", "META_DATA_CAPTURE", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE",
+    "TARGET_INFO_SYSTEM_ENV", "TARGET_INFO_SESSION_START_TIME", "ENUM_CUDA_MEMCPY_OPER", "ENUM_CUDA_MEM_KIND",
+    "ENUM_CUPTI_SYNC_TYPE", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "NVTX_EVENTS", "ThreadNames", "PROCESSES", "CUDA_GPU_MEMORY_USAGE_EVENTS", "GPU_METRICS",
+    "TARGET_INFO_GPU_METRICS"};
+constexpr int kNsysRowsPerTable = 24;
 
 bool Fail(const std::string& message) {
   std::fprintf(stderr, "ampscope_fuzz_seeds: %s\n", message.c_str());
@@ -182,6 +201,86 @@ bool WriteAmptrace(const fs::path& path, int steps, bool cuda, bool finish) {
   return w.Finish(f).ok() || Fail("cannot finish " + path.string());
 }
 
+bool Exec(sqlite3* db, const std::string& sql, const std::string& what) {
+  char* error = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK) return true;
+  const std::string message = what + ": " + (error != nullptr ? error : "sqlite error") + " in: " + sql.substr(0, 120);
+  sqlite3_free(error);
+  return Fail(message);
+}
+
+// `from` (an nsys export) cut to `to`: the schema of the tables the reader reads, their first
+// kNsysRowsPerTable rows, and the StringIds rows whose id any copied integer names, in 512-byte
+// pages. A real schema with real values, small enough for libFuzzer to mutate.
+bool CutNsysExport(const fs::path& from, const fs::path& to) {
+  fs::remove(to);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(to.string().c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+                      nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return Fail("cannot create " + to.string());
+  }
+  const std::string what = from.string();
+  bool ok = Exec(db, "PRAGMA page_size=512", what) &&
+            Exec(db, "ATTACH DATABASE 'file:" + from.string() + "?mode=ro&immutable=1' AS src", what);
+  std::vector<std::string> copied;
+  for (const char* table : kNsysTables) {
+    if (!ok) break;
+    sqlite3_stmt* st = nullptr;
+    std::string sql;
+    if (sqlite3_prepare_v2(db, "SELECT sql FROM src.sqlite_master WHERE type='table' AND name=?", -1, &st, nullptr) ==
+        SQLITE_OK) {
+      sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+      if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr)
+        sql = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (sql.empty()) continue;  // this export has no such table
+    ok = Exec(db, sql, what) &&
+         Exec(db, "INSERT INTO main.\"" + std::string(table) + "\" SELECT * FROM src.\"" + table + "\" LIMIT " +
+                      std::to_string(kNsysRowsPerTable), what);
+    copied.push_back(table);
+  }
+  // Every integer in the copied rows that could be a string id.
+  std::set<int64_t> ids;
+  for (const std::string& table : copied) {
+    if (!ok) break;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, ("SELECT * FROM main.\"" + table + "\"").c_str(), -1, &st, nullptr) != SQLITE_OK) {
+      ok = Fail(what + ": cannot read back " + table);
+      break;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW)
+      for (int c = 0; c < sqlite3_column_count(st); ++c)
+        if (sqlite3_column_type(st, c) == SQLITE_INTEGER) ids.insert(sqlite3_column_int64(st, c));
+    sqlite3_finalize(st);
+  }
+  sqlite3_stmt* schema = nullptr;
+  std::string strings_sql;
+  if (ok && sqlite3_prepare_v2(db, "SELECT sql FROM src.sqlite_master WHERE type='table' AND name='StringIds'", -1,
+                               &schema, nullptr) == SQLITE_OK &&
+      sqlite3_step(schema) == SQLITE_ROW && sqlite3_column_text(schema, 0) != nullptr)
+    strings_sql = reinterpret_cast<const char*>(sqlite3_column_text(schema, 0));
+  sqlite3_finalize(schema);
+  if (ok && strings_sql.empty()) ok = Fail(what + ": no StringIds table");
+  ok = ok && Exec(db, strings_sql, what);
+  sqlite3_stmt* insert = nullptr;
+  if (ok && sqlite3_prepare_v2(db, "INSERT INTO main.StringIds SELECT * FROM src.StringIds WHERE id=?", -1, &insert,
+                               nullptr) != SQLITE_OK)
+    ok = Fail(what + ": cannot copy StringIds");
+  for (int64_t id : ids) {
+    if (!ok) break;
+    sqlite3_bind_int64(insert, 1, id);
+    if (sqlite3_step(insert) != SQLITE_DONE) ok = Fail(what + ": cannot copy StringIds");
+    sqlite3_reset(insert);
+  }
+  sqlite3_finalize(insert);
+  ok = ok && Exec(db, "DETACH DATABASE src", what) && Exec(db, "VACUUM", what);
+  sqlite3_close(db);
+  if (!ok) fs::remove(to);
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,7 +290,7 @@ int main(int argc, char** argv) {
   }
   const fs::path out = argv[1], shared = argv[2], source = argv[3];
   std::error_code ec;
-  for (const char* sub : {"kineto", "amptrace", "report", "gate_config"}) {
+  for (const char* sub : {"kineto", "amptrace", "report", "gate_config", "nsys"}) {
     fs::create_directories(out / sub, ec);
     if (ec) {
       Fail("cannot create " + (out / sub).string());
@@ -225,6 +324,15 @@ int main(int argc, char** argv) {
   ok &= WriteAmptrace(out / "amptrace" / "steps.amptrace", 3, /*cuda=*/true, /*finish=*/true);
   ok &= WriteAmptrace(out / "amptrace" / "killed.amptrace", 2, /*cuda=*/true, /*finish=*/false);
   ok &= WriteAmptrace(out / "amptrace" / "nvtx_only.amptrace", 2, /*cuda=*/false, /*finish=*/true);
+
+  for (const char* rel : kSharedNsysSeeds) {
+    const fs::path from = shared / rel;
+    if (!fs::is_regular_file(from, ec)) {
+      ok = Fail("cannot read " + from.string());
+      continue;
+    }
+    ok &= CutNsysExport(from, out / "nsys" / from.filename());
+  }
 
   ok &= WriteBytes(out / "gate_config" / "default.json",
                    gate::GateConfigToJson(gate::DefaultGateConfig()).dump(2) + "\n");

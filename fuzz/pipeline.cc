@@ -13,21 +13,23 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
+#include "base/strings.h"
 #include "gate/gate.h"
 #include "gate/gate_config.h"
 #include "gate/gate_output.h"
 #include "gate/report_diff.h"
 #include "gate/report_io.h"
+#include "render/html_report.h"
+#include "render/markdown_report.h"
+#include "render/terminal_summary.h"
 #include "reports/chrome_trace.h"
-#include "reports/html_report.h"
 #include "reports/json_report.h"
-#include "reports/markdown_report.h"
 #include "reports/perfetto_writer.h"
-#include "reports/terminal_summary.h"
-#include "tests/scenario/scenario.h"
-#include "trace/amptrace_reader.h"
-#include "trace/kineto_reader.h"
-#include "trace/trace_reader.h"
+#include "tools/scenario/scenario.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
+#include "trace/formats/nsys/nsys_reader.h"
+#include "trace/reader.h"
 
 namespace ampscope::fuzz {
 
@@ -67,7 +69,7 @@ void KernelTable(const Trace& trace) {
   StepAnalysis steps = DetectSteps(trace, AnalysisOptions{}, launches);
   nlohmann::json rows = nlohmann::json::array();
   for (const KernelSummary& k : SummarizeKernels(trace, steps)) {
-    rows.push_back({{"name", k.name_str},
+    rows.push_back({{"name", SanitizeUtf8(k.name_str)},
                     {"count", k.count},
                     {"total_us", static_cast<double>(k.total_ns) / 1000.0},
                     {"category", KernelCategoryName(k.cls.category)},
@@ -85,10 +87,14 @@ void AnalyseAndRender(const std::vector<Trace>& traces) {
   nlohmann::json report = BuildJsonReport(job, traces, options);
   const std::string report_text = Dump(report);
   MustParse(report_text, "JSON report");
-  (void)RenderHtml(report);
-  (void)RenderMarkdown(report);
-  (void)RenderTerminalSummary(report, /*color=*/true);
-  (void)RenderTerminalSummary(report, /*color=*/false);
+  (void)render::RenderHtml(report);
+  (void)render::RenderMarkdown(report);
+  for (const bool color : {true, false}) {
+    render::TerminalOptions terminal;
+    terminal.color = color;
+    terminal.verbose = color;  // both levels of detail, once each
+    (void)render::RenderTerminalSummary(report, terminal);
+  }
 
   std::ostringstream chrome;
   Status st = WriteChromeTrace(traces, job, chrome);
@@ -164,6 +170,28 @@ class MemFile {
   std::string path_;
 };
 
+// A file in $TMPDIR (or /tmp) holding `data`, removed again by the destructor. SQLite resolves
+// the path it opens, and a memfd's /proc/self/fd link resolves to no file, so the nsys reader
+// gets a real one.
+class TempFile {
+ public:
+  TempFile(const uint8_t* data, size_t size, const char* suffix) {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/ampscope_fuzz_" + std::to_string(getpid()) + suffix;
+    FILE* f = std::fopen(path_.c_str(), "wb");
+    if (f == nullptr) PropertyFailed("temporary file", "cannot create " + path_);
+    const bool ok = std::fwrite(data, 1, size, f) == size;
+    if (std::fclose(f) != 0 || !ok) PropertyFailed("temporary file", "cannot write " + path_);
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 Outcome RunKinetoPipeline(const uint8_t* data, size_t size) {
@@ -187,6 +215,17 @@ Outcome RunAmptracePipeline(const uint8_t* data, size_t size) {
   StatusOr<Trace> trace = ReadAmptrace(file.path());
   StatusOr<Trace> sniffed = ReadTrace(file.path());  // the format is sniffed from the bytes
   if (trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the .amptrace reader");
+  if (!trace.ok()) return kRejected;
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace).value());
+  return AnalyseTraces(std::move(traces));
+}
+
+Outcome RunNsysPipeline(const uint8_t* data, size_t size) {
+  TempFile file(data, size, ".sqlite");
+  StatusOr<Trace> trace = ReadNsysExport(file.path());
+  StatusOr<Trace> sniffed = ReadTrace(file.path());  // the format is sniffed from the bytes
+  if (trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the nsys reader");
   if (!trace.ok()) return kRejected;
   std::vector<Trace> traces;
   traces.push_back(std::move(trace).value());
@@ -244,6 +283,7 @@ const std::vector<Target>& Targets() {
   static const std::vector<Target> targets = {
       {"kineto", &RunKinetoPipeline},
       {"amptrace", &RunAmptracePipeline},
+      {"nsys", &RunNsysPipeline},
       {"report", &RunReportPipeline},
       {"gate_config", &RunGateConfigPipeline},
   };

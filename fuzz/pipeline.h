@@ -30,6 +30,11 @@ Outcome RunKinetoPipeline(const uint8_t* data, size_t size);
 // reads, the full reader, format sniffing, then the same stages as above.
 Outcome RunAmptracePipeline(const uint8_t* data, size_t size);
 
+// An Nsight Systems SQLite export (through a temporary file; SQLite opens it read-only and
+// immutable):
+// the nsys reader, format sniffing, then the same stages as above.
+Outcome RunNsysPipeline(const uint8_t* data, size_t size);
+
 // A report JSON through every loader: the gate's and diff's validation, the gate against a
 // fixed real report in both directions and against itself, every gate output, the diff in
 // text and JSON.
@@ -40,7 +45,7 @@ Outcome RunReportPipeline(const uint8_t* data, size_t size);
 Outcome RunGateConfigPipeline(const uint8_t* data, size_t size);
 
 struct Target {
-  const char* name;  // "kineto", "amptrace", "report", "gate_config"
+  const char* name;  // "kineto", "amptrace", "nsys", "report", "gate_config"
   Outcome (*run)(const uint8_t* data, size_t size);
 };
 // All targets, in a fixed order.

@@ -10,9 +10,16 @@
 
 #include "gate/mann_whitney.h"
 #include "gate/report_io.h"
-#include "gate/value_format.h"
+#include "render/format.h"
 
 namespace ampscope::gate {
+
+// Values are printed by the one formatting module of the outputs people read.
+using render::FormatDelta;
+using render::FormatDurationUs;
+using render::FormatOptionalValue;
+using render::FormatRelativeChange;
+using render::FormatValue;
 namespace {
 
 using nlohmann::json;

@@ -10,7 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/status.h"
+#include "base/status.h"
+#include "render/format.h"
 
 namespace ampscope::gate {
 
@@ -19,7 +20,8 @@ enum class ToleranceMode {
   kAbsolute,     // warn/fail are in the metric's own unit (points for a percentage)
   kRelativePct,  // warn/fail are percent of the baseline value
 };
-enum class MetricUnit { kCount, kBytes, kPct, kMicroseconds };
+// The unit of a gated value; the shared formatting module (render/format.h) prints it.
+using MetricUnit = render::Unit;
 
 // One deterministic counter from the report's gate_metrics object.
 struct CounterRule {

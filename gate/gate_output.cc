@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "gate/text_table.h"
+#include "render/markdown_report.h"
+#include "render/text_table.h"
 
 namespace ampscope::gate {
 namespace {
+
+using render::TextTable;
 
 const char* VerdictLabel(Verdict verdict) {
   switch (verdict) {
@@ -42,20 +45,8 @@ std::string Headline(const GateResult& result) {
                      result.skipped());
 }
 
-// Markdown table cells: a '|' would end the cell and a newline the row.
-std::string MarkdownCell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+// Markdown text (GitHub-flavoured, render/markdown_report.h): escaped, names as code spans.
+std::string MarkdownCell(const std::string& text) { return render::MarkdownEscape(text); }
 
 // GitHub workflow commands: message data escapes %, CR, LF; property values also ':' and ','.
 std::string GithubEscapeData(const std::string& text) {
@@ -114,27 +105,47 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
-std::string FormatGateTable(const GateResult& result) {
-  TextTable table({"metric", "baseline", "current", "change", "threshold", "verdict"});
+std::string FormatGateTable(const GateResult& result, size_t width) {
+  using Column = TextTable::Column;
+  using Overflow = TextTable::Overflow;
+  auto col = [](const char* header, size_t min_width, bool head = false, int priority = 1) {
+    Column c;
+    c.header = header;
+    c.overflow = Overflow::kWrap;
+    c.min_width = min_width;
+    c.block_head = head;
+    c.priority = priority;
+    return c;
+  };
+  Column verdict;
+  verdict.header = "verdict";
+  verdict.block_head = true;
+  TextTable table({col("metric", 16, true), col("baseline", 10), col("current", 10), col("change", 10),
+                   col("threshold", 14, false, 0), verdict});  // prose wraps first, names last
   for (const GateCheck& c : result.checks)
     table.AddRow({c.name, c.baseline, c.current, c.change, c.threshold, VerdictLabel(c.verdict)});
-  std::string out = fmt::format("ampscope gate: baseline {} vs current {}\n\n", result.baseline_name, result.current_name);
-  out += table.Render();
-  out += fmt::format("\nampscope gate: {}\n", Headline(result));
+  render::TableStyle style;
+  style.width = width;
+  style.rule = true;
+  std::string out = render::WrapParagraph(
+      fmt::format("ampscope gate: baseline {} vs current {}", result.baseline_name, result.current_name), width, "", "  ");
+  out += "\n" + table.Render(style);
+  out += "\n" + render::WrapParagraph("ampscope gate: " + Headline(result), width, "", "  ");
   for (const GateCheck& c : result.checks) {
     if (c.verdict == Verdict::kPass) continue;
-    out += fmt::format("  {} {}: {}\n", VerdictLabel(c.verdict), c.name, c.message);
+    out += render::WrapParagraph(c.name + ": " + c.message, width, fmt::format("  {} ", VerdictLabel(c.verdict)), "       ");
   }
   return out;
 }
 
 std::string FormatGateMarkdown(const GateResult& result) {
   std::string out = fmt::format("### ampscope gate: {}\n\n", Headline(result));
-  out += fmt::format("Baseline `{}` vs current `{}`.\n\n", result.baseline_name, result.current_name);
+  out += fmt::format("Baseline {} vs current {}.\n\n", render::MarkdownCode(result.baseline_name),
+                     render::MarkdownCode(result.current_name));
   out += "| metric | baseline | current | change | threshold | verdict |\n";
   out += "| --- | --- | --- | --- | --- | --- |\n";
   for (const GateCheck& c : result.checks) {
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", MarkdownCell(c.name), MarkdownCell(c.baseline),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", render::MarkdownCode(c.name, true), MarkdownCell(c.baseline),
                        MarkdownCell(c.current), MarkdownCell(c.change), MarkdownCell(c.threshold),
                        VerdictMarkdown(c.verdict));
   }
@@ -143,7 +154,7 @@ std::string FormatGateMarkdown(const GateResult& result) {
     if (c.verdict == Verdict::kPass) continue;
     if (!any_note) out += "\n**Details**\n\n";
     any_note = true;
-    out += fmt::format("- {} `{}`: {}\n", VerdictMarkdown(c.verdict), c.name, MarkdownCell(c.message));
+    out += fmt::format("- {} {}: {}\n", VerdictMarkdown(c.verdict), render::MarkdownCode(c.name), MarkdownCell(c.message));
   }
   return out;
 }

@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "gate/gate.h"
+#include "render/terminal.h"
 
 namespace ampscope::gate {
 
 // Aligned table (metric, baseline, current, change, threshold, verdict), a summary line and a note
-// per non-passing check.
-std::string FormatGateTable(const GateResult& result);
+// per non-passing check, fitted to `width` columns (render/text_table.h: text columns wrap; too
+// narrow for a table, each check is printed as a block).
+std::string FormatGateTable(const GateResult& result, size_t width = render::kDefaultWidth);
 
 // A Markdown section for $GITHUB_STEP_SUMMARY: headline, the same table, notes.
 std::string FormatGateMarkdown(const GateResult& result);

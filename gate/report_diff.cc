@@ -8,10 +8,19 @@
 #include <fmt/format.h>
 
 #include "gate/report_io.h"
-#include "gate/text_table.h"
-#include "gate/value_format.h"
+#include "render/format.h"
+#include "render/kernel_names.h"
+#include "render/text_table.h"
 
 namespace ampscope::gate {
+
+// Values are printed by the one formatting module of the outputs people read.
+using render::FormatDelta;
+using render::FormatDurationUs;
+using render::FormatOptionalValue;
+using render::FormatRelativeChange;
+using render::FormatValue;
+using render::TextTable;
 namespace {
 
 using nlohmann::json;
@@ -122,19 +131,6 @@ std::map<std::string, double> CategoryTimes(const json& report, const std::map<s
   if (top != nullptr)
     for (const auto& [name, e] : *top) out[e.category] += e.total_us;
   return out;
-}
-
-std::string Shorten(const std::string& text, size_t max_width) {
-  if (DisplayWidth(text) <= max_width) return text;
-  // Cut on a code point boundary.
-  size_t width = 0, i = 0;
-  for (; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-      if (width == max_width - 3) break;
-      ++width;
-    }
-  }
-  return text.substr(0, i) + "...";
 }
 
 std::string OptionalText(const std::optional<std::string>& v) { return v ? *v : std::string("n/a"); }
@@ -277,17 +273,35 @@ ReportDiff DiffReports(const json& a, const json& b, const DiffOptions& options)
   return diff;
 }
 
-std::string FormatDiffText(const ReportDiff& diff) {
-  std::string out = fmt::format("ampscope diff\n  A: {}\n  B: {}\n\n", diff.a_name, diff.b_name);
+std::string FormatDiffText(const ReportDiff& diff, size_t width) {
+  using Align = TextTable::Align;
+  using Column = TextTable::Column;
+  using Overflow = TextTable::Overflow;
+  render::TableStyle style;
+  style.width = width;
+  style.rule = true;
+  auto col = [](std::string header, Align align, Overflow overflow, size_t min_width = 8, bool head = false) {
+    Column c;
+    c.priority = head ? 1 : 0;  // names (the first column) keep their width longest
+    c.header = std::move(header);
+    c.align = align;
+    c.overflow = overflow;
+    c.min_width = min_width;
+    c.block_head = head;
+    return c;
+  };
+  const Overflow kWrap = Overflow::kWrap, kKeep = Overflow::kKeep;
+  std::string out = "ampscope diff\n" + render::WrapParagraph(diff.a_name, width, "  A: ", "     ") +
+                    render::WrapParagraph(diff.b_name, width, "  B: ", "     ") + "\n";
 
-  TextTable env({"environment", "A", "B", ""});
+  TextTable env({col("environment", Align::kLeft, kKeep, 8, true), col("A", Align::kLeft, kWrap, 10),
+                 col("B", Align::kLeft, kWrap, 10), col("", Align::kLeft, kKeep)});
   for (const EnvironmentDiff& e : diff.environment)
     env.AddRow({e.field, OptionalText(e.a), OptionalText(e.b), (e.a && e.b && *e.a != *e.b) ? "differs" : ""});
-  out += env.Render() + "\n";
+  out += env.Render(style) + "\n";
 
-  using Align = TextTable::Align;
-  TextTable metrics({"metric", "A", "B", "change", "rel"},
-                    {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
+  TextTable metrics({col("metric", Align::kLeft, kWrap, 16, true), col("A", Align::kRight, kKeep),
+                     col("B", Align::kRight, kKeep), col("change", Align::kRight, kKeep), col("rel", Align::kRight, kKeep)});
   std::string section;
   for (const MetricDiff& m : diff.metrics) {
     if (!m.a && !m.b) continue;
@@ -302,32 +316,34 @@ std::string FormatDiffText(const ReportDiff& diff) {
     }
     metrics.AddRow({"  " + m.name, FormatOptionalValue(m.a, m.unit), FormatOptionalValue(m.b, m.unit), change, rel});
   }
-  out += metrics.Render() + "\n";
+  out += metrics.Render(style) + "\n";
 
   if (!diff.checklist.empty()) {
-    TextTable checklist({"checklist", "A", "B", "change"});
+    TextTable checklist({col("checklist", Align::kLeft, kWrap, 12, true), col("A", Align::kLeft, kKeep),
+                         col("B", Align::kLeft, kKeep), col("change", Align::kLeft, kKeep)});
     for (const ChecklistDiff& c : diff.checklist) checklist.AddRow({c.id, c.a, c.b, c.change == "same" ? "" : c.change});
-    out += checklist.Render() + "\n";
+    out += checklist.Render(style) + "\n";
   }
 
   if (!diff.kernels_available) {
-    out += "kernels: kernels.top missing from one of the reports; no kernel-level changes\n";
+    out += render::WrapParagraph("kernels: kernels.top missing from one of the reports; no kernel-level changes", width, "", "  ");
     return out;
   }
-  const char* unit = diff.per_step ? "us/step" : "us total";
-  auto us = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string("-"); };
+  const char* per = diff.per_step ? "/step" : " total";
+  auto us = [](const std::optional<double>& v) { return v ? render::DurationUs(*v) : std::string("-"); };
+  auto signed_us = [](double v) { return (v < 0 ? "-" : "+") + render::DurationUs(std::fabs(v)); };
   auto kernel_table = [&](const std::string& title, const std::vector<KernelDiff>& list, size_t limit) {
-    if (list.empty()) return fmt::format("{}: none\n\n", title);
-    TextTable t({title, "category", "precision", fmt::format("A {}", unit), fmt::format("B {}", unit), "change",
-                 "A mean us", "B mean us"},
-                {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
-                 Align::kRight});
+    if (list.empty()) return render::WrapParagraph(title + ": none", width, "", "  ") + "\n";
+    // The kernel (short name) with its class on a second line: "conv fp32".
+    TextTable t({col(title, Align::kLeft, kWrap, 16, true),
+                 col(std::string("A") + per, Align::kRight, kKeep), col(std::string("B") + per, Align::kRight, kKeep),
+                 col("change", Align::kRight, kKeep), col("A mean", Align::kRight, kKeep), col("B mean", Align::kRight, kKeep)});
     for (size_t i = 0; i < list.size() && i < limit; ++i) {
       const KernelDiff& k = list[i];
-      t.AddRow({Shorten(k.name, 72), k.category, k.precision, us(k.a_us_per_step), us(k.b_us_per_step),
-                fmt::format("{:+.1f}", k.delta_us_per_step()), us(k.a_mean_us), us(k.b_mean_us)});
+      t.AddRow({render::ShortKernelName(k.name) + "\n  " + k.category + " " + k.precision, us(k.a_us_per_step), us(k.b_us_per_step),
+                signed_us(k.delta_us_per_step()), us(k.a_mean_us), us(k.b_mean_us)});
     }
-    std::string s = t.Render();
+    std::string s = t.Render(style);
     if (list.size() > limit) s += fmt::format("  ... and {} more (see --json)\n", list.size() - limit);
     return s + "\n";
   };
@@ -337,15 +353,18 @@ std::string FormatDiffText(const ReportDiff& diff) {
   out += kernel_table("kernels added in B", diff.added, limit);
   out += kernel_table("kernels removed in B", diff.removed, limit);
   if (!diff.categories.empty()) {
-    TextTable cats({"kernel time by category", fmt::format("A {}", unit), fmt::format("B {}", unit), "change", "rel"},
-                   {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
+    TextTable cats({col("kernel time by category", Align::kLeft, kWrap, 10, true), col(std::string("A") + per, Align::kRight, kKeep),
+                    col(std::string("B") + per, Align::kRight, kKeep), col("change", Align::kRight, kKeep),
+                    col("rel", Align::kRight, kKeep)});
     for (const CategoryDiff& c : diff.categories)
-      cats.AddRow({c.category, fmt::format("{:.1f}", c.a_us_per_step), fmt::format("{:.1f}", c.b_us_per_step),
-                   fmt::format("{:+.1f}", c.b_us_per_step - c.a_us_per_step),
-                   FormatRelativeChange(c.a_us_per_step, c.b_us_per_step)});
-    out += cats.Render();
+      cats.AddRow({c.category, render::DurationUs(c.a_us_per_step), render::DurationUs(c.b_us_per_step),
+                   signed_us(c.b_us_per_step - c.a_us_per_step), FormatRelativeChange(c.a_us_per_step, c.b_us_per_step)});
+    out += cats.Render(style);
   }
-  out += "\n(added/removed compare the reports' kernels.top lists: a kernel can also enter or leave the top list)\n";
+  out += "\n" + render::WrapParagraph(
+                    "(added/removed compare the reports' kernels.top lists: a kernel can also enter or leave the top list; "
+                    "names are shortened, --json has them in full)",
+                    width, "", "");
   return out;
 }
 

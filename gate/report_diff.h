@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gate/gate_config.h"
+#include "render/terminal.h"
 
 namespace ampscope::gate {
 
@@ -80,7 +81,9 @@ struct ReportDiff {
 // Both reports must have passed ValidateReport(..., ReportUse::kDiff); absent fields show as n/a.
 ReportDiff DiffReports(const nlohmann::json& a, const nlohmann::json& b, const DiffOptions& options);
 
-std::string FormatDiffText(const ReportDiff& diff);
+// The diff as aligned tables fitted to `width` columns (kernel names shortened to their template
+// head and functor, render/kernel_names.h; the JSON keeps the full names).
+std::string FormatDiffText(const ReportDiff& diff, size_t width = render::kDefaultWidth);
 nlohmann::json DiffToJson(const ReportDiff& diff);  // {"schema": "ampscope.diff/1", ...}
 
 }  // namespace ampscope::gate

@@ -252,38 +252,4 @@ std::vector<double> StepDurationsUs(const json& report) {
   return out;
 }
 
-Status WriteFilesAtomically(const std::vector<OutputFile>& files) {
-  std::vector<std::string> temps;
-  auto remove_temps = [&temps] {
-    for (const auto& t : temps) std::remove(t.c_str());
-  };
-  for (const auto& f : files) {
-    std::string temp = f.path + ".ampscope-tmp";
-    temps.push_back(temp);
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      std::string why = std::strerror(errno);
-      remove_temps();
-      return Status::Error(fmt::format("{}: cannot write: {}", f.path, why));
-    }
-    out << f.contents;
-    out.close();
-    if (!out) {
-      std::string why = std::strerror(errno);
-      remove_temps();
-      return Status::Error(fmt::format("{}: write failed: {}", f.path, why));
-    }
-  }
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (std::rename(temps[i].c_str(), files[i].path.c_str()) != 0) {
-      std::string why = std::strerror(errno);
-      // All or nothing: outputs already renamed into place are removed again.
-      for (size_t k = 0; k < i; ++k) std::remove(files[k].path.c_str());
-      for (size_t k = i; k < temps.size(); ++k) std::remove(temps[k].c_str());
-      return Status::Error(fmt::format("{}: cannot rename into place: {}", files[i].path, why));
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace ampscope::gate

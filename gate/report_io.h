@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope::gate {
 
@@ -45,13 +45,5 @@ std::optional<double> NumberAt(const nlohmann::json& root, std::string_view poin
 std::optional<std::string> StringAt(const nlohmann::json& root, std::string_view pointer);
 // steps.durations_us (µs per step), in report order.
 std::vector<double> StepDurationsUs(const nlohmann::json& report);
-
-// Writes several files so that either all of them appear or none does: each is written to a
-// temporary file next to its target and renamed only after every write succeeded.
-struct OutputFile {
-  std::string path;
-  std::string contents;
-};
-Status WriteFilesAtomically(const std::vector<OutputFile>& files);
 
 }  // namespace ampscope::gate

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "analyzers/analyze.h"
+#include "base/strings.h"
+#include "base/units.h"
 
 namespace ampscope {
 namespace trace_export {
@@ -36,39 +38,6 @@ std::string FormatMicros(TimeNs ns) {
   AppendMicros(s, ns);
   return s;
 }
-
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not valid.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  size_t n;
-  uint32_t cp;
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;  // overlong / too big
-  if (cp >= 0xD800 && cp <= 0xDFFF) return 0;                                            // surrogates
-  return n;
-}
-
-}  // namespace
 
 void AppendJsonEscaped(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -568,8 +537,6 @@ SpanColor SeverityColor(FindingSeverity s) {
   }
 }
 
-double Us(TimeNs ns) { return static_cast<double>(ns) / 1e3; }
-
 // Per-step counter samples: the value from the step's start; 0 after the last step and
 // in gaps between steps, so a value never spills outside its step.
 AnalysisCounter StepCounter(const std::string& name, const std::string& series, const std::vector<StepWindow>& steps,
@@ -612,9 +579,9 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
       nlohmann::json args = {{"step_index", i},
                              {"number", w.number},
                              {"step_source", StepSourceName(rank.steps.source)},
-                             {"duration_us", Us(w.duration_ns())},
-                             {"cpu_start_us", Us(w.cpu_start_ns)},
-                             {"cpu_end_us", Us(w.cpu_end_ns)}};
+                             {"duration_us", NsToUs(w.duration_ns())},
+                             {"cpu_start_us", NsToUs(w.cpu_start_ns)},
+                             {"cpu_end_us", NsToUs(w.cpu_end_ns)}};
       if (per_step.is_array() && i < per_step.size() && per_step[i].is_object())
         for (const char* key : {"busy_pct", "kernel_busy_pct", "tensor_core_kernel_pct", "kernels", "syncs"})
           if (per_step[i].contains(key)) args[key] = per_step[i][key];
@@ -659,7 +626,7 @@ AnalysisTracks BuildAnalysisTracks(const Trace& trace, const RankAnalysis& rank)
       nlohmann::json args = {{"api", p.api},
                              {"tid", p.tid},
                              {"step_index", p.step_index},
-                             {"blocked_us", Us(p.end_ns - p.start_ns)}};
+                             {"blocked_us", NsToUs(p.end_ns - p.start_ns)}};
       spans.push_back({p.start_ns, std::max(p.start_ns, p.end_ns), b.Name(p.api), b.Args(std::move(args)),
                        SpanColor::kSync, p.end_ns <= p.start_ns});
     }

@@ -22,8 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
-#include "trace/trace_model.h"
+#include "base/status.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

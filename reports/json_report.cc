@@ -1,14 +1,13 @@
 #include "reports/json_report.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <unistd.h>
 
 #include "analyzers/gpu_peaks.h"
+#include "base/atomic_write.h"
+#include "base/units.h"
+#include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -25,8 +24,6 @@ constexpr const char* kDimensionIds[] = {"compute_intensity", "memory_bandwidth"
 constexpr const char* kChecklistIds[] = {"tensor_core_utilization", "autocast_coverage", "grad_scaler",
                                          "kernel_fusion", "data_pipeline", "distributed_sync",
                                          "memory_fragmentation"};
-
-double Us(TimeNs ns) { return static_cast<double>(ns) / 1e3; }
 
 json Pct(TimeNs part, TimeNs whole) {
   if (whole <= 0) return nullptr;
@@ -53,12 +50,12 @@ json StepsSection(const RankAnalysis& ra) {
   std::vector<double> durations;
   json windows = json::array();
   for (const StepWindow& s : ra.steps.steps) {
-    durations.push_back(Us(s.duration_ns()));
+    durations.push_back(NsToUs(s.duration_ns()));
     windows.push_back({{"number", s.number},
                        {"name", s.name},
-                       {"start_us", Us(s.start_ns)},
-                       {"end_us", Us(s.end_ns)},
-                       {"cpu_end_us", Us(s.cpu_end_ns)}});
+                       {"start_us", NsToUs(s.start_ns)},
+                       {"end_us", NsToUs(s.end_ns)},
+                       {"cpu_end_us", NsToUs(s.cpu_end_ns)}});
   }
   steps["count"] = ra.steps.steps.size();
   steps["source"] = StepSourceName(ra.steps.source);
@@ -84,20 +81,20 @@ json GpuSection(const RankAnalysis& ra) {
   const GpuTimeAnalysis& g = ra.gpu;
   json gpu;
   gpu["activity_recorded"] = ra.extra.value("gpu_activity_recorded", false);
-  gpu["window_us"] = Us(g.window_ns);
-  gpu["busy_us"] = Us(g.busy_ns);
-  gpu["kernel_busy_us"] = Us(g.kernel_busy_ns);
-  gpu["memcpy_busy_us"] = Us(g.memcpy_busy_ns);
-  gpu["memset_busy_us"] = Us(g.memset_busy_ns);
+  gpu["window_us"] = NsToUs(g.window_ns);
+  gpu["busy_us"] = NsToUs(g.busy_ns);
+  gpu["kernel_busy_us"] = NsToUs(g.kernel_busy_ns);
+  gpu["memcpy_busy_us"] = NsToUs(g.memcpy_busy_ns);
+  gpu["memset_busy_us"] = NsToUs(g.memset_busy_ns);
   gpu["busy_pct"] = Pct(g.busy_ns, g.window_ns);
   gpu["idle_pct"] = Pct(g.window_ns - g.busy_ns, g.window_ns);
   gpu["kernel_busy_pct"] = Pct(g.kernel_busy_ns, g.window_ns);
   gpu["idle_breakdown_pct"] = {{"host_wait", Pct(g.idle.host_wait_ns, g.window_ns)},
                                {"kernel_wait", Pct(g.idle.kernel_wait_ns, g.window_ns)},
                                {"other", Pct(g.idle.other_ns, g.window_ns)}};
-  gpu["idle_breakdown_us"] = {{"host_wait", Us(g.idle.host_wait_ns)},
-                              {"kernel_wait", Us(g.idle.kernel_wait_ns)},
-                              {"other", Us(g.idle.other_ns)},
+  gpu["idle_breakdown_us"] = {{"host_wait", NsToUs(g.idle.host_wait_ns)},
+                              {"kernel_wait", NsToUs(g.idle.kernel_wait_ns)},
+                              {"other", NsToUs(g.idle.other_ns)},
                               {"gaps",
                                {{"host_wait", g.idle.host_wait_gaps},
                                 {"kernel_wait", g.idle.kernel_wait_gaps},
@@ -108,20 +105,20 @@ json GpuSection(const RankAnalysis& ra) {
     if (t == 0) continue;
     const char* name = KernelCategoryName(static_cast<KernelCategory>(c));
     cat_pct[name] = Pct(t, g.kernel_time_total_ns);
-    cat_us[name] = Us(t);
+    cat_us[name] = NsToUs(t);
   }
   for (size_t p = 0; p < g.kernel_time_by_precision_ns.size(); ++p) {
     TimeNs t = g.kernel_time_by_precision_ns[p];
     if (t == 0) continue;
     const char* name = PrecisionName(static_cast<Precision>(p));
     prec_pct[name] = Pct(t, g.kernel_time_total_ns);
-    prec_us[name] = Us(t);
+    prec_us[name] = NsToUs(t);
   }
   gpu["kernel_time_by_category_pct"] = cat_pct;
   gpu["kernel_time_by_category_us"] = cat_us;
   gpu["kernel_time_by_precision_pct"] = prec_pct;
   gpu["kernel_time_by_precision_us"] = prec_us;
-  gpu["kernel_time_total_us"] = Us(g.kernel_time_total_ns);
+  gpu["kernel_time_total_us"] = NsToUs(g.kernel_time_total_ns);
   gpu["kernel_count"] = g.kernel_count;
   json by_dev = json::object();
   for (const auto& [dev, busy] : g.busy_by_device_ns) by_dev[std::to_string(dev)] = Pct(busy, g.window_ns);
@@ -142,7 +139,7 @@ json MemoryTrafficSection(const RankAnalysis& ra) {
   for (const auto& [kind, s] : ra.memory.memcpy_by_kind) {
     memcpy[kind] = {{"count", s.count},
                     {"bytes", s.bytes},
-                    {"time_us", Us(s.time_ns)},
+                    {"time_us", NsToUs(s.time_ns)},
                     {"achieved_gbs", s.achieved_gbs()},
                     {"pageable_count", s.pageable_count},
                     {"pageable_bytes", s.pageable_bytes}};
@@ -151,7 +148,7 @@ json MemoryTrafficSection(const RankAnalysis& ra) {
               {"memset",
                {{"count", ra.memory.memset_count},
                 {"bytes", ra.memory.memset_bytes},
-                {"time_us", Us(ra.memory.memset_time_ns)}}}};
+                {"time_us", NsToUs(ra.memory.memset_time_ns)}}}};
   size_t steps = ra.steps.steps.size();
   auto it = ra.memory.memcpy_by_kind.find("HtoD");
   uint64_t h2d = it == ra.memory.memcpy_by_kind.end() ? 0 : it->second.bytes;
@@ -166,7 +163,7 @@ json SyncsSection(const RankAnalysis& ra) {
           {"cuda_sync_events", ra.syncs.cuda_sync_event_count},
           {"per_step", ra.steps.steps.empty() ? json(nullptr) : json(ra.syncs.syncs_per_step)},
           {"by_api", by_api},
-          {"host_blocked_us", Us(ra.syncs.api_sync_time_ns)}};
+          {"host_blocked_us", NsToUs(ra.syncs.api_sync_time_ns)}};
 }
 
 json LaunchesSection(const RankAnalysis& ra) {
@@ -174,8 +171,8 @@ json LaunchesSection(const RankAnalysis& ra) {
   return {{"kernels", l.kernels},
           {"kernels_per_step", ra.steps.steps.empty() ? json(nullptr) : json(l.kernels_per_step)},
           {"launch_api_calls", l.launch_api_calls},
-          {"launch_api_us", Us(l.launch_api_time_ns)},
-          {"median_kernel_us", Us(l.median_kernel_ns)},
+          {"launch_api_us", NsToUs(l.launch_api_time_ns)},
+          {"median_kernel_us", NsToUs(l.median_kernel_ns)},
           {"pct_kernels_under_10us", l.pct_kernels_under_10us},
           {"graph_launched_kernels", l.graph_launched_kernels}};
 }
@@ -188,8 +185,8 @@ json KernelsSection(const RankAnalysis& ra) {
     if (n++ >= 50) break;
     top.push_back({{"name", k.name_str},
                    {"count", k.count},
-                   {"total_us", Us(k.total_ns)},
-                   {"mean_us", k.count ? Us(k.total_ns) / k.count : 0.0},
+                   {"total_us", NsToUs(k.total_ns)},
+                   {"mean_us", k.count ? NsToUs(k.total_ns) / k.count : 0.0},
                    {"pct", Pct(k.total_ns, total)},
                    {"category", KernelCategoryName(k.cls.category)},
                    {"precision", PrecisionName(k.cls.precision)},
@@ -268,7 +265,7 @@ json FindingsSection(const RankAnalysis& ra) {
   json out = json::array();
   for (const Finding& f : ra.findings) {
     json ranges = json::array();
-    for (const auto& [s, e] : f.time_ranges) ranges.push_back({Us(s), Us(e)});
+    for (const auto& [s, e] : f.time_ranges) ranges.push_back({NsToUs(s), NsToUs(e)});
     out.push_back({{"id", f.id},
                    {"severity", FindingSeverityName(f.severity)},
                    {"dimension", f.dimension.empty() ? json(nullptr) : json(f.dimension)},
@@ -292,7 +289,13 @@ json DeviceJson(const Device& d, const std::string& gpu_override) {
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
-  if (const GpuPeak* p = LookupGpuPeak(gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override))) {
+  GpuQuery q;
+  q.name = gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override);
+  if (gpu_override.empty()) {
+    q.sm_count = d.sm_count;
+    q.memory_bytes = d.total_memory_bytes;
+  }
+  if (const GpuPeak* p = MatchGpu(q).peak) {
     peak = {{"fp16_tflops", p->fp16_tflops},
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
@@ -318,6 +321,7 @@ json RankSection(const RankAnalysis& ra) {
   r["syncs"] = SyncsSection(ra);
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
+  r["roofline"] = RooflineSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = statuses;
@@ -376,18 +380,27 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   report["launches"] = LaunchesSection(job);
   report["kernels"] = KernelsSection(job);
   report["precision"] = job.precision.is_object() ? job.precision : json::object();
+  report["roofline"] = RooflineSection(job);
 
   json ranks = json::array();
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
   report["ranks"] = ranks;
 
-  // Diagnostics: counters by code, and one message per code with where it was first seen.
+  // Diagnostics: counters by code, and one message per code with where it was first seen and
+  // what the code means (base/diagnostic_codes_table.h; null for a code the table does not
+  // know, such as one a newer collector wrote into its file). Renderers show the description
+  // and never look codes up themselves: they read only this JSON.
+  auto description = [](const std::string& code) {
+    const char* d = DescribeDiagnostic(code);
+    return *d != '\0' ? json(d) : json(nullptr);
+  };
   json counters = json::object(), messages = json::array();
   for (size_t i = 0; i < traces.size(); ++i) {
     for (const auto& [code, e] : traces[i].diagnostics.entries()) {
       counters[code] = counters.value(code, uint64_t{0}) + e.count;
       messages.push_back({{"code", code},
                           {"severity", SeverityName(e.severity)},
+                          {"description", description(code)},
                           {"count", e.count},
                           {"file", traces[i].metadata.path},
                           {"first_offset", e.first_offset},
@@ -399,15 +412,18 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
     counters[code] = e.count;
     messages.push_back({{"code", code},
                         {"severity", SeverityName(e.severity)},
+                        {"description", description(code)},
                         {"count", e.count},
                         {"file", nullptr},
                         {"first_offset", e.first_offset},
                         {"message", e.first_message}});
   }
   if (!job.extra.value("gpu_activity_recorded", false)) {
-    counters["no_gpu_activity"] = 1;
-    messages.push_back({{"code", "no_gpu_activity"},
-                        {"severity", "info"},
+    const DiagnosticInfo& no_gpu = DiagnosticInfoOf(DiagCode::kNoGpuActivity);
+    counters[no_gpu.id] = 1;
+    messages.push_back({{"code", no_gpu.id},
+                        {"severity", SeverityName(no_gpu.severity)},
+                        {"description", no_gpu.description},
                         {"count", 1},
                         {"file", nullptr},
                         {"first_offset", nullptr},
@@ -425,25 +441,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   return report;
 }
 
-Status WriteTextFile(const std::string& text, const std::string& path) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Error(path + ": cannot write: " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::Error(path + ": write failed: " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return Status::Error(path + ": cannot rename into place: " + std::strerror(err));
-  }
-  return Status::Ok();
-}
+Status WriteTextFile(const std::string& text, const std::string& path) { return WriteFileAtomically(path, text); }
 
 Status WriteJsonFile(const json& report, const std::string& path, int indent) {
   return WriteTextFile(report.dump(indent, ' ', false, json::error_handler_t::replace) + "\n", path);

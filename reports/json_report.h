@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
+#include "base/status.h"
 
 namespace ampscope {
 
@@ -20,10 +20,10 @@ nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Tr
 // The per-rank part of the report (steps, gpu, tensor_cores, ...), also used for `ranks[]`.
 nlohmann::json RankSection(const RankAnalysis& ra);
 
-// Writes `report` to `path` atomically (temporary file + rename): no partial file is left
-// behind on failure.
+// Writes `report` to `path` through base/atomic_write.h (temporary file + rename for a regular
+// file, in place for /dev/null or a FIFO): no partial file is left behind on failure.
 Status WriteJsonFile(const nlohmann::json& report, const std::string& path, int indent = 2);
-// Writes any text atomically.
+// Writes any text the same way.
 Status WriteTextFile(const std::string& text, const std::string& path);
 
 }  // namespace ampscope

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "analyzers/analysis.h"
-#include "trace/status.h"
-#include "trace/trace_model.h"
+#include "base/status.h"
+#include "trace/model.h"
 
 namespace ampscope {
 

@@ -35,14 +35,14 @@ if ! "$build/fuzz/ampscope_fuzz_seeds" "$work/seeds" "$shared" "$PWD"; then
 fi
 
 # Per target: the longest input libFuzzer may build (seeds are smaller) and its extra flags.
-declare -A max_len=([kineto]=131072 [amptrace]=16384 [report]=65536 [gate_config]=8192)
-declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [report]="" [gate_config]="")
+declare -A max_len=([kineto]=131072 [amptrace]=16384 [nsys]=65536 [report]=65536 [gate_config]=8192)
+declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [report]="" [gate_config]="")
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 failed=0
 summary=()
-for target in kineto amptrace report gate_config; do
+for target in kineto amptrace nsys report gate_config; do
   corpus="$work/corpus/$target"
   mkdir -p "$corpus"
   inputs=("$corpus" "$work/seeds/$target" "fuzz/regressions/$target")

@@ -8,8 +8,9 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config
-      nlohmann-json3-dev libfmt-dev libcli11-dev libsimdjson-dev zlib1g-dev
-      googletest libgtest-dev libgmock-dev libbenchmark-dev python3 protobuf-compiler)
+      nlohmann-json3-dev libfmt-dev libcli11-dev libsimdjson-dev zlib1g-dev libsqlite3-dev
+      googletest libgtest-dev libgmock-dev libbenchmark-dev python3 protobuf-compiler
+      tmux)  # tmux: the terminal-width test runs the CLI in 80- and 120-column windows
 for arg in "$@"; do
   case "$arg" in
     --browser) pkgs+=(chromium) ;;

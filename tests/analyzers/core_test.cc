@@ -6,8 +6,9 @@
 #include <numeric>
 
 #include "analyzers/analyze.h"
-#include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "support/test_support.h"
+#include "support/trace_builder.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {
@@ -17,65 +18,19 @@ using ampscope::testing::SharedPath;
 
 constexpr TimeNs kUs = 1000;
 
-// A tiny trace builder: one host thread launching work on one stream.
-struct TraceBuilder {
-  Trace t;
-  int64_t next_corr = 1;
-  StringId Str(std::string_view s) { return t.strings.Intern(s); }
-  void Step(const std::string& name, TimeNs s, TimeNs e, RangeKind kind = RangeKind::kCpuAnnotation) {
-    Range r;
-    r.start_ns = s;
-    r.end_ns = e;
-    r.pid = 1;
-    r.tid = 1;
-    r.name = Str(name);
-    r.kind = kind;
-    t.ranges.push_back(r);
-  }
-  // A cudaLaunchKernel at `launch` (1 µs long) and its kernel [ks, ke).
-  void Kernel(const std::string& name, TimeNs launch, TimeNs ks, TimeNs ke, int32_t stream = 7) {
-    ApiCall a;
-    a.start_ns = launch;
-    a.end_ns = launch + 1 * kUs;
-    a.correlation = next_corr;
-    a.pid = 1;
-    a.tid = 1;
-    a.name = Str("cudaLaunchKernel");
-    t.api_calls.push_back(a);
-    KernelEvent k;
-    k.start_ns = ks;
-    k.end_ns = ke;
-    k.correlation = next_corr++;
-    k.device = 0;
-    k.stream = stream;
-    k.name = Str(name);
-    t.kernels.push_back(k);
-  }
-  void Api(const std::string& name, TimeNs s, TimeNs e) {
-    ApiCall a;
-    a.start_ns = s;
-    a.end_ns = e;
-    a.correlation = next_corr++;
-    a.pid = 1;
-    a.tid = 1;
-    a.name = Str(name);
-    t.api_calls.push_back(a);
-  }
-  Trace Build() {
-    FinalizeTrace(t);
-    return t;
-  }
-};
+// Traces are built with the shared builder (tests/support/trace_builder.h): one host thread
+// (pid 1, tid 1) launching work with 1 µs cudaLaunchKernel calls on stream 7.
+using testing::TraceBuilder;
 
 TEST(CoreAnalyzers, StepExtendsToGpuWorkLaunchedInside) {
   // Hand calculation: step CPU range [0, 100) µs; a kernel launched at 90 µs runs [95, 150):
   // the step ends at 150 µs. The next step's CPU range starts at 120 µs, so it starts at 150
   // (max of its CPU start and the previous step's end) and ends at its CPU end 300.
   TraceBuilder b;
-  b.Step("ProfilerStep#1", 0, 100 * kUs);
-  b.Step("ProfilerStep#2", 120 * kUs, 300 * kUs);
-  b.Kernel("volta_sgemm_128x64_nn", 90 * kUs, 95 * kUs, 150 * kUs);
-  b.Kernel("volta_sgemm_128x64_nn", 200 * kUs, 201 * kUs, 210 * kUs);
+  b.AddRange("ProfilerStep#1", 0, 100 * kUs);
+  b.AddRange("ProfilerStep#2", 120 * kUs, 300 * kUs);
+  b.LaunchKernel("volta_sgemm_128x64_nn", 90 * kUs, 1 * kUs, 95 * kUs, 150 * kUs);
+  b.LaunchKernel("volta_sgemm_128x64_nn", 200 * kUs, 1 * kUs, 201 * kUs, 210 * kUs);
   Trace t = b.Build();
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
   ASSERT_TRUE(ra.ok());
@@ -97,11 +52,11 @@ TEST(CoreAnalyzers, IdleBreakdownFollowsHtaRulesAndSumsToWindow) {
   //   tail [800,1000) with no next event => other 200
   // busy 390; host_wait 300; kernel_wait 10; other 300; total 1000.
   TraceBuilder b;
-  b.Step("ProfilerStep#0", 0, 1000 * kUs);
-  b.Kernel("k", 50 * kUs, 100 * kUs, 200 * kUs);
-  b.Kernel("k", 60 * kUs, 210 * kUs, 300 * kUs);
-  b.Kernel("k", 70 * kUs, 400 * kUs, 500 * kUs);
-  b.Kernel("k", 650 * kUs, 700 * kUs, 800 * kUs);
+  b.AddRange("ProfilerStep#0", 0, 1000 * kUs);
+  b.LaunchKernel("k", 50 * kUs, 1 * kUs, 100 * kUs, 200 * kUs);
+  b.LaunchKernel("k", 60 * kUs, 1 * kUs, 210 * kUs, 300 * kUs);
+  b.LaunchKernel("k", 70 * kUs, 1 * kUs, 400 * kUs, 500 * kUs);
+  b.LaunchKernel("k", 650 * kUs, 1 * kUs, 700 * kUs, 800 * kUs);
   Trace t = b.Build();
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
   ASSERT_TRUE(ra.ok());
@@ -120,27 +75,17 @@ TEST(CoreAnalyzers, SyncsCountedPerStepWithNsysSmallH2DExclusion) {
   // step 1 has a synchronous 1 KB H2D cudaMemcpy, which nsys's cuda_memcpy_sync rule does
   // not count (H2D of 64 KB or less). Expected: 2 syncs, 1.0 per step.
   TraceBuilder b;
-  b.Step("ProfilerStep#0", 0, 100 * kUs);
-  b.Step("ProfilerStep#1", 100 * kUs, 200 * kUs);
-  b.Api("cudaStreamSynchronize", 10 * kUs, 20 * kUs);
-  b.Api("cudaMemcpy", 30 * kUs, 40 * kUs);
-  MemcpyEvent d2h;
-  d2h.start_ns = 35 * kUs;
-  d2h.end_ns = 36 * kUs;
-  d2h.correlation = b.next_corr - 1;
-  d2h.kind = MemcpyKind::kDtoH;
-  d2h.bytes = 4;
-  d2h.device = 0;
-  b.t.memcpys.push_back(d2h);
-  b.Api("cudaMemcpy", 130 * kUs, 140 * kUs);
-  MemcpyEvent h2d = d2h;
-  h2d.start_ns = 135 * kUs;
-  h2d.end_ns = 136 * kUs;
-  h2d.correlation = b.next_corr - 1;
-  h2d.kind = MemcpyKind::kHtoD;
-  h2d.bytes = 1024;
-  h2d.src_kind = MemoryKind::kPageable;
-  b.t.memcpys.push_back(h2d);
+  b.AddRange("ProfilerStep#0", 0, 100 * kUs);
+  b.AddRange("ProfilerStep#1", 100 * kUs, 200 * kUs);
+  b.AddApi("cudaStreamSynchronize", 10 * kUs, 20 * kUs, b.NewCorrelation());
+  const int64_t d2h_corr = b.NewCorrelation();
+  b.AddApi("cudaMemcpy", 30 * kUs, 40 * kUs, d2h_corr);
+  b.AddMemcpy(35 * kUs, 36 * kUs, d2h_corr, MemcpyKind::kDtoH, 4, MemoryKind::kUnknown, MemoryKind::kUnknown,
+              /*stream=*/-1);
+  const int64_t h2d_corr = b.NewCorrelation();
+  b.AddApi("cudaMemcpy", 130 * kUs, 140 * kUs, h2d_corr);
+  b.AddMemcpy(135 * kUs, 136 * kUs, h2d_corr, MemcpyKind::kHtoD, 1024, MemoryKind::kPageable, MemoryKind::kUnknown,
+              /*stream=*/-1);
   Trace t = b.Build();
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
   ASSERT_TRUE(ra.ok());
@@ -158,9 +103,9 @@ TEST(CoreAnalyzers, NvtxStepsUseOutermostMatchingRangesOnOneThread) {
   TraceBuilder b;
   for (int i = 0; i < 3; ++i) {
     TimeNs s = i * 100 * kUs;
-    b.Step("step", s, s + 90 * kUs, RangeKind::kNvtx);
-    b.Step("forward", s + 1 * kUs, s + 40 * kUs, RangeKind::kNvtx);
-    b.Step("step", s + 50 * kUs, s + 60 * kUs, RangeKind::kNvtx);  // nested, e.g. optimizer.step
+    b.AddRange("step", s, s + 90 * kUs, RangeKind::kNvtx);
+    b.AddRange("forward", s + 1 * kUs, s + 40 * kUs, RangeKind::kNvtx);
+    b.AddRange("step", s + 50 * kUs, s + 60 * kUs, RangeKind::kNvtx);  // nested, e.g. optimizer.step
   }
   Trace t = b.Build();
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
@@ -174,9 +119,9 @@ TEST(CoreAnalyzers, NvtxStepsUseOutermostMatchingRangesOnOneThread) {
 
 TEST(CoreAnalyzers, StepSelectionAndNoSteps) {
   TraceBuilder b;
-  for (int i = 0; i < 5; ++i) b.Step("ProfilerStep#" + std::to_string(i + 10), i * 100 * kUs, (i + 1) * 100 * kUs);
-  b.Kernel("k", 10 * kUs, 20 * kUs, 30 * kUs);
-  for (int i = 1; i < 5; ++i) b.Kernel("k", i * 100 * kUs + 10 * kUs, i * 100 * kUs + 20 * kUs, i * 100 * kUs + 30 * kUs);
+  for (int i = 0; i < 5; ++i) b.AddRange("ProfilerStep#" + std::to_string(i + 10), i * 100 * kUs, (i + 1) * 100 * kUs);
+  b.LaunchKernel("k", 10 * kUs, 1 * kUs, 20 * kUs, 30 * kUs);
+  for (int i = 1; i < 5; ++i) b.LaunchKernel("k", i * 100 * kUs + 10 * kUs, 1 * kUs, i * 100 * kUs + 20 * kUs, i * 100 * kUs + 30 * kUs);
   Trace t = b.Build();
   AnalysisOptions opt;
   opt.first_step = 1;
@@ -188,8 +133,8 @@ TEST(CoreAnalyzers, StepSelectionAndNoSteps) {
   EXPECT_EQ(ra->gpu.window_ns, 200 * kUs);
 
   TraceBuilder nb;
-  nb.Kernel("k", 0, 10 * kUs, 20 * kUs);
-  nb.Kernel("k", 0, 50 * kUs, 60 * kUs);
+  nb.LaunchKernel("k", 0, 1 * kUs, 10 * kUs, 20 * kUs);
+  nb.LaunchKernel("k", 0, 1 * kUs, 50 * kUs, 60 * kUs);
   Trace nt = nb.Build();
   StatusOr<RankAnalysis> none = AnalyzeTrace(nt, {});
   ASSERT_TRUE(none.ok());
@@ -209,10 +154,10 @@ TEST(CoreAnalyzers, JobStepIsSlowestRank) {
     TraceBuilder b;
     TimeNs len = (r == 0 ? 100 : 130) * kUs;
     for (int i = 0; i < 3; ++i) {
-      b.Step("ProfilerStep#" + std::to_string(i), i * 200 * kUs, i * 200 * kUs + len);
-      b.Kernel("k", i * 200 * kUs, i * 200 * kUs + 1 * kUs, i * 200 * kUs + 50 * kUs);
+      b.AddRange("ProfilerStep#" + std::to_string(i), i * 200 * kUs, i * 200 * kUs + len);
+      b.LaunchKernel("k", i * 200 * kUs, 1 * kUs, i * 200 * kUs + 1 * kUs, i * 200 * kUs + 50 * kUs);
     }
-    b.t.metadata.rank = r;
+    b.trace().metadata.rank = r;
     traces.push_back(b.Build());
   }
   JobAnalysis job = AnalyzeJob(traces, {});
@@ -236,7 +181,7 @@ class RealTraceTest : public ::testing::Test {
     return it->second;
   }
   void SetUp() override {
-    if (!HaveShared()) GTEST_SKIP() << "shared/traces not available";
+    AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   }
 };
 
@@ -341,7 +286,7 @@ TEST(CoreAnalyzers, CpuOnlyRunHasNoGpuVerdicts) {
   // unknown with the reason (except the host-side data pipeline), and there is no finding (a
   // "GPU 0% busy" alarm would be false).
   TraceBuilder b;
-  for (int i = 0; i < 3; ++i) b.Step("step", i * 100 * kUs, (i + 1) * 100 * kUs, RangeKind::kNvtx);
+  for (int i = 0; i < 3; ++i) b.AddRange("step", i * 100 * kUs, (i + 1) * 100 * kUs, RangeKind::kNvtx);
   Trace t = b.Build();
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
   ASSERT_TRUE(ra.ok());

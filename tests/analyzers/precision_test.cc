@@ -13,8 +13,9 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/precision.h"
-#include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "support/test_support.h"
+#include "support/trace_builder.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {
@@ -24,40 +25,22 @@ using nlohmann::json;
 // ---------------------------------------------------------------------------------------
 // A hand-built trace
 
+// On the shared builder (tests/support/trace_builder.h), with this file's conventions: ns,
+// 5 ns cudaLaunchKernel calls carrying the op's External id, no pids, correlations from 100.
 struct Builder {
-  Trace t;
-  int64_t next_corr = 100;
+  Builder() { b.set_next_correlation(100); }
+  testing::TraceBuilder b;
+  Trace& t = b.trace();
 
   uint32_t Op(const char* name, TimeNs s, TimeNs e, int64_t ext, const char* types = nullptr, int64_t tid = 1) {
-    CpuOp op;
-    op.name = t.strings.Intern(name);
-    op.start_ns = s;
-    op.end_ns = e;
-    op.tid = tid;
-    op.external_id = ext;
-    if (types) op.input_types = t.strings.Intern(types);
-    t.cpu_ops.push_back(op);
+    b.AddCpuOp(name, s, e, ext, types ? types : "", "", tid, /*pid=*/-1);
     return static_cast<uint32_t>(t.cpu_ops.size() - 1);
   }
   // A launch call at `launch_ns` on `tid` carrying External id `ext`, and its kernel [ks, ks+dur).
   void Kernel(const char* name, TimeNs launch_ns, int64_t ext, TimeNs ks, TimeNs dur, int64_t tid = 1) {
-    int64_t corr = next_corr++;
-    ApiCall call;
-    call.name = t.strings.Intern("cudaLaunchKernel");
-    call.start_ns = launch_ns;
-    call.end_ns = launch_ns + 5;
-    call.tid = tid;
-    call.correlation = corr;
-    call.external_id = ext;
-    t.api_calls.push_back(call);
-    KernelEvent k;
-    k.name = t.strings.Intern(name);
-    k.start_ns = ks;
-    k.end_ns = ks + dur;
-    k.device = 0;
-    k.stream = 7;
-    k.correlation = corr;
-    t.kernels.push_back(k);
+    const int64_t corr = b.NewCorrelation();
+    b.AddApi("cudaLaunchKernel", launch_ns, launch_ns + 5, corr, tid, /*pid=*/-1).external_id = ext;
+    b.AddKernel(name, ks, ks + dur, corr);
   }
 };
 
@@ -340,7 +323,7 @@ bool AnyNameContains(const json& list, const std::string& needle) {
 //    cudnn_convolution_backward_weight 141933 + cudnn_convolution_backward_input 130967 +
 //    cudnn_convolution 126619 + mm 275 + addmm 197 us.
 TEST(PrecisionGolden, TbPluginResNet50V100Fp32) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   RankAnalysis ra = AnalyzeShared("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz", 6);
   EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_pct"), 0.0, 1e-9);
   EXPECT_TRUE(ra.tensor_cores["top_kernels"].empty());
@@ -364,7 +347,7 @@ TEST(PrecisionGolden, TbPluginResNet50V100Fp32) {
 // GEMMs (cutlass_80_tensorop_s1688gemm*) 19484.339 us, convs (sm80_xmma_*_tf32f32*, cuDNN CUTLASS
 // s1688fprop/dgrad/wgrad tf32, ImplicitGemmConvolution<tfloat32_t>) 19126.913 us.
 TEST(PrecisionGolden, NcclDataA100Tf32) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   RankAnalysis ra = AnalyzeShared("traces/kineto/hta/nccl_data.json.gz", 3);
   EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_us"), 162532.340, 0.001);
   EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_pct"), 23.756, 0.001);
@@ -385,7 +368,7 @@ TEST(PrecisionGolden, NcclDataA100Tf32) {
 // Triton kernels. Python: 6080 kernels in 5 windows, 401445 us; TF32 CUTLASS GEMMs 119020 us = 29.648%;
 // Triton kernels (Tensor Core use unknown) 1.762%.
 TEST(PrecisionGolden, RecsysA100Tf32CutlassAndTriton) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   RankAnalysis ra = AnalyzeShared("traces/kineto/hta/a100_16rank_recsys_rank0.json.gz", 5);
   EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_us"), 401445.0, 0.001);
   EXPECT_NEAR(Num(ra.tensor_cores, "/kernel_time_pct"), 29.648, 0.001);

@@ -1,4 +1,4 @@
-// End-to-end diagnosis tests: a generated scenario trace (tests/scenario) with one planted
+// End-to-end diagnosis tests: a generated scenario trace (tools/scenario) with one planted
 // problem -> ReadKinetoTraceFromString -> AnalyzeTrace (core analyzers, precision, diagnosis).
 // Each scenario must get the right statuses and the right top finding; the healthy one must
 // get no warning. Expected numbers come from the generator's own schedule (ScenarioSummary,
@@ -13,9 +13,9 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/diagnosis.h"
-#include "test_support.h"
-#include "tests/scenario/scenario.h"
-#include "trace/kineto_reader.h"
+#include "support/test_support.h"
+#include "tools/scenario/scenario.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {
@@ -264,7 +264,7 @@ TEST(Scenario, SkippedStepsMatchThePlan) {
 // The TensorBoard plugin's ResNet50 trace (FP32 on a V100): its two recommendations.
 
 TEST(RealTrace, TbPluginResNet50DataLoaderAndAmpNotInUse) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   auto trace = ReadKinetoTrace(testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   auto r = AnalyzeTrace(trace.value(), AnalysisOptions{});

@@ -1,17 +1,20 @@
 // `ampscope analyze` as a user runs it: outputs on good input; on bad input one line naming
 // the file and the byte offset, exit code 2, and no output file left behind.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <regex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace {
 
@@ -164,6 +167,73 @@ TEST_F(AnalyzeCli, UsageErrors) {
   WriteFile(dir_ + "/t.json", kSmallTrace);
   EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/t.json --steps 5..2").exit_code, 2);
   EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/t.json --step-pattern '(['").exit_code, 2);
+}
+
+// Issue 16: outputs that would clobber an input or each other are refused (exit 2) before
+// anything is read or written.
+TEST_F(AnalyzeCli, OutputThatIsAnInputOrSharedIsRefused) {
+  const std::string trace = dir_ + "/t.json";
+  WriteFile(trace, kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + trace + " -o " + trace + " -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "ampscope analyze: " + trace + ": is also an input (" + trace + "); refusing to overwrite it\n");
+  EXPECT_EQ(ReadFile(trace), kSmallTrace);  // the trace is intact
+  r = RunAmpscope("analyze " + trace + " --html " + dir_ + "/out.html --markdown " + dir_ + "/out.html -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "ampscope analyze: " + dir_ + "/out.html: is given for two outputs\n");
+  EXPECT_TRUE(NoOutputs());
+}
+
+// A symlink at an output path is refused and left alone; no other output of the set appears.
+TEST_F(AnalyzeCli, SymlinkOutputIsRefused) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  WriteFile(dir_ + "/target.json", "keep me");
+  ASSERT_EQ(symlink((dir_ + "/target.json").c_str(), (dir_ + "/outlink.json").c_str()), 0);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/outlink.json --html " + dir_ +
+                            "/out.html -q");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("outlink.json: is a symbolic link"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadFile(dir_ + "/target.json"), "keep me");
+  struct stat st;
+  ASSERT_EQ(lstat((dir_ + "/outlink.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/out.html"));
+}
+
+// A FIFO (as /dev/null or a pipe would be) is written in place, not replaced by a file.
+TEST_F(AnalyzeCli, FifoOutputIsWrittenInPlace) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  const std::string fifo = dir_ + "/trace.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = ReadFile(fifo); });
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json --chrome-trace " + fifo + " -q");
+  reader.join();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(nlohmann::json::parse(received).contains("traceEvents"));
+  struct stat st;
+  ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+// A failing output (here /dev/full: every write is ENOSPC) leaves no other output behind.
+TEST_F(AnalyzeCli, FullDiskLeavesNoPartialSet) {
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists("/dev/full"), "no /dev/full on this system");
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/out.json --html " + dir_ +
+                            "/out.html --chrome-trace /dev/full -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "ampscope: /dev/full: write failed: No space left on device\n");
+  EXPECT_TRUE(NoOutputs());
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find("ampscope-tmp"), std::string::npos) << e.path();
+}
+
+TEST_F(AnalyzeCli, HugeStepNumberIsAUsageError) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json --steps 1..99999999999999999999999 -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "ampscope analyze: --steps: step 99999999999999999999999 is out of range (at most 9223372036854775807)\n");
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "../collector/test_subprocess.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {

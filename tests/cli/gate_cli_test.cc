@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
-#include "tests/gate/test_report_builder.h"
+#include "support/test_support.h"
+#include "support/report_builder.h"
 #include "tests/gate/xml_check.h"
 
 namespace {
@@ -136,6 +136,17 @@ TEST_F(GateCliTest, MalformedJsonIsAnInputError) {
   EXPECT_EQ(Lines(r.err), 1) << r.err;
   EXPECT_FALSE(Exists(junit));  // no partial outputs
   EXPECT_FALSE(Exists(junit + ".ampscope-tmp"));
+}
+
+// Issue 16: an output path that is an input is refused before anything is read.
+TEST_F(GateCliTest, OutputThatIsAnInputIsRefused) {
+  const std::string a = WriteReport("a.json", base_);
+  const std::string b = WriteReport("b.json", base_);
+  const std::string before = ReadFile(a);
+  RunResult r = Run("gate --baseline " + a + " --current " + b + " --junit " + a);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "ampscope gate: " + a + ": is also an input (" + a + "); refusing to overwrite it\n");
+  EXPECT_EQ(ReadFile(a), before);
 }
 
 TEST_F(GateCliTest, WrongSchemaAndMissingFieldsAreInputErrors) {

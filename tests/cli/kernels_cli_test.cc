@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ const nlohmann::json* FindByName(const nlohmann::json& arr, const std::string& n
 }
 
 TEST(KernelsCli, JsonOnNcclDataA100) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   Result r = RunKernels(SharedPath("traces/kineto/hta/nccl_data.json.gz") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json arr = nlohmann::json::parse(r.out);
@@ -90,7 +90,7 @@ TEST(KernelsCli, JsonOnNcclDataA100) {
 }
 
 TEST(KernelsCli, TritonKernelHasUnknownTensorCoreUse) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   Result r = RunKernels(SharedPath("traces/kineto/hta/triton_example.json.gz") + " --json --explain");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json arr = nlohmann::json::parse(r.out);
@@ -105,7 +105,7 @@ TEST(KernelsCli, TritonKernelHasUnknownTensorCoreUse) {
 }
 
 TEST(KernelsCli, TopAndTable) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::string trace = SharedPath("traces/kineto/hta/nccl_data.json.gz");
   Result j = RunKernels(trace + " --json --top 3");
   ASSERT_EQ(j.exit_code, 0) << j.err;
@@ -114,9 +114,27 @@ TEST(KernelsCli, TopAndTable) {
   Result t = RunKernels(trace + " --top 5");
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find("2700 kernels, 70 distinct"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("category"), std::string::npos);
+  EXPECT_NE(t.out.find("CLASS"), std::string::npos);  // category and precision: "communication fp32"
   EXPECT_NE(t.out.find("communication"), std::string::npos);
   EXPECT_NE(t.out.find("... 65 more"), std::string::npos) << t.out;
+}
+
+// Issue 16: `kernels --json` aborted (nlohmann type_error 316, exit 134) on a kernel name with
+// the bytes \xff\xfe. Each bad byte is now U+FFFD and the output is valid JSON.
+TEST(KernelsCli, JsonWithInvalidUtf8KernelName) {
+  std::string dir = MakeTempDir("ampscope_kernels_utf8");
+  std::string trace = dir + "/t.json";
+  ampscope::testing::WriteFile(trace,
+                               "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad_\xff\xfe_kernel\", "
+                               "\"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 2, \"args\": {\"correlation\": 1}}]}");
+  Result r = RunKernels(trace + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json arr = nlohmann::json::parse(r.out);
+  ASSERT_EQ(arr.size(), 1u);
+  EXPECT_EQ(arr[0]["name"], "bad_\xEF\xBF\xBD\xEF\xBF\xBD_kernel");
+  EXPECT_EQ(arr[0]["count"], 1);
+  std::remove(trace.c_str());
+  std::remove(dir.c_str());
 }
 
 TEST(KernelsCli, ErrorsAreOneLineAndExit2) {

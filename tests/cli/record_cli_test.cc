@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../collector/test_subprocess.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {
@@ -78,6 +78,29 @@ TEST(RecordCliTest, ArgumentsArePassedExactlyWithoutAShell) {
   // expansion of $HOME or *.
   EXPECT_EQ(r.out, "a b|\nc'd|\ne\"f|\n|\n$HOME|\n*|\n");
   EXPECT_EQ(Session(dir)["command"], nlohmann::json(cmd));
+}
+
+// Issue 16: `record -- prog $'\xff'` aborted writing session.json (nlohmann type_error 316,
+// exit 134, a 0-byte session.json.tmp left behind). The argument reaches the program as it
+// was; session.json shows each bad byte as U+FFFD.
+TEST(RecordCliTest, NonUtf8ArgumentsGiveAValidSessionJson) {
+  std::string dir = testing::MakeTempDir("record") + "/out";
+  auto r = Record(dir, {"printf", "%s", "a\xff\xfe"});
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(r.out, "a\xff\xfe");  // untouched for the program itself
+  nlohmann::json s = Session(dir);
+  EXPECT_EQ(s["command"][2], "a\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(s["exit_code"], 0);
+  EXPECT_FALSE(Exists(dir + "/session.json.tmp"));
+}
+
+// Issue 16: "--steps 1..99999999999999999999999" aborted with std::out_of_range (exit 134).
+TEST(RecordCliTest, HugeStepNumberIsAUsageError) {
+  std::string dir = testing::MakeTempDir("record") + "/out";
+  auto r = Record(dir, {"/bin/true"}, {"--steps", "1..99999999999999999999999"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_EQ(r.err.rfind("ampscope record: --steps: step 99999999999999999999999 is out of range", 0), 0u) << r.err;
+  EXPECT_FALSE(Exists(dir));
 }
 
 TEST(RecordCliTest, MissingProgramIsAClearErrorAndLeavesNothing) {

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../collector/test_subprocess.h"
-#include "test_support.h"
-#include "trace/amptrace_writer.h"
+#include "support/test_support.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope {
 namespace {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_subprocess.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "test_subprocess.h"
-#include "test_support.h"
-#include "trace/amptrace_reader.h"
+#include "support/test_support.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "collector/cupti_api.h"
 #include "collector/record_converter.h"
-#include "test_support.h"
-#include "trace/amptrace_reader.h"
+#include "support/test_support.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
 namespace {

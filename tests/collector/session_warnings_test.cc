@@ -13,8 +13,8 @@
 #include "collector/cupti_advice.h"
 #include "collector/session.h"
 #include "fake_cupti.h"
-#include "test_support.h"
-#include "trace/amptrace_reader.h"
+#include "support/test_support.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
 namespace {

@@ -13,7 +13,7 @@
 #include <map>
 
 #include "doctor/doctor.h"
-#include "test_support.h"
+#include "support/test_support.h"
 #if AMPSCOPE_TEST_HAVE_FAKE_CUPTI
 #include "collector/fake_cupti.h"
 #endif

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "gate/report_io.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope::gate {
 namespace {

@@ -1,6 +1,7 @@
 // Gate outputs: JUnit XML (structure and counts), Markdown, GitHub annotations, terminal table.
 // Writers are checked by reading their output back (STYLE.md), not against byte-exact goldens.
 #include "gate/gate_output.h"
+#include "render/format.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/gate/test_report_builder.h"
+#include "support/report_builder.h"
 #include "tests/gate/xml_check.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope::gate {
 namespace {
@@ -185,9 +186,20 @@ TEST(GateOutputTest, GithubAnnotations) {
   EXPECT_EQ(FormatGithubAnnotations(GateResult{}), "");
 }
 
+TEST(GateOutputTest, TerminalTableFitsTheWidth) {
+  const GateResult result = MixedResult();
+  for (size_t width = 20; width <= 200; width += 4) {
+    const std::string table = FormatGateTable(result, width);
+    std::istringstream lines(table);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(DisplayWidth(line), width) << line;
+    for (const GateCheck& c : result.checks) EXPECT_NE(table.find(c.name.substr(0, 4)), std::string::npos) << width;
+  }
+}
+
 TEST(GateOutputTest, TerminalTableIsAligned) {
   const GateResult result = MixedResult();
-  const std::string table = FormatGateTable(result);
+  // Wide enough for one line per check (narrower, the text columns wrap: see above).
+  const std::string table = FormatGateTable(result, 240);
   std::istringstream lines(table);
   std::string line;
   // Header, rule, then one row per check; every verdict label starts in the header's verdict column.

@@ -1,4 +1,4 @@
-// The gate's rules on reports built from per-step times and counters (test_report_builder.h).
+// The gate's rules on reports built from per-step times and counters (tests/support/report_builder.h).
 // Expected verdicts follow from the documented default thresholds (docs/ci.md) and, for step
 // times, from the Mann-Whitney p-values that mann_whitney_test.cc checks against scipy.
 #include "gate/gate.h"
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gate/report_io.h"
-#include "tests/gate/test_report_builder.h"
+#include "support/report_builder.h"
 
 namespace ampscope::gate {
 namespace {

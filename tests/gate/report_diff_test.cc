@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gate/report_io.h"
-#include "tests/gate/test_report_builder.h"
+#include "support/report_builder.h"
 
 namespace ampscope::gate {
 namespace {

@@ -13,9 +13,9 @@
 #include "analyzers/analyze.h"
 #include "report_fixtures.h"
 #include "reports/json_report.h"
-#include "test_support.h"
-#include "tests/scenario/scenario.h"
-#include "trace/kineto_reader.h"
+#include "support/test_support.h"
+#include "tools/scenario/scenario.h"
+#include "trace/formats/kineto/kineto_reader.h"
 #include "trace_event_checks.h"
 
 namespace ampscope {
@@ -354,7 +354,7 @@ void CheckRealTrace(const std::vector<Trace>& traces) {
 }
 
 TEST(ChromeTraceRealTraces, ResNet50TbPlugin) {
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ traces not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::vector<Trace> traces;
   StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"));
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -365,7 +365,7 @@ TEST(ChromeTraceRealTraces, ResNet50TbPlugin) {
 
 TEST(ChromeTraceRealTraces, NanosecondTimestampsOfHta) {
   // rank-0.Apr_03... has fractional-ns float timestamps: they must come out unchanged.
-  if (!testing::HaveShared()) GTEST_SKIP() << "shared/ traces not available";
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::vector<Trace> traces;
   StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath("traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
   ASSERT_TRUE(t.ok()) << t.status().message();

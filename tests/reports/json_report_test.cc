@@ -4,8 +4,8 @@
 
 #include "analyzers/analyze.h"
 #include "reports/json_report.h"
-#include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "support/test_support.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {
@@ -77,7 +77,7 @@ void ExpectContract(const json& r) {
 class JsonReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveShared()) GTEST_SKIP() << "shared/traces not available";
+    AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   }
 };
 

@@ -16,7 +16,7 @@
 #include "analyzers/analyze.h"
 #include "report_fixtures.h"
 #include "reports/chrome_trace.h"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace ampscope {
 namespace {
@@ -274,7 +274,7 @@ bool Decode(const std::string& path, Decoded& d) {
 class PerfettoSmallTrace : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveProtoc()) GTEST_SKIP() << "protoc not installed (Debian package protobuf-compiler)";
+    AMPSCOPE_REQUIRE_INPUT(HaveProtoc(), "protoc not installed (Debian package protobuf-compiler)");
     traces_.push_back(testing::MakeSmallTrace());
     job_ = AnalyzeJob(traces_, AnalysisOptions{});
     testing::AddTestFindings(job_);
@@ -408,7 +408,7 @@ TEST_F(PerfettoSmallTrace, SmallerThanTheJson) {
 TEST(PerfettoLanes, PartlyOverlappingKernelsGetTheirOwnTrack) {
   // Clock skew can make kernels on one stream overlap partly. Slices on one Perfetto track
   // must nest, so the writer moves the second one to "stream 7 (overlap 1)", keeping times.
-  if (!HaveProtoc()) GTEST_SKIP() << "protoc not installed";
+  AMPSCOPE_REQUIRE_INPUT(HaveProtoc(), "protoc not installed (Debian package protobuf-compiler)");
   std::vector<Trace> traces;
   traces.push_back(testing::MakeSmallTrace());
   KernelEvent k = traces[0].kernels[0];  // [20,40) µs
@@ -455,7 +455,7 @@ TEST(PerfettoErrors, NegativeTimestampsAreRefused) {
 }
 
 TEST(PerfettoMultiRank, RanksAreSeparateProcesses) {
-  if (!HaveProtoc()) GTEST_SKIP() << "protoc not installed";
+  AMPSCOPE_REQUIRE_INPUT(HaveProtoc(), "protoc not installed (Debian package protobuf-compiler)");
   std::vector<Trace> traces;
   traces.push_back(testing::MakeSmallTrace(0));
   traces.push_back(testing::MakeSmallTrace(1));

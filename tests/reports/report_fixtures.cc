@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "support/trace_builder.h"
+
 namespace ampscope::testing {
 
 const char* const kNastyKernelName =
@@ -29,7 +31,8 @@ TimeNs At(int64_t us) { return kBaseNs + us * 1000; }
 //   cudaStreamSynchronize [192,199) + a cuda_sync record; outside the steps: memset [205,206),
 //   K5 with an invalid UTF-8 name [210,211).
 Trace MakeSmallTrace(int32_t rank) {
-  Trace t;
+  TraceBuilder b;
+  Trace& t = b.trace();
   t.metadata.format = SourceFormat::kKineto;
   t.metadata.path = rank >= 0 ? "memory://small.rank" + std::to_string(rank) + ".json" : "memory://small.json";
   t.metadata.rank = rank;
@@ -57,39 +60,17 @@ Trace MakeSmallTrace(int32_t rank) {
   gpu.labels = "GPU 0";
   t.processes[kDevice] = gpu;
 
-  auto name = [&](const std::string& s) { return t.strings.Intern(s); };
+  auto name = [&](const std::string& s) { return b.Str(s); };
 
-  auto range = [&](const char* n, int64_t s, int64_t e) {
-    Range r;
-    r.start_ns = At(s);
-    r.end_ns = At(e);
-    r.pid = kPid;
-    r.tid = kTid;
-    r.name = name(n);
-    r.kind = RangeKind::kCpuAnnotation;
-    t.ranges.push_back(r);
-  };
+  auto range = [&](const char* n, int64_t s, int64_t e) { b.AddRange(n, At(s), At(e), RangeKind::kCpuAnnotation, kTid, kPid); };
   range("ProfilerStep#1", 0, 100);
   range("ProfilerStep#2", 100, 200);
-  Range mark;
-  mark.start_ns = mark.end_ns = At(150);
-  mark.pid = kPid;
-  mark.tid = kTid;
-  mark.name = name("checkpoint mark");
-  mark.kind = RangeKind::kNvtxMark;
-  t.ranges.push_back(mark);
+  b.AddRange("checkpoint mark", At(150), At(150), RangeKind::kNvtxMark, kTid, kPid);
 
   auto api = [&](const char* n, int64_t corr, int64_t s, int64_t dur) {
-    ApiCall a;
-    a.start_ns = At(s);
-    a.end_ns = At(s) + dur * 1000;
-    a.correlation = corr;
+    ApiCall& a = b.AddApi(n, At(s), At(s) + dur * 1000, corr, kTid, kPid);
     a.external_id = corr + 100;
-    a.pid = kPid;
-    a.tid = kTid;
-    a.name = name(n);
     a.cbid = 211;
-    t.api_calls.push_back(a);
   };
   api("cudaLaunchKernel", 1, 10, 5);
   api("cudaLaunchKernel", 2, 16, 3);
@@ -100,27 +81,14 @@ Trace MakeSmallTrace(int32_t rank) {
   api("cudaMemsetAsync", 6, 201, 2);
   api("cudaLaunchKernel", 8, 208, 1);
 
-  CpuOp op;
-  op.start_ns = At(9);
-  op.end_ns = At(20);
-  op.pid = kPid;
-  op.tid = kTid;
-  op.external_id = 101;
+  CpuOp& op = b.AddCpuOp("aten::mm", At(9), At(20), 101, {}, {}, kTid, kPid);
   op.sequence_number = 17;
-  op.name = name("aten::mm");
   op.input_dims = name("[[32,64],[64,128]]");
   op.input_types = name("[\"float\",\"float\"]");
-  t.cpu_ops.push_back(op);
 
   auto kernel = [&](const std::string& n, int64_t corr, int64_t s, int64_t e) {
-    KernelEvent k;
-    k.start_ns = At(s);
-    k.end_ns = At(e);
-    k.correlation = corr;
+    KernelEvent& k = b.AddKernel(n, At(s), At(e), corr, kStream, kDevice);
     k.external_id = corr + 100;
-    k.name = name(n);
-    k.device = kDevice;
-    k.stream = kStream;
     k.grid[0] = 80;
     k.grid[1] = k.grid[2] = 1;
     k.block[0] = 256;
@@ -129,7 +97,6 @@ Trace MakeSmallTrace(int32_t rank) {
     k.static_shared_bytes = 0;
     k.blocks_per_sm = 0.74f;
     k.est_occupancy_pct = 25.0f;
-    t.kernels.push_back(k);
   };
   kernel("volta_sgemm_128x64_nn", 1, 20, 40);
   kernel(kNastyKernelName, 2, 45, 50);
@@ -277,145 +244,6 @@ bool ParseDecimalMicrosToNs(const std::string& text, int64_t* ns) {
   for (int k = frac_digits; k < 3; ++k) frac *= 10;
   *ns = (whole * 1000 + frac) * (neg ? -1 : 1);
   return true;
-}
-
-nlohmann::json MakeReportJson(int ranks, int steps) {
-  using nlohmann::json;
-  json r;
-  r["schema"] = "ampscope.report/1";
-  r["tool"] = {{"name", "ampscope"}, {"version", "0.1.0"}};
-  json inputs = json::array();
-  for (int i = 0; i < ranks; ++i)
-    inputs.push_back({{"path", "traces/rank" + std::to_string(i) + ".pt.trace.json.gz"},
-                      {"format", "kineto"},
-                      {"rank", i},
-                      {"events", 123456}});
-  r["inputs"] = inputs;
-  r["devices"] = json::array({{{"id", 0},
-                               {"name", "NVIDIA A100-SXM4-80GB"},
-                               {"vendor", "nvidia"},
-                               {"compute_capability", "8.0"},
-                               {"peak", {{"fp16_tflops", 312}, {"hbm_gbs", 2039}}}}});
-  json durations = json::array(), per_step = json::array(), windows = json::array();
-  double t = 1000.0;
-  for (int i = 0; i < steps; ++i) {
-    double d = 100000.0 + 5000.0 * ((i * 7) % 5);  // 100..120 ms, varied
-    durations.push_back(d);
-    windows.push_back({{"number", i + 5}, {"name", "ProfilerStep#" + std::to_string(i + 5)},
-                       {"start_us", t}, {"end_us", t + d}, {"cpu_end_us", t + d - 10}});
-    per_step.push_back({{"number", i + 5},
-                        {"start_us", t},
-                        {"end_us", t + d},
-                        {"duration_us", d},
-                        {"busy_pct", 50.0 + (i % 4) * 10.0},
-                        {"kernel_busy_pct", 45.0 + (i % 4) * 10.0},
-                        {"tensor_core_kernel_pct", 12.5},
-                        {"kernels", 1462},
-                        {"syncs", i % 3}});
-    t += d;
-  }
-  r["steps"] = {{"count", steps},
-                {"source", "profiler_step"},
-                {"time_us", {{"mean", 108000.0}, {"median", 105000.0}, {"p90", 120000.0}}},
-                {"durations_us", durations},
-                {"windows", windows},
-                {"per_step", per_step},
-                {"kernels_per_step", 1462.0}};
-  r["gpu"] = {{"busy_pct", 61.25},
-              {"idle_pct", 38.75},
-              {"kernel_busy_pct", 55.5},
-              {"idle_breakdown_pct", {{"host_wait", 30.0}, {"kernel_wait", 6.25}, {"other", 2.5}}},
-              {"kernel_time_by_category_pct",
-               {{"conv", 48.0}, {"gemm", 21.0}, {"elementwise", 17.0}, {"normalization", 9.0}, {"other", 5.0}}},
-              {"kernel_time_by_precision_pct", {{"fp32", 70.0}, {"fp16", 25.0}, {"unknown", 5.0}}}};
-  r["tensor_cores"] = {{"kernel_time_pct", 12.5}, {"active_pct", nullptr}, {"source", "estimated"}};
-  auto dim = [](const char* status, const char* name, json value, const char* unit, const char* source,
-                json findings) {
-    return json{{"status", status},
-                {"headline", {{"name", name}, {"value", value}, {"unit", unit}, {"source", source}}},
-                {"metrics", json::object()},
-                {"findings", findings}};
-  };
-  r["matrix"] = {
-      {"compute_intensity", dim("bad", "Tensor Core kernel share", 12.5, "%", "estimated", {"fp32_gemm_no_amp"})},
-      {"memory_bandwidth", dim("warn", "memory-bound kernel share", 26.0, "%", "measured", json::array())},
-      {"instruction_efficiency", dim("good", "kernels per step", 1462, "kernels", "measured", json::array())},
-      {"data_locality", dim("unknown", "allocation churn", nullptr, "", "unavailable: no memory events",
-                            json::array())},
-      {"task_parallelism", dim("bad", "GPU busy", 61.25, "%", "measured", {"data_loader_bottleneck"})}};
-  r["checklist"] = json::array({
-      {{"id", "tensor_core_utilization"}, {"status", "fail"}, {"value", 12.5}, {"threshold", "\xE2\x89\xA5" "70%"},
-       {"source", "estimated"}, {"evidence", "12.5% of kernel time in Tensor Core kernels"}},
-      {{"id", "autocast_coverage"}, {"status", "fail"}, {"value", 0}, {"threshold", "\xE2\x89\xA5" "80%"},
-       {"source", "measured"}, {"evidence", "no fp16/bf16 GEMM or conv kernels"}},
-      {{"id", "grad_scaler"}, {"status", "not_applicable"}, {"value", nullptr}, {"threshold", "fp16 only"},
-       {"source", "measured"}, {"evidence", "no fp16 training detected"}},
-      {{"id", "kernel_fusion"}, {"status", "warn"}, {"value", 8.1}, {"threshold", "< 5% of step"},
-       {"source", "estimated"}, {"evidence", "chains of small elementwise kernels cost 8.1% of the step"}},
-      {{"id", "data_pipeline"}, {"status", "fail"}, {"value", 30.0}, {"threshold", "< 5% of step"},
-       {"source", "measured"}, {"evidence", "GPU idle waiting for the host 30% of the step"}},
-      {{"id", "distributed_sync"}, {"status", "pass"}, {"value", 0}, {"threshold", "< 10%"},
-       {"source", "measured"}, {"evidence", "single process"}},
-      {{"id", "memory_fragmentation"}, {"status", "unknown"}, {"value", nullptr}, {"threshold", "no churn"},
-       {"source", "unavailable"}, {"evidence", "the trace has no memory events"},
-       {"how_to_know", "record with profile_memory=True"}},
-  });
-  r["findings"] = json::array({
-      {{"id", "data_loader_bottleneck"}, {"severity", "critical"}, {"dimension", "task_parallelism"},
-       {"checklist", "data_pipeline"}, {"title", "The GPU waits for the input pipeline 30% of each step"},
-       {"evidence", {{"host_wait_pct", 30.0}, {"dataloader_us_per_step", 32000}, {"top_op", "enumerate(DataLoader)"}}},
-       {"recommendation", "Use DataLoader(num_workers>0, pin_memory=True) and prefetch."},
-       {"est_saving_pct", 27.5}},
-      {{"id", "fp32_gemm_no_amp"}, {"severity", "warning"}, {"dimension", "compute_intensity"},
-       {"checklist", "autocast_coverage"}, {"title", "GEMMs and convolutions run in FP32 on CUDA cores"},
-       {"evidence", {{"fp32_simt_gemm_pct", 69.0}, {"kernels", {"volta_scudnn_128x64_relu_interior_nn_v1",
-                                                                  "void foo<float>(A<B>&) <x>"}}}},
-       {"recommendation", "Wrap the forward pass and loss in torch.autocast(\"cuda\", dtype=torch.bfloat16)."},
-       {"est_saving_pct", 18.25}},
-      {{"id", "small_kernels"}, {"severity", "info"}, {"dimension", "instruction_efficiency"}, {"checklist", nullptr},
-       {"title", "Many short kernels"}, {"evidence", {{"pct_kernels_under_10us", 41.0}}},
-       {"recommendation", "Consider torch.compile or CUDA Graphs."}, {"est_saving_pct", 1.5}},
-  });
-  json top = json::array();
-  const char* names[] = {"volta_scudnn_128x64_relu_interior_nn_v1",
-                         "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-                         "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
-                         "at::detail::Array<char*, 3>)",
-                         "void foo<float>(A<B>&) <x> | y",
-                         "volta_sgemm_128x64_nt",
-                         "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(float*)"};
-  for (int i = 0; i < 5; ++i)
-    top.push_back({{"name", names[i]},
-                   {"count", 100 * (i + 1)},
-                   {"total_us", 50000.0 / (i + 1)},
-                   {"mean_us", 500.0 / ((i + 1) * (i + 1))},
-                   {"pct", 40.0 / (i + 1)},
-                   {"category", i == 0 ? "conv" : i == 3 ? "gemm" : "elementwise"},
-                   {"precision", "fp32"},
-                   {"tensor_core", false}});
-  r["kernels"] = {{"top", top}, {"all_count", 131}};
-  json rank_list = json::array();
-  for (int i = 0; i < ranks; ++i) {
-    double busy = 61.25 - (i % 7);
-    rank_list.push_back({{"rank", i},
-                         {"steps", {{"count", steps}, {"source", "profiler_step"},
-                                    {"time_us", {{"mean", 108000.0 + 100 * (i % 5)}, {"median", 105000.0},
-                                                 {"p90", 120000.0}}}}},
-                         {"gpu", {{"busy_pct", busy},
-                                  {"idle_pct", 100 - busy},
-                                  {"kernel_busy_pct", busy - 5},
-                                  {"idle_breakdown_pct", {{"host_wait", 30.0}, {"kernel_wait", 6.25},
-                                                          {"other", 100 - busy - 36.25}}}}},
-                         {"tensor_cores", {{"kernel_time_pct", 12.5}, {"active_pct", nullptr},
-                                           {"source", "estimated"}}}});
-  }
-  r["ranks"] = rank_list;
-  r["diagnostics"] = {{"counters", {{"unsorted_events", 3}, {"negative_duration", 1}}},
-                      {"messages", json::array({{{"code", "negative_duration"}, {"severity", "data_loss"},
-                                                 {"count", 1}, {"file", "traces/rank0.pt.trace.json.gz"},
-                                                 {"first_offset", 1234},
-                                                 {"message", "event with dur -3 at byte 1234"}}})}};
-  return r;
 }
 
 }  // namespace ampscope::testing

@@ -1,6 +1,6 @@
 // Hand-built inputs for the report tests: a small trace whose timeline is worked out by hand
-// (see report_fixtures.cc for the numbers) and report JSON objects that follow the contract
-// of shared/DESIGN.md and docs/report_schema.md.
+// (see report_fixtures.cc for the numbers). The hand-built report JSON for the renderers is in
+// tests/render/report_json_fixture.h.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analysis.h"
-#include "trace/trace_model.h"
+#include "trace/model.h"
 
 namespace ampscope::testing {
 
@@ -32,10 +32,6 @@ extern const char* const kNastyKernelName;
 // Adds two findings to every rank (and the job): "test_slow_gap" with one time range
 // ([50, 95) µs after kBaseNs) and "test_no_range" with none.
 void AddTestFindings(JobAnalysis& job);
-
-// A report following the JSON contract, with `ranks` entries in ranks[] and `steps` steps.
-// Values are fixed by hand (not computed), chosen to exercise every status.
-nlohmann::json MakeReportJson(int ranks = 1, int steps = 6);
 
 // Numbers a JSON value as a decimal string of int64 ns: "1700000000000000.123" -> ns.
 // Independent of the writer's formatter (plain digit parsing), used to compare exactly.

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <random>
 
-#include "test_support.h"
-#include "trace/amptrace_reader.h"
-#include "trace/amptrace_writer.h"
+#include "support/test_support.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
+#include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope {
 namespace {

@@ -11,10 +11,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "kineto_test_dump.h"
-#include "test_support.h"
-#include "trace/input_stream.h"
-#include "trace/kineto_reader.h"
+#include "support/trace_dump.h"
+#include "support/test_support.h"
+#include "trace/io/input_stream.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {

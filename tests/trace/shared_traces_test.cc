@@ -20,9 +20,9 @@
 
 #include <gtest/gtest.h>
 
-#include "kineto_test_dump.h"
-#include "test_support.h"
-#include "trace/kineto_reader.h"
+#include "support/trace_dump.h"
+#include "support/test_support.h"
+#include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
 namespace {
@@ -76,7 +76,7 @@ StatusOr<Trace> ReadShared(const std::string& relative) {
 }
 
 TEST(SharedTraces, EveryKinetoTraceReadsWithExpectedCounts) {
-  if (!HaveShared()) GTEST_SKIP() << "shared/ not available";
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   std::vector<std::string> files;
   ListFiles(SharedPath("traces/kineto"), &files);
   ASSERT_GE(files.size(), ExpectedCounts().size());
@@ -115,7 +115,7 @@ TEST(SharedTraces, EveryKinetoTraceReadsWithExpectedCounts) {
 // + 1600 memcpy + 145 memset, those whose runtime call (joined by correlation) starts before
 // ProfilerStep#105 are 3480 + 1280 + 116 = 4876.
 TEST(SharedTraces, HtaRank0GpuEventsBeforeTheLastStep) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   StatusOr<Trace> r = ReadShared("hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -168,7 +168,7 @@ TEST(SharedTraces, HtaRank0GpuEventsBeforeTheLastStep) {
 // HTA: 21 ncclKernel events; the longest is an allreduce of 2049000 elements in and out,
 // process group '0' ('default_pg'). README: 15 of them are ncclKernel_AllReduce.
 TEST(SharedTraces, NcclDataCommunicationKernels) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   StatusOr<Trace> r = ReadShared("hta/nccl_data.json.gz");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -199,7 +199,7 @@ TEST(SharedTraces, NcclDataCommunicationKernels) {
 
 // HTA: one cpu_op with kernel_backend 'triton', named triton_poi_fused_add_cos_sin_0.
 TEST(SharedTraces, TritonExampleBackend) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   StatusOr<Trace> r = ReadShared("hta/triton_example.json.gz");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -219,7 +219,7 @@ TEST(SharedTraces, TritonExampleBackend) {
 
 // README: ResNet50, 2021 format, ProfilerStep#5..#10, 8772 kernels, Tesla V100-DGXS-32GB cc 7.0.
 TEST(SharedTraces, TbPluginWorker0Steps) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   StatusOr<Trace> r = ReadShared("tb_plugin/worker0.1623143089861.pt.trace.json.gz");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -243,7 +243,7 @@ TEST(SharedTraces, TbPluginWorker0Steps) {
 
 // README: an AMD MI250 trace; its devices must be marked AMD.
 TEST(SharedTraces, Mi250IsAmd) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   StatusOr<Trace> r = ReadShared("hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Trace& t = *r;
@@ -263,7 +263,7 @@ TEST(SharedTraces, Mi250IsAmd) {
 
 // A trace without deviceProperties still names its GPUs (from the GPU events).
 TEST(SharedTraces, SampledTraceWithoutDeviceProperties) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   StatusOr<Trace> r = ReadShared("hta/sampled_rank-0.json.gz");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->devices.size(), 1u);  // python: every GPU event has "device": 0
@@ -275,7 +275,7 @@ TEST(SharedTraces, SampledTraceWithoutDeviceProperties) {
 
 // Chunk boundaries at odd places in real data give the same trace.
 TEST(SharedTraces, ChunkSizeDoesNotChangeTheResult) {
-  if (!HaveShared()) GTEST_SKIP();
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
   for (const auto& [file, chunk] : std::vector<std::pair<std::string, size_t>>{
            {"hta/event_sync_trace.json.gz", 1}, {"hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz", 37},
            {"hta/nccl_data.json.gz", 4093}}) {

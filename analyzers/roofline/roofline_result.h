@@ -1,0 +1,128 @@
+// The roofline analyzer's typed results (analyzers/roofline/roofline.h computes them): what
+// the JSON report (reports/roofline_json.cc) serialises. With analyzers/analysis.h, the only
+// analyzer header reports/ may include (tools/layering/check_layering.cmake). Also the op
+// vocabulary the results and the FLOP models (op_models.h) share.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzers/gpu_peaks.h"
+#include "trace/classify/kernel_classifier.h"
+
+namespace ampscope::roofline {
+
+enum class OpFamily : uint8_t {
+  kGemm,           // mm, addmm, bmm, baddbmm, matmul, linear
+  kConvFwd,
+  kConvBwd,        // dgrad and/or wgrad (and the bias gradient) of one convolution
+  kAttentionFwd,   // scaled-dot-product / flash / memory-efficient attention
+  kAttentionBwd,
+  kNorm,           // layer, RMS, batch, group norm (forward)
+  kNormBwd,
+  kSoftmax,        // softmax / log_softmax forward and backward
+  kElementwise,
+  kReduction,
+  kEmbedding,
+  kCount
+};
+const char* OpFamilyName(OpFamily f);  // "gemm", "conv_fwd", ..., "embedding"
+
+// Where the math runs: matrix units (Tensor Cores / Matrix Cores) or the vector ALUs. MFU counts
+// matrix FLOPs only, as the PyTorch FLOP counter does (it registers formulas only for matmuls,
+// convolutions and attention).
+enum class MathUnit : uint8_t { kMatrix, kVector };
+
+// The GPU whose peaks are used.
+struct RooflineGpu {
+  int32_t device = -1;            // the trace's device id (the one with the most kernel time)
+  std::string device_name;        // as the trace names it
+  std::optional<GpuPeak> peak;    // absent: not known (reason says why)
+  std::string match;              // how the row was found ("device name", "--gpu", ...) or why not
+};
+
+// One op name + input shapes (+ pass), aggregated over its calls.
+struct OpRow {
+  struct Identity {
+    std::string op;             // e.g. "aten::mm"
+    std::string input_dims;     // the trace's "Input Dims", as recorded
+    std::string input_types;    // the trace's "Input type", as recorded
+    Precision precision = Precision::kUnknown;  // of the math: from its kernels, else its input types
+    OpFamily family = OpFamily::kCount;
+    MathUnit unit = MathUnit::kVector;
+    bool backward = false;      // ran in the backward pass (under an autograd node)
+  } id;
+  struct Work {
+    bool known = false;
+    double gflop = 0;           // per call
+    std::optional<double> bytes;          // per call
+    std::optional<double> flop_per_byte;
+    std::string note;           // unknown: why; known: an assumption
+  } work;
+  struct Timing {
+    uint64_t count = 0;                  // calls in the analysed window
+    uint64_t calls_with_kernels = 0;
+    double kernel_time_us = 0;           // sum over calls of the kernels under each call
+    std::optional<double> tflops;        // achieved, mean over calls with kernels
+    std::optional<double> tbps;          // achieved, mean over calls with kernels
+  } timing;
+  struct Roof {
+    std::string bound;                   // "compute" | "memory" | "" (unknown)
+    std::optional<double> peak_tflops;   // of this precision and math unit
+    std::optional<double> pct_of_peak;   // achieved / attainable (min(peak, intensity x bandwidth)) x 100
+  } roof;
+};
+
+struct StepRoofline {
+  int64_t number = -1;            // ProfilerStep#N, else the index; -1 for the whole window
+  double time_us = 0;             // the step's analysed window
+  double model_gflop = 0;         // FLOPs of the ops that ran, counted once, without recompute
+  double hardware_gflop = 0;      // model + recomputed FLOPs
+  double achieved_tflops = 0;     // model FLOPs / step time
+  std::optional<double> mfu_pct;
+  std::optional<double> hfu_pct;  // only when recompute was seen
+};
+
+struct RooflineSummary {
+  double step_gflop = 0;                  // mean model GFLOP per step (or over the window)
+  double achieved_tflops = 0;             // total model FLOPs / total step time
+  Precision peak_precision = Precision::kUnknown;  // dominant math precision (most modelled FLOPs)
+  std::optional<double> peak_tflops;      // dense peak of that precision on this GPU
+  std::string peak_source;                // the peak row and its source
+  std::optional<double> mfu_pct;
+  std::string mfu_reason;                 // why mfu_pct is null, or "" when it is known
+  std::optional<double> hfu_pct;          // when recompute was detected
+  double recompute_gflop = 0;             // per step: forward ops re-run in backward + attention recompute
+  bool activation_recompute = false;      // forward ops ran again inside the backward pass
+  bool steps_used = false;                // false: over the analysed window
+};
+
+struct RooflineCoverage {
+  double kernel_time_us = 0;              // all kernels in the window
+  double modelled_kernel_time_us = 0;     // under a row op with known FLOPs
+  uint64_t modelled_calls = 0;
+  uint64_t unknown_calls = 0;             // modelled op names whose FLOPs are unknown for the call
+  struct Unmodelled {
+    std::string op;
+    std::string reason;
+    uint64_t count = 0;
+    double kernel_time_us = 0;
+  };
+  // By kernel time, at most 10: modelled ops whose FLOPs are unknown for the call (with why), and
+  // ops outside every row that launched kernels ("no FLOP model"; count = calls).
+  std::vector<Unmodelled> top_unknown;
+};
+
+struct RooflineResult {
+  bool available = false;
+  std::string reason;                     // when not available: why (no shapes, no kernels, ...)
+  RooflineGpu gpu;
+  std::vector<OpRow> ops;                 // by kernel time, descending
+  std::vector<StepRoofline> steps;        // per step, or one entry for the window
+  RooflineSummary summary;
+  RooflineCoverage coverage;
+};
+
+}  // namespace ampscope::roofline

@@ -1,0 +1,245 @@
+#include "render/markdown_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "render/evidence.h"
+#include "render/format.h"
+#include "render/kernel_names.h"
+#include "render/report_view.h"
+
+namespace ampscope::render {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxFindings = 5;
+constexpr size_t kMaxKernels = 10;
+constexpr size_t kMaxRanks = 10;
+constexpr size_t kEvidenceColumns = 300;
+
+// Coloured circles read well in GitHub's light and dark themes.
+const char* StatusIcon(const std::string& status) {
+  switch (StatusClass(status)) {
+    case 0: return "\xF0\x9F\x9F\xA2";  // 🟢
+    case 1: return "\xF0\x9F\x9F\xA1";  // 🟡
+    case 2: return "\xF0\x9F\x94\xB4";  // 🔴
+    case 4: return "\xE2\x9E\x96";      // ➖
+    default: return "\xE2\x9A\xAA";     // ⚪
+  }
+}
+
+const char* SeverityIcon(const std::string& severity) {
+  if (severity == "critical") return "\xF0\x9F\x94\xB4";
+  if (severity == "warning") return "\xF0\x9F\x9F\xA1";
+  return "\xF0\x9F\x94\xB5";  // 🔵
+}
+
+std::string Esc(std::string_view s) { return MarkdownEscape(s); }
+std::string Code(std::string_view s) { return MarkdownCode(s, false); }
+std::string CellCode(std::string_view s) { return MarkdownCode(s, true); }
+
+// A status as "🔴 fail": the word is an id, shown as people say it ("not applicable").
+std::string Status(const std::string& status) {
+  std::string words = status;
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return std::string(StatusIcon(status)) + " " + Esc(words);
+}
+
+}  // namespace
+
+std::string MarkdownEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '\n':
+      case '\r': out += ' '; break;
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '#': case '~':
+        out.push_back('\\');
+        out.push_back(c);
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out.push_back(' ');  // control characters have no business in a summary
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string MarkdownCode(std::string_view text, bool in_table) {
+  std::string content;
+  size_t run = 0, longest = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (c == '\n' || c == '\r' || (static_cast<unsigned char>(c) < 0x20 && c != '\t')) {
+      content.push_back(' ');
+    } else if (c == '|' && in_table) {
+      content += "\\|";
+    } else {
+      content.push_back(c);
+    }
+  }
+  if (content.empty()) return "";
+  const std::string fence(longest + 1, '`');
+  // A span that starts or ends with a backtick (or a space) needs a space of padding, which
+  // CommonMark strips again.
+  const bool pad = content.front() == '`' || content.back() == '`' || content.front() == ' ' || content.back() == ' ';
+  return fence + (pad ? " " : "") + content + (pad ? " " : "") + fence;
+}
+
+std::string RenderMarkdown(const json& r) {
+  std::string md;
+  auto line = [&](const std::string& s = "") { md += s + "\n"; };
+  const StepClock clock(r);
+
+  line("## ampscope: " + Esc(InputsSummary(r)));
+  line();
+  std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
+  if (auto mean = Number(r, "/steps/time_us/mean"))
+    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
+                        DurationUs(Number(r, "/steps/time_us/median")), DurationUs(Number(r, "/steps/time_us/p90")));
+  line(head);
+  line();
+
+  line("| GPU time (share of the steps) | |");
+  line("|---|---:|");
+  line("| GPU busy | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
+  line("| &nbsp;&nbsp;kernels | " + Pct(Number(r, "/gpu/kernel_busy_pct")) + " |");
+  line("| idle: host\\_wait (waiting for the CPU) | " + Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")) + " |");
+  line("| idle: kernel\\_wait (gaps between kernels) | " + Pct(Number(r, "/gpu/idle_breakdown_pct/kernel_wait")) + " |");
+  line("| idle: other | " + Pct(Number(r, "/gpu/idle_breakdown_pct/other")) + " |");
+  line("| Tensor Core kernel time (" + Esc(String(r, "/tensor_cores/source", "estimated")) + ") | " +
+       Pct(Number(r, "/tensor_cores/kernel_time_pct")) + " |");
+  if (auto active = Number(r, "/tensor_cores/active_pct")) line("| Tensor Core active (sampled) | " + Pct(active) + " |");
+  auto precs = SortedShares(Section(r, "/gpu/kernel_time_by_precision_pct"));
+  if (!precs.empty()) {
+    std::string mix;
+    for (const auto& [p, v] : precs) mix += (mix.empty() ? "" : ", ") + Esc(p) + " " + Pct(v);
+    line("| precision mix (kernel time) | " + mix + " |");
+  }
+  line();
+
+  const json& m = Section(r, "/matrix");
+  if (m.is_object() && !m.empty()) {
+    line("### Five-dimension matrix");
+    line();
+    line("| Dimension | Status | Headline | Source |");
+    line("|---|---|---|---|");
+    for (const std::string& id : DimensionOrder(r)) {
+      if (!m.contains(id)) continue;
+      const json& d = m[id];
+      const json& h = Section(d, "/headline");
+      std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
+      std::string name = String(h, "/name");
+      line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
+                       name.empty() ? "" : Esc(HumanKey(name)) + ": ", Esc(value), Esc(String(h, "/source"))));
+    }
+    line();
+  }
+
+  const json& c = Section(r, "/checklist");
+  if (c.is_array() && !c.empty()) {
+    line("### Checklist");
+    line();
+    line("| Item | Status | Value | Threshold | Evidence |");
+    line("|---|---|---:|---|---|");
+    for (const json& item : c) {
+      std::string status = String(item, "/status", "unknown");
+      std::string value = item.contains("value") && !item["value"].is_null() ? Value(item["value"], ChecklistUnit(item))
+                          : status == "not_applicable"                         ? "-"
+                                                                               : "not measured";
+      line(fmt::format("| {} | {} | {} | {} | {} |", Esc(ChecklistTitle(String(item, "/id"))), Status(status), Esc(value),
+                       Esc(String(item, "/threshold")), Esc(Truncate(String(item, "/evidence"), kEvidenceColumns))));
+    }
+    line();
+  }
+
+  std::vector<const json*> findings = RankedFindings(r);
+  line(fmt::format("### Top findings ({} total)", findings.size()));
+  line();
+  if (findings.empty()) line("No findings: nothing to fix was detected.");
+  for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
+    const json& f = *findings[i];
+    std::string severity = String(f, "/severity", "info");
+    std::string entry = fmt::format("{}. {} **{}** {} {}", i + 1, SeverityIcon(severity), Esc(severity),
+                                    Code(String(f, "/id")), Esc(RelativeTimes(String(f, "/title"), clock)));
+    if (auto saving = Number(f, "/est_saving_pct"); saving && *saving > 0)
+      entry += fmt::format(" \xE2\x80\x94 est. saving **{:.1f}%** of step time", *saving);
+    line(entry);
+    std::string evidence = EvidenceLine(FindingEvidence(f, clock));
+    if (!evidence.empty()) line("   - Evidence: " + Esc(Truncate(evidence, kEvidenceColumns)));
+    std::string when = TimeRangesText(f, clock, 2);
+    if (!when.empty()) line("   - When: " + Esc(when));
+    std::string rec = String(f, "/recommendation");
+    if (!rec.empty()) line("   - Fix: " + Esc(RelativeTimes(rec, clock)));
+  }
+  if (findings.size() > kMaxFindings)
+    line("\n_" + Plural(static_cast<double>(findings.size() - kMaxFindings), "more finding") +
+         " in the JSON and HTML reports._");
+  line();
+
+  const json& top = Section(r, "/kernels/top");
+  if (top.is_array() && !top.empty()) {
+    line("### Top kernels by GPU time");
+    line();
+    line("| Time | Total | Count | Category | Precision | TC | Kernel |");
+    line("|---:|---:|---:|---|---|---|---|");
+    for (size_t i = 0; i < top.size() && i < kMaxKernels; ++i) {
+      const json& k = top[i];
+      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Pct(Number(k, "/pct")), DurationUs(Number(k, "/total_us")),
+                       Count(Number(k, "/count")), Esc(String(k, "/category")), Esc(String(k, "/precision")),
+                       k.value("tensor_core", false) ? "yes" : "no", CellCode(ShortKernelName(String(k, "/name")))));
+    }
+    line();
+  }
+
+  const json& ranks = Section(r, "/ranks");
+  if (ranks.is_array() && ranks.size() > 1) {
+    std::vector<const json*> order;
+    for (const json& rk : ranks) order.push_back(&rk);
+    std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
+      return Number(*a, "/steps/time_us/mean").value_or(0) > Number(*b, "/steps/time_us/mean").value_or(0);
+    });
+    line(fmt::format("### Ranks ({}), slowest first", ranks.size()));
+    line();
+    line("| Rank | Step mean | GPU busy | host\\_wait | Tensor Core |");
+    line("|---:|---:|---:|---:|---:|");
+    for (size_t i = 0; i < order.size() && i < kMaxRanks; ++i) {
+      const json& rk = *order[i];
+      line(fmt::format("| {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")), DurationUs(Number(rk, "/steps/time_us/mean")),
+                       Pct(Number(rk, "/gpu/busy_pct")), Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait")),
+                       Pct(Number(rk, "/tensor_cores/kernel_time_pct"))));
+    }
+    if (order.size() > kMaxRanks)
+      line("\n_" + Plural(static_cast<double>(order.size() - kMaxRanks), "more rank") + " in the HTML report._");
+    line();
+  }
+
+  std::vector<DiagnosticEntry> diagnostics = Diagnostics(r);
+  if (!diagnostics.empty()) {
+    line("### Input diagnostics");
+    line();
+    for (const DiagnosticEntry& e : diagnostics) {
+      // The code goes in a code span; the description around it is plain text.
+      std::string text = e.text, code = e.code;
+      size_t at = text.find(code);
+      line("- " + (at == std::string::npos ? Esc(text)
+                                           : Esc(text.substr(0, at)) + Code(code) + Esc(text.substr(at + code.size()))));
+    }
+    line();
+  }
+  line("ampscope " + Esc(String(r, "/tool/version")) + " \xC2\xB7 report schema " + Code(String(r, "/schema")));
+  return md;
+}
+
+}  // namespace ampscope::render

@@ -1,0 +1,219 @@
+#include "render/report_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "render/format.h"
+
+namespace ampscope::render {
+
+using nlohmann::json;
+
+namespace {
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string InputsSummary(const json& report) {
+  const json& inputs = Section(report, "/inputs");
+  if (!inputs.is_array() || inputs.empty()) return "no inputs";
+  if (inputs.size() == 1) {
+    const json& in = inputs[0];
+    std::string s = BaseName(String(in, "/path", "?"));
+    std::string fmt_name = String(in, "/format");
+    if (!fmt_name.empty()) s += " (" + fmt_name + ")";
+    return s;
+  }
+  std::string s = fmt::format("{} ranks: ", inputs.size());
+  for (size_t i = 0; i < inputs.size() && i < 3; ++i) s += (i ? ", " : "") + BaseName(String(inputs[i], "/path", "?"));
+  if (inputs.size() > 3) s += ", ...";
+  return s;
+}
+
+std::string DevicesSummary(const json& report) {
+  const json& devices = Section(report, "/devices");
+  if (!devices.is_array() || devices.empty()) return "unknown device";
+  std::vector<std::pair<std::string, int>> groups;  // label -> count, in order of appearance
+  for (const json& d : devices) {
+    std::string label = String(d, "/name", "unknown GPU");
+    std::string cc = String(d, "/compute_capability");
+    if (!cc.empty()) label += " (cc " + cc + ")";
+    if (String(d, "/vendor") == "amd") label += " [AMD]";
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
+    if (it == groups.end()) {
+      groups.emplace_back(label, 1);
+    } else {
+      it->second++;
+    }
+  }
+  std::string out;
+  for (const auto& [label, n] : groups) {
+    if (!out.empty()) out += ", ";
+    out += n > 1 ? fmt::format("{}x {}", n, label) : label;
+  }
+  return out;
+}
+
+std::string StepsSummary(const json& report) {
+  std::optional<double> count = Number(report, "/steps/count");
+  std::string source = String(report, "/steps/source", "none");
+  if (!count || *count == 0) return "no steps found (the whole trace is analysed)";
+  return Plural(*count, "step") + " (" + source + ")";
+}
+
+std::vector<std::pair<std::string, double>> SortedShares(const json& obj) {
+  std::vector<std::pair<std::string, double>> out;
+  if (!obj.is_object()) return out;
+  for (const auto& [k, v] : obj.items())
+    if (v.is_number() && std::isfinite(v.get<double>())) out.emplace_back(k, v.get<double>());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+std::vector<const json*> RankedFindings(const json& report) {
+  std::vector<const json*> out;
+  const json& findings = Section(report, "/findings");
+  if (!findings.is_array()) return out;
+  for (const json& f : findings)
+    if (f.is_object()) out.push_back(&f);
+  std::stable_sort(out.begin(), out.end(), [](const json* a, const json* b) {
+    double sa = Number(*a, "/est_saving_pct").value_or(0), sb = Number(*b, "/est_saving_pct").value_or(0);
+    if (sa != sb) return sa > sb;
+    return SeverityRank(String(*a, "/severity")) < SeverityRank(String(*b, "/severity"));
+  });
+  return out;
+}
+
+// ---- times relative to the steps ----
+
+StepClock::StepClock(const json& report) {
+  for (const char* pointer : {"/steps/windows", "/steps/per_step"}) {
+    const json& list = Section(report, pointer);
+    if (!list.is_array()) continue;
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto start = Number(list[i], "/start_us"), end = Number(list[i], "/end_us");
+      if (!start || !end || *end < *start) continue;
+      auto number = Number(list[i], "/number");
+      windows_.push_back({number ? static_cast<int64_t>(*number) : static_cast<int64_t>(i), *start, *end});
+    }
+    if (!windows_.empty()) break;
+  }
+  std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.start_us < b.start_us; });
+}
+
+const StepClock::Window* StepClock::Find(double us) const {
+  // The last step that starts at or before `us`.
+  auto it = std::upper_bound(windows_.begin(), windows_.end(), us,
+                             [](double t, const Window& w) { return t < w.start_us; });
+  return it == windows_.begin() ? nullptr : &*(it - 1);
+}
+
+std::string StepClock::Offset(double us, const Window& w) const { return "+" + DurationUs(us - w.start_us); }
+
+std::string StepClock::At(double us, double origin_us) const {
+  if (windows_.empty()) return "+" + DurationUs(us - origin_us);
+  const Window* w = Find(us);
+  if (w == nullptr) return DurationUs(windows_.front().start_us - us) + " before step " + std::to_string(windows_.front().number);
+  if (w == &windows_.back() && us > w->end_us) return "+" + DurationUs(us - w->end_us) + " after step " + std::to_string(w->number);
+  return "step " + std::to_string(w->number) + " " + Offset(us, *w);
+}
+
+std::string StepClock::Range(double start_us, double end_us, double origin_us) const {
+  if (windows_.empty()) return "+" + DurationUs(start_us - origin_us) + " to +" + DurationUs(end_us - origin_us);
+  const Window* a = Find(start_us);
+  const Window* b = Find(end_us);
+  // An end exactly on the next step's start belongs to the step it closes.
+  if (b != nullptr && a != nullptr && b != a && end_us == b->start_us && b > a && b - 1 == a) b = a;
+  if (a != nullptr && a == b && !(a == &windows_.back() && start_us > a->end_us))
+    return "step " + std::to_string(a->number) + " " + Offset(start_us, *a) + " to " + Offset(end_us, *a);
+  return At(start_us) + " to " + At(end_us);
+}
+
+bool StepClock::Near(double us) const {
+  if (windows_.empty()) return false;
+  double span = 0;
+  for (const Window& w : windows_) span = std::max(span, w.end_us - w.start_us);
+  return us >= windows_.front().start_us - span && us <= windows_.back().end_us + span;
+}
+
+std::string RelativeTimes(std::string_view text, const StepClock& clock) {
+  if (clock.empty()) return std::string(text);
+  // "[at ]1623142623928.196 ms": at least 7 digits, so durations inside a step never match.
+  static const std::regex kTime(R"((\bat )?(\d{7,}(?:\.\d+)?) ?(ms|us|µs)(?![A-Za-z]))");
+  std::string in(text), out;
+  auto begin = std::sregex_iterator(in.begin(), in.end(), kTime);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    double v = std::stod(m[2].str());
+    double us = m[3].str() == "ms" ? v * 1e3 : v;
+    if (!clock.Near(us)) continue;
+    out += in.substr(last, static_cast<size_t>(m.position(0)) - last);
+    std::string at = clock.At(us);
+    if (m[1].matched) {
+      // "at T" -> "in step 7 at +12.3 ms" (or "at 2.0 ms before step 5").
+      out += at.rfind("step ", 0) == 0 ? "in " + at.substr(0, at.find(' ', 5)) + " at" + at.substr(at.find(' ', 5))
+                                       : "at " + at;
+    } else {
+      out += at;
+    }
+    last = static_cast<size_t>(m.position(0) + m.length(0));
+  }
+  return out + in.substr(last);
+}
+
+// ---- input diagnostics ----
+
+std::string DiagnosticText(const std::string& code, double count, const json& message) {
+  std::string description = String(message, "/description");
+  const std::string n = count >= 0 ? Count(count) : std::string();
+  if (!description.empty()) return code + (n.empty() ? "" : ": " + n) + " \xE2\x80\x94 " + description;
+  std::string first = String(message, "/message");
+  if (!first.empty()) return code + (n.empty() ? "" : ": " + n) + " (first: " + first + ")";
+  return code + (n.empty() ? "" : ": " + n);
+}
+
+std::vector<DiagnosticEntry> Diagnostics(const json& report) {
+  std::vector<DiagnosticEntry> out;
+  const json& messages = Section(report, "/diagnostics/messages");
+  const json& counters = Section(report, "/diagnostics/counters");
+  std::map<std::string, size_t> index;
+  if (messages.is_array()) {
+    for (const json& m : messages) {
+      std::string code = String(m, "/code");
+      if (code.empty()) continue;
+      double count = Number(m, "/count").value_or(1);
+      auto it = index.find(code);
+      if (it != index.end()) {
+        out[it->second].count += count;  // the same code from several files: one line
+        continue;
+      }
+      index[code] = out.size();
+      out.push_back({code, String(m, "/severity"), count, "", &m});
+    }
+  }
+  if (counters.is_object()) {
+    for (const auto& [code, n] : counters.items()) {
+      if (index.count(code) || !n.is_number()) continue;
+      index[code] = out.size();
+      out.push_back({code, "", n.get<double>(), "", nullptr});
+    }
+  }
+  for (DiagnosticEntry& e : out) {
+    // The counters are the totals; a message carries its file's share.
+    if (counters.is_object() && counters.contains(e.code) && counters[e.code].is_number())
+      e.count = counters[e.code].get<double>();
+    e.text = DiagnosticText(e.code, e.count, e.message ? *e.message : json());
+  }
+  return out;
+}
+
+}  // namespace ampscope::render

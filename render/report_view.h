@@ -1,0 +1,78 @@
+// What the renderers read out of a report JSON beyond single values: header lines, ranked
+// findings, times relative to the steps, the meaning of input diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ampscope::render {
+
+// Header lines: the inputs ("worker0.pt.trace.json.gz (kineto)" / "16 ranks: rank0.json, ..."),
+// the devices ("NVIDIA A100-SXM4-80GB (cc 8.0)", "2x Tesla V100 (cc 7.0)").
+std::string InputsSummary(const nlohmann::json& report);
+std::string DevicesSummary(const nlohmann::json& report);
+// "6 steps (profiler_step)", "no steps found (the whole trace is analysed)".
+std::string StepsSummary(const nlohmann::json& report);
+
+// Object of name -> number, sorted by value descending (non-numbers skipped).
+std::vector<std::pair<std::string, double>> SortedShares(const nlohmann::json& obj);
+
+// Findings sorted as ranked in the report (est_saving_pct descending, then severity).
+std::vector<const nlohmann::json*> RankedFindings(const nlohmann::json& report);
+
+// Times on the trace clock (µs, often epoch-based) said relative to the steps people know:
+// "step 7 +12.3 ms". Built from the report's steps.windows (number, start_us, end_us), else
+// steps.per_step.
+class StepClock {
+ public:
+  explicit StepClock(const nlohmann::json& report);
+  bool empty() const { return windows_.empty(); }
+  // "step 7 +12.3 ms"; before the first step "12.0 ms before step 5"; after the last
+  // "+3.1 ms after step 10"; between two steps "step 7 +190.2 ms" (past its end). With no
+  // steps: "+12.3 ms" from `origin_us` (the caller's first time).
+  std::string At(double us, double origin_us = 0) const;
+  // "step 7 +12.3 ms to +14.0 ms" in one step, else "step 7 +190.0 ms to step 8 +1.0 ms".
+  std::string Range(double start_us, double end_us, double origin_us = 0) const;
+  // True when `us` is near the steps (within one step length of them): a time point, not a
+  // duration that happens to be large.
+  bool Near(double us) const;
+
+ private:
+  struct Window {
+    int64_t number;
+    double start_us;
+    double end_us;
+  };
+  const Window* Find(double us) const;
+  std::string Offset(double us, const Window& w) const;
+  std::vector<Window> windows_;
+};
+
+// Replaces absolute trace times in a text ("on stream 7 at 1623142623928.196 ms") by times
+// relative to the steps ("on stream 7 in step 7 at +104.9 ms"). Only numbers with a time unit
+// (ms, us, µs) that fall near the steps are replaced: the analyzers' texts should not carry
+// epochs at all, this keeps them away from readers until they do not.
+std::string RelativeTimes(std::string_view text, const StepClock& clock);
+
+// What an input diagnostic means, from the report alone: the messages[] entry's "description"
+// (the JSON report copies it from the diagnostic code table), else its first message, else the
+// code: "zero_duration: 1479 — complete events of zero duration (usual for some Kineto
+// events)"; `count` < 0: no count.
+std::string DiagnosticText(const std::string& code, double count, const nlohmann::json& message);
+// The report's diagnostics: one entry per code (messages[] where present, else counters),
+// with its severity ("info", "data_loss", "error"; "" when unknown).
+struct DiagnosticEntry {
+  std::string code;
+  std::string severity;
+  double count = 0;
+  std::string text;  // DiagnosticText
+  const nlohmann::json* message = nullptr;  // the messages[] entry, if any
+};
+std::vector<DiagnosticEntry> Diagnostics(const nlohmann::json& report);
+
+}  // namespace ampscope::render

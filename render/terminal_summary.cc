@@ -1,0 +1,315 @@
+#include "render/terminal_summary.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "render/evidence.h"
+#include "render/format.h"
+#include "render/kernel_names.h"
+#include "render/report_view.h"
+#include "render/text_table.h"
+
+namespace ampscope::render {
+
+namespace {
+
+using nlohmann::json;
+using Column = TextTable::Column;
+using Align = TextTable::Align;
+using Overflow = TextTable::Overflow;
+
+constexpr size_t kMaxRankRows = 16;
+constexpr size_t kMaxKernelRows = 10;
+constexpr size_t kMaxFindings = 10;
+constexpr const char* kIndent = "  ";
+constexpr const char* kBody = "     ";  // under a finding's "  1. "
+
+std::string StatusLabel(const std::string& status) {
+  if (status == "not_applicable") return "N/A";
+  std::string s = status.empty() ? "UNKNOWN" : status;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+class Out {
+ public:
+  explicit Out(const TerminalOptions& o) : o_(o) {}
+  const TerminalOptions& options() const { return o_; }
+  std::string& str() { return s_; }
+  std::string Paint(const std::string& text, Color c) const { return render::Paint(text, c, o_.color); }
+  void Heading(const std::string& title) { s_ += "\n" + Paint(Truncate(title, o_.width), Color::kBold) + "\n"; }
+  void Line(const std::string& line = "") { s_ += line + "\n"; }
+  // A paragraph: `lead` (painted `lead_color`) then the text, wrapped with a hanging indent.
+  void Paragraph(const std::string& indent, const std::string& lead, const std::string& text, Color lead_color = Color::kDim) {
+    const std::string hang(indent.size() + DisplayWidth(lead), ' ');
+    std::string wrapped = WrapParagraph(text, o_.width, indent + lead, hang);
+    if (!lead.empty() && o_.color) {
+      // Colour the lead of the first line only; the wrapping was done on plain text.
+      size_t at = wrapped.find(lead);
+      if (at != std::string::npos) wrapped.replace(at, lead.size(), Paint(lead, lead_color));
+    }
+    s_ += wrapped;
+  }
+  void Table(const TextTable& t, bool header = true) {
+    TableStyle style;
+    style.width = o_.width;
+    style.indent = kIndent;
+    style.header = header;
+    style.color = o_.color;
+    s_ += t.Render(style);
+  }
+
+ private:
+  const TerminalOptions& o_;
+  std::string s_;
+};
+
+// `priority`: when the width is short, prose (0) wraps before names and ids (1) do.
+Column Col(std::string header, Align align = Align::kLeft, Overflow overflow = Overflow::kKeep, size_t min_width = 8,
+           int priority = 0) {
+  Column c;
+  c.header = std::move(header);
+  c.align = align;
+  c.overflow = overflow;
+  c.min_width = min_width;
+  c.priority = priority;
+  return c;
+}
+
+void Overview(Out& o, const json& r) {
+  std::string version = String(r, "/tool/version");
+  o.Paragraph("", "ampscope report ", version.empty() ? "" : "(ampscope " + version + ")", Color::kBold);
+  auto row = [&](const std::string& label, const std::string& value) {
+    o.Paragraph(kIndent, fmt::format("{:<11}", label), value);
+  };
+  row("Input", InputsSummary(r));
+  row("Device", DevicesSummary(r));
+  row("Steps", StepsSummary(r));
+  if (Number(r, "/steps/time_us/mean"))
+    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(Number(r, "/steps/time_us/mean")),
+                                 DurationUs(Number(r, "/steps/time_us/median")), DurationUs(Number(r, "/steps/time_us/p90"))));
+}
+
+void GpuTime(Out& o, const json& r) {
+  o.Heading("GPU time (share of the analysed steps)");
+  TextTable t({Col(""), Col("", Align::kRight), Col("", Align::kLeft, Overflow::kWrap, 12)});
+  auto busy = Number(r, "/gpu/busy_pct");
+  Color busy_color = !busy ? Color::kDim : *busy >= 80 ? Color::kGreen : *busy >= 60 ? Color::kYellow : Color::kRed;
+  t.AddRow({{"GPU busy"}, {Pct(busy), busy_color}, {"any GPU work (kernels, copies, memsets)"}});
+  t.AddRow({{"  kernels"}, {Pct(Number(r, "/gpu/kernel_busy_pct"))}, {"what TensorBoard calls GPU utilization"}});
+  t.AddRow({{"GPU idle"}, {Pct(Number(r, "/gpu/idle_pct"))}, {""}});
+  t.AddRow({{"  host_wait"}, {Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait"))}, {"waiting for the CPU to launch work"}});
+  t.AddRow({{"  kernel_wait"}, {Pct(Number(r, "/gpu/idle_breakdown_pct/kernel_wait"))}, {"short gaps between launched kernels"}});
+  t.AddRow({{"  other"}, {Pct(Number(r, "/gpu/idle_breakdown_pct/other"))}, {"syncs, events, anything else"}});
+  std::string tc_source = String(r, "/tensor_cores/source", "estimated");
+  t.AddRow({{"Tensor Cores"}, {Pct(Number(r, "/tensor_cores/kernel_time_pct"))},
+            {"of kernel time in Tensor Core kernels (" + tc_source + ")"}});
+  if (auto active = Number(r, "/tensor_cores/active_pct"))
+    t.AddRow({{"  active"}, {Pct(active)}, {"sampled Tensor Core activity"}});
+  o.Table(t, false);
+
+  auto cats = SortedShares(Section(r, "/gpu/kernel_time_by_category_pct"));
+  auto precs = SortedShares(Section(r, "/gpu/kernel_time_by_precision_pct"));
+  if (cats.empty() && precs.empty()) return;
+  o.Heading("Kernel time by category and precision");
+  TextTable kt({Col("CATEGORY", Align::kLeft, Overflow::kTruncate), Col("TIME", Align::kRight), Col(""),
+                Col("PRECISION", Align::kLeft, Overflow::kTruncate), Col("TIME", Align::kRight)});
+  size_t n = std::min<size_t>(std::max(cats.size(), precs.size()), 8);
+  for (size_t i = 0; i < n; ++i)
+    kt.AddRow({{i < cats.size() ? cats[i].first : ""}, {i < cats.size() ? Pct(cats[i].second) : ""}, {""},
+               {i < precs.size() ? precs[i].first : ""}, {i < precs.size() ? Pct(precs[i].second) : ""}});
+  o.Table(kt);
+}
+
+std::string Headline(const json& h) {
+  std::string name = String(h, "/name");
+  std::string source = String(h, "/source");
+  std::string text = name.empty() ? "" : HumanKey(name);
+  if (!source.empty()) text += (text.empty() ? "" : ", ") + source;
+  return text;
+}
+
+void Matrix(Out& o, const json& r) {
+  const json& m = Section(r, "/matrix");
+  if (!m.is_object() || m.empty()) return;
+  o.Heading("Five-dimension matrix");
+  TextTable t({Col("DIMENSION", Align::kLeft, Overflow::kWrap, 9, 1), Col("STATUS"), Col("VALUE", Align::kRight),
+               Col("HEADLINE", Align::kLeft, Overflow::kWrap, 12), Col("FINDINGS", Align::kLeft, Overflow::kWrap, 12)});
+  for (const std::string& id : DimensionOrder(r)) {
+    if (!m.contains(id)) continue;
+    const json& d = m[id];
+    std::string status = String(d, "/status", "unknown");
+    const json& h = Section(d, "/headline");
+    std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
+    std::string findings;
+    const json& f = Section(d, "/findings");
+    if (f.is_array())
+      for (const json& fid : f)
+        if (fid.is_string()) findings += (findings.empty() ? "" : ", ") + fid.get<std::string>();
+    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(h)}, {findings}});
+  }
+  o.Table(t);
+}
+
+// The checklist's VALUE cell: the number in its unit; for no number, why.
+std::string ChecklistValue(const json& item, const std::string& status) {
+  if (item.contains("value") && !item["value"].is_null()) return Value(item["value"], ChecklistUnit(item));
+  if (status == "not_applicable") return "-";
+  return "not measured";
+}
+
+void Checklist(Out& o, const json& r) {
+  const json& c = Section(r, "/checklist");
+  if (!c.is_array() || c.empty()) return;
+  o.Heading("Optimization checklist");
+  TextTable t({Col("ITEM", Align::kLeft, Overflow::kWrap, 10, 1), Col("STATUS"), Col("VALUE", Align::kRight, Overflow::kWrap, 10, 1),
+               Col("EVIDENCE", Align::kLeft, Overflow::kWrap, 16)});
+  for (const json& item : c) {
+    std::string status = String(item, "/status", "unknown");
+    std::string evidence = String(item, "/evidence");
+    std::string how = String(item, "/how_to_know");
+    // An unknown (or unmeasured) item says how to find out.
+    if (!how.empty() && (StatusClass(status) == 3 || item.value("value", json()).is_null()))
+      evidence += (evidence.empty() ? "" : "; ") + std::string("to know: ") + how;
+    t.AddRow({{ChecklistTitle(String(item, "/id"))}, {StatusLabel(status), StatusColor(status)},
+              {ChecklistValue(item, status)}, {evidence}});
+  }
+  o.Table(t);
+  if (!o.options().verbose) {
+    o.Paragraph(kIndent, "", "Thresholds and sources: ampscope analyze --verbose, or checklist[].threshold in the JSON report.",
+                Color::kDim);
+    return;
+  }
+  o.Line();
+  o.Line(kIndent + o.Paint("Thresholds", Color::kBold));
+  for (const json& item : c) {
+    std::string title = ChecklistTitle(String(item, "/id"));
+    std::string threshold = String(item, "/threshold", "n/a");
+    o.Paragraph(std::string(kIndent) + "  ", "", title + ": " + threshold);
+    std::string source = String(item, "/source");
+    if (!source.empty()) o.Paragraph(std::string(kIndent) + "    ", "", "source: " + source);
+  }
+}
+
+void Findings(Out& o, const json& r) {
+  std::vector<const json*> findings = RankedFindings(r);
+  const StepClock clock(r);
+  o.Heading(fmt::format("Findings ({}, ranked by estimated step-time saving)", findings.size()));
+  if (findings.empty()) {
+    o.Paragraph(kIndent, "", "no findings: nothing to fix was detected");
+    return;
+  }
+  const bool verbose = o.options().verbose;
+  for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
+    const json& f = *findings[i];
+    std::string severity = String(f, "/severity", "info");
+    auto saving = Number(f, "/est_saving_pct");
+    std::string head = fmt::format("[{}] {}", severity, String(f, "/id"));
+    if (saving && *saving > 0) head += fmt::format(" (est. saving {:.1f}% of step time)", *saving);
+    std::string wrapped = WrapParagraph(head, o.options().width, fmt::format("{}{}. ", kIndent, i + 1), kBody);
+    if (o.options().color) {
+      std::string tag = fmt::format("[{}]", severity);
+      if (size_t at = wrapped.find(tag); at != std::string::npos) wrapped.replace(at, tag.size(), o.Paint(tag, SeverityColor(severity)));
+    }
+    o.str() += wrapped;
+    o.Paragraph(kBody, "", RelativeTimes(String(f, "/title"), clock));
+    std::vector<EvidenceItem> items = FindingEvidence(f, clock);
+    std::string evidence = EvidenceLine(items);
+    if (!evidence.empty()) o.Paragraph(kBody, "evidence: ", evidence);
+    std::string when = TimeRangesText(f, clock, verbose ? 6 : 2);
+    if (!when.empty()) o.Paragraph(kBody, "when: ", when);
+    std::string rec = String(f, "/recommendation");
+    if (!rec.empty()) o.Paragraph(kBody, "fix: ", RelativeTimes(rec, clock));
+    if (verbose)
+      for (const EvidenceItem& item : items)
+        if (item.note) o.Paragraph(kBody, item.label == "Estimate" ? "how estimated: " : item.label + ": ", item.text);
+  }
+  if (findings.size() > kMaxFindings)
+    o.Paragraph(kIndent, "", Plural(static_cast<double>(findings.size() - kMaxFindings), "more finding") + " in the JSON/HTML report");
+}
+
+// "conv fp32", "gemm fp16 TC": the classifier's view of a kernel in one cell.
+std::string KernelClass(const json& k) {
+  std::string s = String(k, "/category");
+  std::string prec = String(k, "/precision");
+  if (!prec.empty()) s += (s.empty() ? "" : " ") + prec;
+  if (k.is_object() && k.value("tensor_core", false)) s += " TC";
+  return s;
+}
+
+void TopKernels(Out& o, const json& r) {
+  const json& top = Section(r, "/kernels/top");
+  if (!top.is_array() || top.empty()) return;
+  const bool verbose = o.options().verbose;
+  o.Heading("Top kernels by GPU time");
+  TextTable t({Col("TIME", Align::kRight), Col("TOTAL", Align::kRight), Col("COUNT", Align::kRight), Col("MEAN", Align::kRight),
+               Col("CLASS", Align::kLeft, Overflow::kWrap, 13),
+               Col(verbose ? "KERNEL" : "KERNEL (short name)", Align::kLeft, verbose ? Overflow::kWrap : Overflow::kTruncate, 16, 1)});
+  for (size_t i = 0; i < top.size() && i < kMaxKernelRows; ++i) {
+    const json& k = top[i];
+    const std::string name = String(k, "/name");
+    t.AddRow({{Pct(Number(k, "/pct"))}, {DurationUs(Number(k, "/total_us"))}, {Count(Number(k, "/count"))},
+              {DurationUs(Number(k, "/mean_us"))},
+              {KernelClass(k), k.is_object() && k.value("tensor_core", false) ? Color::kGreen : Color::kNone},
+              {verbose ? name : ShortKernelName(name)}});
+  }
+  o.Table(t);
+  if (!verbose) o.Paragraph(kIndent, "", "TC: Tensor Core kernel. Full names: --verbose, ampscope kernels, or the HTML report.");
+}
+
+void Ranks(Out& o, const json& r) {
+  const json& ranks = Section(r, "/ranks");
+  if (!ranks.is_array() || ranks.size() < 2) return;
+  o.Heading(fmt::format("Ranks ({})", ranks.size()));
+  // The slowest ranks first: in a synchronous job they set the pace.
+  std::vector<const json*> order;
+  for (const json& rk : ranks) order.push_back(&rk);
+  std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
+    return Number(*a, "/steps/time_us/mean").value_or(0) > Number(*b, "/steps/time_us/mean").value_or(0);
+  });
+  TextTable t({Col("RANK", Align::kRight), Col("STEP MEAN", Align::kRight), Col("BUSY", Align::kRight),
+               Col("KERNELS", Align::kRight), Col("HOST_WAIT", Align::kRight), Col("TC", Align::kRight)});
+  for (size_t i = 0; i < order.size() && i < kMaxRankRows; ++i) {
+    const json& rk = *order[i];
+    t.AddRow({{Count(Number(rk, "/rank"))}, {DurationUs(Number(rk, "/steps/time_us/mean"))}, {Pct(Number(rk, "/gpu/busy_pct"))},
+              {Pct(Number(rk, "/gpu/kernel_busy_pct"))}, {Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait"))},
+              {Pct(Number(rk, "/tensor_cores/kernel_time_pct"))}});
+  }
+  o.Table(t);
+  if (order.size() > kMaxRankRows)
+    o.Paragraph(kIndent, "", Plural(static_cast<double>(order.size() - kMaxRankRows), "more rank") + " (slowest shown first)");
+}
+
+void InputDiagnostics(Out& o, const json& r) {
+  std::vector<DiagnosticEntry> entries = Diagnostics(r);
+  if (entries.empty()) return;
+  o.Heading("Input diagnostics");
+  for (const DiagnosticEntry& e : entries) {
+    // Data loss is worth a colour: numbers may be incomplete.
+    bool loss = e.severity == "data_loss" || e.severity == "error";
+    std::string text = e.text + (loss ? " [" + e.severity + "]" : "");
+    std::string wrapped = WrapParagraph(text, o.options().width, kIndent, std::string(kIndent) + "  ");
+    o.str() += o.options().color ? o.Paint(wrapped.substr(0, wrapped.size() - 1), loss ? Color::kYellow : Color::kDim) + "\n"
+                                 : wrapped;
+  }
+}
+
+}  // namespace
+
+std::string RenderTerminalSummary(const json& report, const TerminalOptions& options) {
+  TerminalOptions o = options;
+  o.width = std::max(o.width, kMinWidth);
+  Out out(o);
+  Overview(out, report);
+  GpuTime(out, report);
+  Matrix(out, report);
+  Checklist(out, report);
+  Findings(out, report);
+  TopKernels(out, report);
+  Ranks(out, report);
+  InputDiagnostics(out, report);
+  return out.str();
+}
+
+}  // namespace ampscope::render

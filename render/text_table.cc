@@ -1,0 +1,187 @@
+#include "render/text_table.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ampscope::render {
+
+TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+TextTable::TextTable(std::vector<std::string> header, std::vector<Align> align) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    Column c;
+    c.header = std::move(header[i]);
+    c.align = i < align.size() ? align[i] : Align::kLeft;
+    c.overflow = Overflow::kWrap;
+    c.block_head = i == 0;
+    columns_.push_back(std::move(c));
+  }
+}
+
+void TextTable::AddRow(std::vector<Cell> cells) {
+  cells.resize(columns_.size());
+  rows_.push_back({false, std::move(cells)});
+}
+
+void TextTable::AddSection(std::string title) { rows_.push_back({true, {{std::move(title)}}}); }
+
+namespace {
+
+bool HasHeader(const std::vector<TextTable::Column>& columns, const TableStyle& style) {
+  return style.header && std::any_of(columns.begin(), columns.end(), [](const auto& c) { return !c.header.empty(); });
+}
+
+// The lines of one cell at `width` columns.
+std::vector<std::string> CellLines(const std::string& text, size_t width, TextTable::Overflow overflow) {
+  if (DisplayWidth(text) <= width) return {text};
+  if (overflow == TextTable::Overflow::kTruncate) return {Truncate(text, width)};
+  return Wrap(text, width);
+}
+
+std::string Pad(const std::string& text, size_t width, TextTable::Align align) {
+  const size_t w = DisplayWidth(text);
+  const std::string pad(width > w ? width - w : 0, ' ');
+  return align == TextTable::Align::kRight ? pad + text : text + pad;
+}
+
+void TrimRight(std::string& line) {
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+}
+
+}  // namespace
+
+std::vector<size_t> TextTable::FitWidths(const TableStyle& style) const {
+  const size_t n = columns_.size();
+  std::vector<size_t> natural(n, 0);
+  const bool header = HasHeader(columns_, style);
+  for (size_t i = 0; i < n; ++i) natural[i] = header ? DisplayWidth(columns_[i].header) : 0;
+  for (const Row& row : rows_) {
+    if (row.section) continue;
+    for (size_t i = 0; i < n && i < row.cells.size(); ++i) natural[i] = std::max(natural[i], DisplayWidth(row.cells[i].text));
+  }
+  const size_t indent = DisplayWidth(style.indent);
+  const size_t gaps = n > 0 ? style.gap * (n - 1) : 0;
+  const size_t avail = style.width > indent + gaps ? style.width - indent - gaps : 0;
+  if (std::accumulate(natural.begin(), natural.end(), size_t{0}) <= avail) return natural;
+
+  // Shrinkable columns give up width until the table fits: the lowest priority first, and
+  // within a priority the widest column first (levelling), never below its minimum.
+  size_t fixed = 0, min_total = 0;
+  std::vector<size_t> flex;
+  for (size_t i = 0; i < n; ++i) {
+    if (columns_[i].overflow == Overflow::kKeep) {
+      fixed += natural[i];
+    } else {
+      flex.push_back(i);
+      min_total += std::min(natural[i], columns_[i].min_width);
+    }
+  }
+  if (flex.empty() || fixed + min_total > avail) return {};
+  std::vector<size_t> width = natural;
+  size_t excess = std::accumulate(natural.begin(), natural.end(), size_t{0}) - avail;
+  std::vector<int> levels;
+  for (size_t i : flex) levels.push_back(columns_[i].priority);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  for (int level : levels) {
+    while (excess > 0) {
+      size_t widest = n;
+      for (size_t i : flex) {
+        if (columns_[i].priority != level || width[i] <= std::min(natural[i], columns_[i].min_width)) continue;
+        if (widest == n || width[i] > width[widest]) widest = i;
+      }
+      if (widest == n) break;  // this level is at its minimum: the next one gives
+      --width[widest];
+      --excess;
+    }
+  }
+  if (excess > 0) return {};
+  return width;
+}
+
+std::string TextTable::RenderBlocks(const TableStyle& style) const {
+  // Every row as a block: its head columns on one line, the others as "header: value" below.
+  std::string out;
+  const std::string inner = style.indent + "    ";
+  bool any_head = std::any_of(columns_.begin(), columns_.end(), [](const Column& c) { return c.block_head; });
+  for (const Row& row : rows_) {
+    if (row.section) {
+      out += WrapParagraph(row.cells[0].text, style.width, style.indent, style.indent);
+      continue;
+    }
+    std::string head;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (!(columns_[i].block_head || (!any_head && i == 0)) || row.cells[i].text.empty()) continue;
+      head += (head.empty() ? "" : "  ") + Paint(row.cells[i].text, row.cells[i].color, style.color);
+    }
+    // The head is wrapped as plain text when it is too wide (colour codes have no width).
+    out += DisplayWidth(style.indent + head) <= style.width ? style.indent + head + "\n"
+                                                            : WrapParagraph(head, style.width, style.indent, style.indent);
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i].block_head || (!any_head && i == 0) || row.cells[i].text.empty()) continue;
+      std::string label = columns_[i].header.empty() ? "" : columns_[i].header + ": ";
+      out += WrapParagraph(label + row.cells[i].text, style.width, inner, inner + "  ");
+    }
+  }
+  return out;
+}
+
+std::string TextTable::Render(const TableStyle& style) const {
+  std::vector<size_t> width = FitWidths(style);
+  if (width.empty() && !columns_.empty()) return RenderBlocks(style);
+  const std::string gap(style.gap, ' ');
+  std::string out;
+  auto emit = [&](const std::vector<Cell>& cells, bool is_header) {
+    std::vector<std::vector<std::string>> lines(columns_.size());
+    size_t height = 1;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const std::string& text = i < cells.size() ? cells[i].text : std::string();
+      lines[i] = CellLines(text, width[i], is_header ? Overflow::kWrap : columns_[i].overflow);
+      height = std::max(height, lines[i].size());
+    }
+    for (size_t l = 0; l < height; ++l) {
+      std::string line = style.indent;
+      for (size_t i = 0; i < columns_.size(); ++i) {
+        const std::string text = l < lines[i].size() ? lines[i][l] : std::string();
+        const Color color = is_header ? Color::kDim : (i < cells.size() ? cells[i].color : Color::kNone);
+        const std::string padded = Pad(text, width[i], columns_[i].align);
+        // Paint the text only, never the padding, so the columns stay where they are.
+        if (style.color && color != Color::kNone && !text.empty()) {
+          size_t lead = columns_[i].align == Align::kRight ? padded.size() - text.size() : 0;
+          line += padded.substr(0, lead) + Paint(text, color, true) + padded.substr(lead + text.size());
+        } else {
+          line += padded;
+        }
+        if (i + 1 < columns_.size()) line += gap;
+      }
+      TrimRight(line);
+      out += line + "\n";
+    }
+  };
+  if (HasHeader(columns_, style)) {
+    std::vector<Cell> head;
+    for (const Column& c : columns_) head.push_back({c.header});
+    emit(head, true);
+    if (style.rule) {
+      std::vector<Cell> rule;
+      for (size_t w : width) rule.push_back({std::string(w, '-')});
+      std::string line = style.indent;
+      for (size_t i = 0; i < rule.size(); ++i) line += rule[i].text + (i + 1 < rule.size() ? gap : "");
+      TrimRight(line);
+      out += line + "\n";
+    }
+  }
+  const size_t total = std::accumulate(width.begin(), width.end(), size_t{0}) +
+                       (columns_.empty() ? 0 : style.gap * (columns_.size() - 1)) + DisplayWidth(style.indent);
+  for (const Row& row : rows_) {
+    if (row.section) {
+      out += WrapParagraph(row.cells[0].text, std::min(style.width, std::max(total, size_t{20})), style.indent,
+                           style.indent);
+    } else {
+      emit(row.cells, false);
+    }
+  }
+  return out;
+}
+
+}  // namespace ampscope::render

@@ -1,0 +1,100 @@
+#include "reports/roofline_json.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "analyzers/roofline/roofline_result.h"
+
+namespace ampscope {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxOps = 50;  // rows in the report, by kernel time
+
+json Num(double v, int decimals = 4) {
+  if (!std::isfinite(v)) return nullptr;
+  const double f = std::pow(10.0, decimals);
+  return std::round(v * f) / f;
+}
+json Opt(const std::optional<double>& v, int decimals = 4) { return v ? Num(*v, decimals) : json(nullptr); }
+// GFLOP spans 1e-5 (a tiny bmm) to 1e4: keep 9 significant digits rather than fixed decimals.
+json Sig(double v) {
+  if (v == 0 || !std::isfinite(v)) return v == 0 ? json(0.0) : json(nullptr);
+  const int digits = 9 - static_cast<int>(std::ceil(std::log10(std::fabs(v))));
+  return Num(v, std::max(0, digits));
+}
+
+}  // namespace
+
+json RooflineSection(const RankAnalysis& ra) {
+  if (ra.roofline == nullptr) {
+    return {{"available", false}, {"reason", "computed per rank: see ranks[].roofline"}};
+  }
+  const roofline::RooflineResult& r = *ra.roofline;
+  json gpu = {{"device", r.gpu.device},
+              {"name", r.gpu.device_name.empty() ? json(nullptr) : json(r.gpu.device_name)},
+              {"peak_id", r.gpu.peak ? json(r.gpu.peak->id) : json(nullptr)},
+              {"match", r.gpu.match}};
+  if (!r.available) return {{"available", false}, {"reason", r.reason}, {"gpu", gpu}};
+
+  const roofline::RooflineSummary& s = r.summary;
+  json out = {{"available", true},
+              {"gpu", gpu},
+              {"window", s.steps_used ? "steps" : "trace"},
+              {"step_gflop", Sig(s.step_gflop)},
+              {"achieved_tflops", Num(s.achieved_tflops)},
+              {"peak_tflops", Opt(s.peak_tflops)},
+              {"peak_precision", PrecisionName(s.peak_precision)},
+              {"peak_source", s.peak_source.empty() ? json(nullptr) : json(s.peak_source)},
+              {"mfu_pct", Opt(s.mfu_pct, 3)},
+              {"mfu_reason", s.mfu_reason.empty() ? json(nullptr) : json(s.mfu_reason)},
+              {"hfu_pct", Opt(s.hfu_pct, 3)},
+              {"recompute_gflop", Sig(s.recompute_gflop)},
+              {"activation_recompute", s.activation_recompute}};
+  json steps = json::array();
+  for (const roofline::StepRoofline& st : r.steps) {
+    steps.push_back({{"step", st.number},
+                     {"time_us", Num(st.time_us, 3)},
+                     {"model_gflop", Sig(st.model_gflop)},
+                     {"hardware_gflop", Sig(st.hardware_gflop)},
+                     {"achieved_tflops", Num(st.achieved_tflops)},
+                     {"mfu_pct", Opt(st.mfu_pct, 3)},
+                     {"hfu_pct", Opt(st.hfu_pct, 3)}});
+  }
+  out["steps"] = steps;
+  json ops = json::array();
+  for (size_t i = 0; i < r.ops.size() && i < kMaxOps; ++i) {
+    const roofline::OpRow& o = r.ops[i];
+    json dims = json::parse(o.id.input_dims, nullptr, false);
+    ops.push_back({{"op", o.id.op},
+                   {"input_dims", dims.is_discarded() ? json(o.id.input_dims) : dims},
+                   {"dtype", PrecisionName(o.id.precision)},
+                   {"family", roofline::OpFamilyName(o.id.family)},
+                   {"pass", o.id.backward ? "backward" : "forward"},
+                   {"count", o.timing.count},
+                   {"gflop", o.work.known ? Sig(o.work.gflop) : json(nullptr)},
+                   {"bytes", Opt(o.work.bytes, 0)},
+                   {"flop_per_byte", Opt(o.work.flop_per_byte, 3)},
+                   {"kernel_time_us", Num(o.timing.kernel_time_us, 3)},
+                   {"tflops", Opt(o.timing.tflops)},
+                   {"tbps", Opt(o.timing.tbps)},
+                   {"bound", o.roof.bound.empty() ? json(nullptr) : json(o.roof.bound)},
+                   {"pct_of_peak", Opt(o.roof.pct_of_peak, 2)},
+                   {"note", o.work.note.empty() ? json(nullptr) : json(o.work.note)}});
+  }
+  out["ops"] = ops;
+  out["ops_total"] = r.ops.size();
+  json unknown = json::array();
+  for (const auto& u : r.coverage.top_unknown)
+    unknown.push_back({{"op", u.op}, {"reason", u.reason}, {"count", u.count}, {"kernel_time_us", Num(u.kernel_time_us, 3)}});
+  out["coverage"] = {{"kernel_time_us", Num(r.coverage.kernel_time_us, 3)},
+                     {"modelled_kernel_time_us", Num(r.coverage.modelled_kernel_time_us, 3)},
+                     {"modelled_calls", r.coverage.modelled_calls},
+                     {"unknown_calls", r.coverage.unknown_calls},
+                     {"top_unknown", unknown}};
+  return out;
+}
+
+}  // namespace ampscope

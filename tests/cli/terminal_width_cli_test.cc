@@ -1,0 +1,130 @@
+// `ampscope analyze`, `kernels`, `diff` and `gate` in a real terminal of 80 and 120 columns
+// (tmux, Debian package tmux): no line of what they print is wider than the window. The window
+// size reaches the program only through the terminal (TIOCGWINSZ): COLUMNS is unset for it.
+// capture-pane -J joins lines the terminal wrapped, so a line that was too wide shows at its
+// full length.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "base/strings.h"
+#include "support/test_support.h"
+
+namespace {
+
+using ampscope::testing::BinaryPath;
+using ampscope::testing::HaveShared;
+using ampscope::testing::MakeTempDir;
+using ampscope::testing::ReadFile;
+using ampscope::testing::SharedPath;
+using ampscope::testing::WriteFile;
+
+int Shell(const std::string& cmd) {
+  int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// Terminal columns of a line as tmux printed it (base/'s one DisplayWidth).
+size_t Columns(const std::string& line) { return ampscope::DisplayWidth(line); }
+
+class TerminalWidth : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    have_tmux_ = Shell("command -v tmux >/dev/null 2>&1") == 0;
+    if (!have_tmux_ || !HaveShared()) return;
+    dir_ = MakeTempDir("ampscope_tmux");
+    // tmux on a socket of its own, keeping the whole output as history.
+    WriteFile(dir_ + "/tmux.conf", "set -g history-limit 50000\nset -g remain-on-exit on\n");
+    // Reports for diff and gate, from the shared traces.
+    const std::string bin = BinaryPath("cli/ampscope");
+    for (const auto& [name, trace] : std::vector<std::pair<std::string, std::string>>{
+             {"tb0", "traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"},
+             {"tb1", "traces/kineto/tb_plugin/worker0.1623143566756.pt.trace.json.gz"},
+             {"nccl", "traces/kineto/hta/nccl_data.json.gz"}})
+      reports_ok_ &= Shell(bin + " analyze -q " + SharedPath(trace) + " -o " + dir_ + "/" + name + ".json") == 0;
+  }
+  static void TearDownTestSuite() {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  void SetUp() override {
+    AMPSCOPE_REQUIRE_INPUT(have_tmux_, "tmux is not installed (Debian package tmux; scripts/setup.sh installs it)");
+    AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
+    ASSERT_TRUE(reports_ok_) << "ampscope analyze failed on a shared trace";
+  }
+
+  // Runs `args` in a tmux window `columns` wide; returns the lines it printed.
+  static std::vector<std::string> RunInTerminal(const std::string& args, int columns) {
+    static int n = 0;
+    const std::string socket = "ampscope_test_" + std::to_string(getpid()) + "_" + std::to_string(n++);
+    const std::string tmux = "tmux -L " + socket + " -f " + dir_ + "/tmux.conf";
+    const std::string script = dir_ + "/" + socket + ".sh";
+    WriteFile(script, "unset COLUMNS LINES\n" + BinaryPath("cli/ampscope") + " " + args + "\necho \"[exit $?]\"\n" +
+                          tmux + " wait-for -S done\nsleep 30\n");
+    const std::string out = dir_ + "/" + socket + ".txt";
+    Shell(tmux + " new-session -d -s s -x " + std::to_string(columns) + " -y 50 'sh " + script + "'");
+    Shell("timeout 120 " + tmux + " wait-for done");
+    Shell(tmux + " capture-pane -p -J -S - -t s > " + out);
+    Shell(tmux + " kill-server 2>/dev/null");
+    std::vector<std::string> lines;
+    std::istringstream in(ReadFile(out));
+    for (std::string line; std::getline(in, line);) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();  // the pane pads with spaces
+      lines.push_back(line);
+    }
+    while (!lines.empty() && lines.back().empty()) lines.pop_back();
+    return lines;
+  }
+
+  void CheckFits(const std::string& args, const std::string& marker) {
+    size_t widest_at_120 = 0;
+    for (int columns : {80, 120}) {
+      std::vector<std::string> lines = RunInTerminal(args, columns);
+      ASSERT_FALSE(lines.empty()) << args;
+      EXPECT_EQ(lines.back(), "[exit 0]") << args << " at " << columns;
+      bool found = false;
+      for (const std::string& line : lines) {
+        EXPECT_LE(Columns(line), static_cast<size_t>(columns)) << args << " at " << columns << ": " << line;
+        found |= line.find(marker) != std::string::npos;
+        if (columns == 120) widest_at_120 = std::max(widest_at_120, Columns(line));
+      }
+      EXPECT_TRUE(found) << args << ": no '" << marker << "' in the output";
+      EXPECT_GT(lines.size(), 10u) << args;
+    }
+    // The wider window was used (the width came from the terminal, not a fixed 80).
+    EXPECT_GT(widest_at_120, 80u) << args;
+  }
+
+  static bool have_tmux_;
+  static bool reports_ok_;
+  static std::string dir_;
+};
+bool TerminalWidth::have_tmux_ = false;
+bool TerminalWidth::reports_ok_ = true;
+std::string TerminalWidth::dir_;
+
+TEST_F(TerminalWidth, AnalyzeResNet50) {
+  CheckFits("analyze " + SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"), "Optimization checklist");
+}
+
+TEST_F(TerminalWidth, AnalyzeDdpWithNccl) {
+  CheckFits("analyze " + SharedPath("traces/kineto/hta/nccl_data.json.gz"), "Findings (");
+}
+
+TEST_F(TerminalWidth, Kernels) {
+  CheckFits("kernels " + SharedPath("traces/kineto/hta/nccl_data.json.gz"), "ncclKernel_AllReduce");
+  CheckFits("kernels --wide --explain " + SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"), "rule: ");
+}
+
+TEST_F(TerminalWidth, Diff) { CheckFits("diff " + dir_ + "/tb0.json " + dir_ + "/nccl.json", "kernels added in B"); }
+
+TEST_F(TerminalWidth, Gate) {
+  CheckFits("gate --baseline " + dir_ + "/tb0.json --current " + dir_ + "/tb1.json", "ampscope gate: ");
+}
+
+}  // namespace

@@ -1,0 +1,16 @@
+// The host-side name tables of host_rules_table.cc. Internal to trace/classify/.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace ampscope::host_rules {
+
+extern const std::string_view kEligibleOps[];            // exact aten op names
+extern const size_t kEligibleOpCount;
+extern const std::string_view kEligibleBackwardNodes[];  // autograd nodes, without version digits
+extern const size_t kEligibleBackwardNodeCount;
+extern const std::string_view kAutocastFp32Ops[];
+extern const size_t kAutocastFp32OpCount;
+
+}  // namespace ampscope::host_rules

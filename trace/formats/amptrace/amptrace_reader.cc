@@ -1,0 +1,880 @@
+#include "trace/formats/amptrace/amptrace_reader.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+namespace ampscope {
+
+const char* AmpChunkTypeName(AmpChunkType type) {
+  switch (type) {
+    case AmpChunkType::kStrings: return "strings";
+    case AmpChunkType::kWarnings: return "warnings";
+    case AmpChunkType::kStats: return "stats";
+    case AmpChunkType::kClock: return "clock";
+    case AmpChunkType::kDevice: return "device";
+    case AmpChunkType::kContext: return "context";
+    case AmpChunkType::kName: return "name";
+    case AmpChunkType::kKernel: return "kernel";
+    case AmpChunkType::kMemcpy: return "memcpy";
+    case AmpChunkType::kMemset: return "memset";
+    case AmpChunkType::kApi: return "api";
+    case AmpChunkType::kSync: return "sync";
+    case AmpChunkType::kMemory: return "memory";
+    case AmpChunkType::kOverhead: return "overhead";
+    case AmpChunkType::kNvtx: return "nvtx";
+    case AmpChunkType::kCounter: return "counter";
+    case AmpChunkType::kFooter: return "footer";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Size of the record struct a chunk type carries; 0 for variable-length chunks and for types
+// this reader does not know (those are skipped).
+size_t KnownRecordSize(uint16_t type) {
+  switch (static_cast<AmpChunkType>(type)) {
+    case AmpChunkType::kStats: return sizeof(AmpStatsRecord);
+    case AmpChunkType::kClock: return sizeof(AmpClockRecord);
+    case AmpChunkType::kDevice: return sizeof(AmpDeviceRecord);
+    case AmpChunkType::kContext: return sizeof(AmpContextRecord);
+    case AmpChunkType::kName: return sizeof(AmpNameRecord);
+    case AmpChunkType::kKernel: return sizeof(AmpKernelRecord);
+    case AmpChunkType::kMemcpy: return sizeof(AmpMemcpyRecord);
+    case AmpChunkType::kMemset: return sizeof(AmpMemsetRecord);
+    case AmpChunkType::kApi: return sizeof(AmpApiRecord);
+    case AmpChunkType::kSync: return sizeof(AmpSyncRecord);
+    case AmpChunkType::kMemory: return sizeof(AmpMemoryRecord);
+    case AmpChunkType::kOverhead: return sizeof(AmpOverheadRecord);
+    case AmpChunkType::kNvtx: return sizeof(AmpNvtxEvent);
+    case AmpChunkType::kCounter: return sizeof(AmpCounterRecord);
+    case AmpChunkType::kFooter: return sizeof(AmpFooterRecord);
+    default: return 0;
+  }
+}
+
+bool IsVariableChunk(uint16_t type) {
+  return type == static_cast<uint16_t>(AmpChunkType::kStrings) || type == static_cast<uint16_t>(AmpChunkType::kWarnings);
+}
+
+std::string At(const std::string& path, uint64_t offset, const std::string& what) {
+  return path + ": byte " + std::to_string(offset) + ": " + what;
+}
+
+// Walks the chunks of one file. Problems after the header are recorded as diagnostics and end
+// (or skip) the walk; only the header can fail the read.
+class ChunkFile {
+ public:
+  ~ChunkFile() {
+    if (f_ != nullptr) std::fclose(f_);
+  }
+
+  Status Open(const std::string& path) {
+    path_ = path;
+    f_ = std::fopen(path.c_str(), "rb");
+    if (f_ == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f_), &st) != 0) return Status::Error(path + ": cannot stat: " + std::strerror(errno));
+    size_ = static_cast<uint64_t>(st.st_size);
+
+    if (size_ < sizeof(AmpFileHeader)) {
+      if (size_ >= sizeof(kAmptraceMagic) && !HasMagic())
+        return Status::Error(At(path, 0, "not an .amptrace file (bad magic)"));
+      return Status::Error(At(path, size_, "file ends inside the .amptrace header (" + std::to_string(size_) +
+                                               " bytes, the fixed header alone is " +
+                                               std::to_string(sizeof(AmpFileHeader)) + ")"));
+    }
+    if (std::fread(&header_, sizeof(header_), 1, f_) != 1) return Status::Error(At(path, 0, "cannot read the header"));
+    if (std::memcmp(header_.magic, kAmptraceMagic, sizeof(kAmptraceMagic)) != 0)
+      return Status::Error(At(path, 0, "not an .amptrace file (bad magic, expected \"AMPTRACE\")"));
+    if (header_.version_major != kAmptraceVersionMajor)
+      return Status::Error(At(path, offsetof(AmpFileHeader, version_major),
+                              "unsupported .amptrace version " + std::to_string(header_.version_major) + "." +
+                                  std::to_string(header_.version_minor) + " (this reader reads " +
+                                  std::to_string(kAmptraceVersionMajor) + ".x)"));
+    const uint64_t variable = uint64_t{header_.host_bytes} + header_.command_line_bytes;
+    if (header_.header_bytes < sizeof(AmpFileHeader) || header_.header_bytes % 8 != 0 ||
+        header_.header_bytes > (1u << 20) || sizeof(AmpFileHeader) + variable > header_.header_bytes)
+      return Status::Error(At(path, offsetof(AmpFileHeader, header_bytes),
+                              "bad header length " + std::to_string(header_.header_bytes) + " (host " +
+                                  std::to_string(header_.host_bytes) + " bytes, command line " +
+                                  std::to_string(header_.command_line_bytes) + " bytes)"));
+    if (size_ < header_.header_bytes)
+      return Status::Error(At(path, size_, "file ends inside the .amptrace header (header is " +
+                                               std::to_string(header_.header_bytes) + " bytes)"));
+    std::vector<uint8_t> bytes(header_.header_bytes);
+    std::memcpy(bytes.data(), &header_, sizeof(header_));
+    if (std::fread(bytes.data() + sizeof(header_), 1, bytes.size() - sizeof(header_), f_) !=
+        bytes.size() - sizeof(header_))
+      return Status::Error(At(path, sizeof(header_), "cannot read the header"));
+    const uint32_t stored_crc = header_.header_crc32;
+    std::memset(bytes.data() + offsetof(AmpFileHeader, header_crc32), 0, sizeof(uint32_t));
+    if (AmptraceCrc32(bytes.data(), bytes.size()) != stored_crc)
+      return Status::Error(At(path, offsetof(AmpFileHeader, header_crc32), "header checksum mismatch (corrupt header)"));
+    host_.assign(reinterpret_cast<const char*>(bytes.data()) + sizeof(header_), header_.host_bytes);
+    command_line_.assign(reinterpret_cast<const char*>(bytes.data()) + sizeof(header_) + header_.host_bytes,
+                         header_.command_line_bytes);
+    offset_ = header_.header_bytes;
+    return Status::Ok();
+  }
+
+  // Reads the next chunk header. Returns false at the end of the walk; `diag` says why when it
+  // is not a clean end.
+  bool Next(AmpChunkHeader* h, Diagnostics& diag) {
+    if (done_) return false;
+    if (offset_ == size_) {
+      done_ = true;
+      if (!footer_seen_) {
+        truncated_ = true;
+        diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_),
+                 "file ends at byte " + std::to_string(offset_) +
+                     " without a footer: the process did not finish writing it (killed, crashed, or still running)");
+      }
+      return false;
+    }
+    if (footer_seen_) {
+      done_ = true;
+      diag.Add(DiagCode::kTrailingBytes, static_cast<int64_t>(offset_),
+               std::to_string(size_ - offset_) + " bytes after the footer were ignored");
+      return false;
+    }
+    if (size_ - offset_ < sizeof(AmpChunkHeader)) {
+      done_ = true;
+      truncated_ = true;
+      diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_),
+               "file ends inside a chunk header at byte " + std::to_string(offset_));
+      return false;
+    }
+    if (std::fseek(f_, static_cast<long>(offset_), SEEK_SET) != 0 || std::fread(h, sizeof(*h), 1, f_) != 1) {
+      done_ = true;
+      truncated_ = true;
+      diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_), "cannot read a chunk header");
+      return false;
+    }
+    if (h->magic != kAmptraceChunkMagic ||
+        AmptraceCrc32(h, offsetof(AmpChunkHeader, header_crc32)) != h->header_crc32 ||
+        h->payload_bytes > kAmptraceMaxChunkPayload) {
+      // The framing cannot be trusted, so nothing after this point can be located.
+      done_ = true;
+      corrupt_ = true;
+      diag.Add(DiagCode::kCorruptChunk, static_cast<int64_t>(offset_),
+               "bad chunk header at byte " + std::to_string(offset_) + "; the rest of the file (" +
+                   std::to_string(size_ - offset_) + " bytes) was not read");
+      return false;
+    }
+    if (size_ - offset_ - sizeof(AmpChunkHeader) < h->payload_bytes) {
+      done_ = true;
+      truncated_ = true;
+      diag.Add(DiagCode::kTruncatedFile, static_cast<int64_t>(offset_),
+               "file ends inside a " + std::string(AmpChunkTypeName(static_cast<AmpChunkType>(h->type))) +
+                   " chunk at byte " + std::to_string(offset_) + " (payload " + std::to_string(h->payload_bytes) +
+                   " bytes, " + std::to_string(size_ - offset_ - sizeof(AmpChunkHeader)) + " present)");
+      return false;
+    }
+    chunk_offset_ = offset_;
+    offset_ += sizeof(AmpChunkHeader) + h->payload_bytes;
+    ++chunks_;
+    if (h->type == static_cast<uint16_t>(AmpChunkType::kFooter)) footer_seen_ = true;
+    return true;
+  }
+
+  // Reads the current chunk's payload and checks its CRC. False (with a diagnostic) if the
+  // payload is damaged: the caller skips the chunk and goes on.
+  bool ReadPayload(const AmpChunkHeader& h, std::vector<uint8_t>* out, Diagnostics& diag) {
+    out->resize(h.payload_bytes);
+    if (h.payload_bytes > 0 && std::fread(out->data(), 1, h.payload_bytes, f_) != h.payload_bytes) {
+      diag.Add(DiagCode::kCorruptChunk, static_cast<int64_t>(chunk_offset_), "cannot read chunk payload");
+      corrupt_ = true;
+      return false;
+    }
+    if (AmptraceCrc32(out->data(), out->size()) != h.payload_crc32) {
+      corrupt_ = true;
+      if (h.type == static_cast<uint16_t>(AmpChunkType::kFooter)) footer_seen_ = false;
+      diag.Add(DiagCode::kCorruptChunk, static_cast<int64_t>(chunk_offset_),
+               std::string(AmpChunkTypeName(static_cast<AmpChunkType>(h.type))) + " chunk at byte " +
+                   std::to_string(chunk_offset_) + " fails its checksum; its " + std::to_string(h.record_count) +
+                   " records were skipped");
+      return false;
+    }
+    // Fixed-size chunks must be exactly record_size * record_count, and records must be at
+    // least as large as the structs this reader knows (newer writers may append fields).
+    if (!IsVariableChunk(h.type)) {
+      const size_t known = KnownRecordSize(h.type);
+      if (uint64_t{h.record_size} * h.record_count != h.payload_bytes || (known != 0 && h.record_size < known)) {
+        corrupt_ = true;
+        diag.Add(DiagCode::kBadRecordSize, static_cast<int64_t>(chunk_offset_),
+                 std::string(AmpChunkTypeName(static_cast<AmpChunkType>(h.type))) + " chunk at byte " +
+                     std::to_string(chunk_offset_) + " has record size " + std::to_string(h.record_size) + " x " +
+                     std::to_string(h.record_count) + " for " + std::to_string(h.payload_bytes) +
+                     " payload bytes; skipped");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const AmpFileHeader& header() const { return header_; }
+  const std::string& host() const { return host_; }
+  const std::string& command_line() const { return command_line_; }
+  uint64_t size() const { return size_; }
+  uint64_t chunk_offset() const { return chunk_offset_; }
+  uint32_t chunks() const { return chunks_; }
+  bool clean_end() const { return footer_seen_ && !truncated_ && done_; }
+  bool footer_seen() const { return footer_seen_; }
+  bool truncated() const { return truncated_; }
+  bool corrupt() const { return corrupt_; }
+
+ private:
+  bool HasMagic() {
+    char magic[8];
+    return std::fread(magic, sizeof(magic), 1, f_) == 1 && std::memcmp(magic, kAmptraceMagic, sizeof(magic)) == 0;
+  }
+
+  std::string path_;
+  FILE* f_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t offset_ = 0;
+  uint64_t chunk_offset_ = 0;
+  uint32_t chunks_ = 0;
+  AmpFileHeader header_ = {};
+  std::string host_;
+  std::string command_line_;
+  bool done_ = false;
+  bool footer_seen_ = false;
+  bool truncated_ = false;
+  bool corrupt_ = false;
+};
+
+// Parses a warnings chunk; returns false if an entry runs past the payload.
+bool ParseWarnings(const std::vector<uint8_t>& p, std::vector<AmptraceWarning>* out) {
+  size_t pos = 0;
+  while (pos < p.size()) {
+    if (p.size() - pos < 8) return false;
+    uint16_t severity, code_len;
+    uint32_t message_len;
+    std::memcpy(&severity, p.data() + pos, 2);
+    std::memcpy(&code_len, p.data() + pos + 2, 2);
+    std::memcpy(&message_len, p.data() + pos + 4, 4);
+    pos += 8;
+    if (p.size() - pos < uint64_t{code_len} + message_len) return false;
+    AmptraceWarning w;
+    w.severity = static_cast<AmpSeverity>(std::min<uint16_t>(severity, 2));
+    w.code.assign(reinterpret_cast<const char*>(p.data() + pos), code_len);
+    w.message.assign(reinterpret_cast<const char*>(p.data() + pos + code_len), message_len);
+    pos += code_len + message_len;
+    out->push_back(std::move(w));
+  }
+  return true;
+}
+
+template <typename T>
+T RecordAt(const std::vector<uint8_t>& payload, size_t index, size_t record_size) {
+  T r;
+  std::memcpy(&r, payload.data() + index * record_size, sizeof(T));
+  return r;
+}
+
+MemcpyKind ToMemcpyKind(uint8_t k) {
+  switch (static_cast<AmpMemcpyKind>(k)) {
+    case AmpMemcpyKind::kHtoD:
+    case AmpMemcpyKind::kHtoA: return MemcpyKind::kHtoD;
+    case AmpMemcpyKind::kDtoH:
+    case AmpMemcpyKind::kAtoH: return MemcpyKind::kDtoH;
+    case AmpMemcpyKind::kDtoD:
+    case AmpMemcpyKind::kAtoA:
+    case AmpMemcpyKind::kAtoD:
+    case AmpMemcpyKind::kDtoA: return MemcpyKind::kDtoD;
+    case AmpMemcpyKind::kHtoH: return MemcpyKind::kHtoH;
+    case AmpMemcpyKind::kPtoP: return MemcpyKind::kPtoP;
+    default: return MemcpyKind::kUnknown;
+  }
+}
+
+MemoryKind ToMemoryKind(uint8_t k) {
+  switch (static_cast<AmpMemoryKind>(k)) {
+    case AmpMemoryKind::kPageable: return MemoryKind::kPageable;
+    case AmpMemoryKind::kPinned: return MemoryKind::kPinned;
+    case AmpMemoryKind::kDevice:
+    case AmpMemoryKind::kDeviceStatic: return MemoryKind::kDevice;
+    case AmpMemoryKind::kManaged:
+    case AmpMemoryKind::kManagedStatic: return MemoryKind::kManaged;
+    case AmpMemoryKind::kArray: return MemoryKind::kArray;
+    default: return MemoryKind::kUnknown;
+  }
+}
+
+SyncType ToSyncType(uint8_t t) {
+  switch (static_cast<AmpSyncType>(t)) {
+    case AmpSyncType::kEventSynchronize: return SyncType::kEventSync;
+    case AmpSyncType::kStreamWaitEvent: return SyncType::kStreamWaitEvent;
+    case AmpSyncType::kStreamSynchronize: return SyncType::kStreamSync;
+    case AmpSyncType::kContextSynchronize: return SyncType::kContextSync;
+    default: return SyncType::kUnknown;
+  }
+}
+
+Severity ToSeverity(AmpSeverity s) {
+  switch (s) {
+    case AmpSeverity::kInfo: return Severity::kInfo;
+    case AmpSeverity::kWarning: return Severity::kDataLoss;
+    default: return Severity::kError;
+  }
+}
+
+std::string DriverVersionString(uint32_t v) {
+  if (v == 0) return "";
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// Turns the chunks of one file into a Trace.
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(Trace& trace) : trace_(trace) {}
+
+  void SetHeader(const ChunkFile& file) {
+    const AmpFileHeader& h = file.header();
+    pid_ = h.pid;
+    TraceMetadata& m = trace_.metadata;
+    m.format = SourceFormat::kAmptrace;
+    m.rank = h.rank;
+    m.world_size = h.world_size;
+    m.host = file.host();
+    m.pid = h.pid;
+    m.command_line = file.command_line();
+    if (h.cupti_version != 0) m.cupti_version = std::to_string(h.cupti_version);
+    m.driver_version = DriverVersionString(h.driver_version);
+    m.input_bytes = file.size();
+    m.extra["amptrace_version"] = std::to_string(h.version_major) + "." + std::to_string(h.version_minor);
+    if (h.local_rank >= 0) m.extra["local_rank"] = std::to_string(h.local_rank);
+    AddClock({h.start_cupti_ns, h.start_monotonic_ns, h.start_realtime_ns});
+  }
+
+  void Chunk(const AmpChunkHeader& h, const std::vector<uint8_t>& payload, int64_t offset) {
+    const size_t rs = h.record_size;
+    const uint32_t n = h.record_count;
+    switch (static_cast<AmpChunkType>(h.type)) {
+      case AmpChunkType::kStrings: Strings(payload, offset); break;
+      case AmpChunkType::kWarnings: {
+        std::vector<AmptraceWarning> warnings;
+        if (!ParseWarnings(payload, &warnings))
+          trace_.diagnostics.Add(DiagCode::kCorruptChunk, offset, "malformed warnings chunk");
+        for (const AmptraceWarning& w : warnings) {
+          trace_.diagnostics.AddFromInput(w.code, ToSeverity(w.severity), -1, w.message);
+          std::string& all = trace_.metadata.extra["collector_warnings"];
+          if (!all.empty()) all += "\n";
+          all += w.code + ": " + w.message;
+        }
+        break;
+      }
+      case AmpChunkType::kStats:
+        for (uint32_t i = 0; i < n; ++i) stats_ = RecordAt<AmpStatsRecord>(payload, i, rs), have_stats_ = true;
+        break;
+      case AmpChunkType::kFooter: {
+        AmpFooterRecord f = RecordAt<AmpFooterRecord>(payload, 0, rs);
+        stats_ = f.stats;
+        have_stats_ = true;
+        footer_flags_ = f.flags;
+        AddClock(f.end_clock);
+        break;
+      }
+      case AmpChunkType::kClock:
+        for (uint32_t i = 0; i < n; ++i) AddClock(RecordAt<AmpClockRecord>(payload, i, rs));
+        break;
+      case AmpChunkType::kDevice:
+        for (uint32_t i = 0; i < n; ++i) AddDevice(RecordAt<AmpDeviceRecord>(payload, i, rs), offset);
+        break;
+      case AmpChunkType::kContext:
+        for (uint32_t i = 0; i < n; ++i) {
+          AmpContextRecord c = RecordAt<AmpContextRecord>(payload, i, rs);
+          context_device_[c.context] = static_cast<int32_t>(c.device);
+        }
+        break;
+      case AmpChunkType::kName:
+        for (uint32_t i = 0; i < n; ++i) AddName(RecordAt<AmpNameRecord>(payload, i, rs), offset);
+        break;
+      case AmpChunkType::kKernel:
+        for (uint32_t i = 0; i < n; ++i) AddKernel(RecordAt<AmpKernelRecord>(payload, i, rs), offset);
+        break;
+      case AmpChunkType::kMemcpy:
+        for (uint32_t i = 0; i < n; ++i) AddMemcpy(RecordAt<AmpMemcpyRecord>(payload, i, rs));
+        break;
+      case AmpChunkType::kMemset:
+        for (uint32_t i = 0; i < n; ++i) AddMemset(RecordAt<AmpMemsetRecord>(payload, i, rs));
+        break;
+      case AmpChunkType::kApi:
+        for (uint32_t i = 0; i < n; ++i) AddApi(RecordAt<AmpApiRecord>(payload, i, rs), offset);
+        break;
+      case AmpChunkType::kSync:
+        for (uint32_t i = 0; i < n; ++i) AddSync(RecordAt<AmpSyncRecord>(payload, i, rs));
+        break;
+      case AmpChunkType::kMemory:
+        for (uint32_t i = 0; i < n; ++i) AddMemory(RecordAt<AmpMemoryRecord>(payload, i, rs));
+        break;
+      case AmpChunkType::kOverhead:
+        for (uint32_t i = 0; i < n; ++i) AddOverhead(RecordAt<AmpOverheadRecord>(payload, i, rs), offset);
+        break;
+      case AmpChunkType::kNvtx:
+        for (uint32_t i = 0; i < n; ++i) {
+          AmpNvtxEvent e = RecordAt<AmpNvtxEvent>(payload, i, rs);
+          nvtx_.push_back(Nvtx{e, Str(e.name, offset), Str(e.domain, offset)});
+        }
+        break;
+      case AmpChunkType::kCounter:
+        for (uint32_t i = 0; i < n; ++i) {
+          AmpCounterRecord c = RecordAt<AmpCounterRecord>(payload, i, rs);
+          if (!TimesOk(c.time_ns, c.time_ns, "counter")) continue;
+          trace_.counters.push_back(CounterSample{c.time_ns, Str(c.name, offset), c.device, c.value});
+          Seen(c.time_ns);
+        }
+        break;
+      default:
+        trace_.diagnostics.Add(DiagCode::kUnknownChunkType, offset,
+                               "chunk type " + std::to_string(h.type) + " is not known to this reader; skipped");
+        return;
+    }
+    if (h.record_size > 0 && h.type != static_cast<uint16_t>(AmpChunkType::kFooter))
+      trace_.metadata.event_count += n;
+  }
+
+  void Finish(const ChunkFile& file) {
+    TraceMetadata& m = trace_.metadata;
+    m.extra["clean_end"] = file.clean_end() ? "true" : "false";
+    if (footer_flags_ & kAmpFooterFlagSignal) m.extra["closed_by_signal"] = "true";
+    if (have_stats_) {
+      Diagnostics& d = trace_.diagnostics;
+      d.AddCount(DiagCode::kCuptiDroppedRecords, stats_.cupti_dropped_records, -1,
+                 "CUPTI dropped activity records (its buffers were full or not returned in time)");
+      d.AddCount(DiagCode::kCuptiBuffersRefused, stats_.buffers_refused, -1,
+                 "CUPTI asked for a buffer while the collector's bounded pool was empty; its records were dropped");
+      d.AddCount(DiagCode::kNvtxEventsDropped, stats_.nvtx_events_dropped, -1,
+                 "NVTX events were dropped because the collector's queue was full");
+      d.AddCount(DiagCode::kApiRecordsFiltered, stats_.records_filtered, -1,
+                 "high-rate trivial CUDA API calls (cudaGetDevice, cudaPeekAtLastError, ...) were not recorded");
+      d.AddCount(DiagCode::kUnknownCuptiRecords, stats_.unknown_records, -1,
+                 "CUPTI records of kinds the collector does not convert were skipped");
+      m.extra["dropped_records"] = std::to_string(stats_.cupti_dropped_records + stats_.buffers_refused +
+                                                  stats_.nvtx_events_dropped);
+    }
+    // Syncs: the device comes from the context table, the thread from the API call that
+    // shares the correlation id.
+    std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> api_thread;  // correlation -> (pid, tid)
+    for (const ApiCall& a : trace_.api_calls)
+      if (a.correlation >= 0) api_thread.emplace(static_cast<uint32_t>(a.correlation), std::make_pair(a.pid, a.tid));
+    for (size_t i = 0; i < trace_.syncs.size(); ++i) {
+      SyncEvent& s = trace_.syncs[i];
+      auto ctx = context_device_.find(sync_context_[i]);
+      if (ctx != context_device_.end()) s.device = ctx->second;
+      auto api = api_thread.find(static_cast<uint32_t>(s.correlation));
+      if (api != api_thread.end()) {
+        s.pid = api->second.first;
+        s.tid = api->second.second;
+      }
+    }
+    BuildNvtxRanges(file);
+    FinalizeTrace(trace_);
+  }
+
+ private:
+  struct Nvtx {
+    AmpNvtxEvent event;
+    StringId name;
+    StringId domain;
+  };
+
+  StringId Str(uint32_t file_id, int64_t offset) {
+    if (file_id == 0) return kNoString;
+    auto it = strings_.find(file_id);
+    if (it != strings_.end()) return it->second;
+    trace_.diagnostics.Add(DiagCode::kUnknownStringId, offset,
+                           "record refers to string id " + std::to_string(file_id) + " that no strings chunk defined");
+    return kNoString;
+  }
+
+  void Strings(const std::vector<uint8_t>& p, int64_t offset) {
+    size_t pos = 0;
+    while (pos < p.size()) {
+      if (p.size() - pos < 8) break;
+      uint32_t id, len;
+      std::memcpy(&id, p.data() + pos, 4);
+      std::memcpy(&len, p.data() + pos + 4, 4);
+      pos += 8;
+      if (p.size() - pos < len) break;
+      strings_[id] = trace_.strings.Intern(std::string_view(reinterpret_cast<const char*>(p.data() + pos), len));
+      pos += len;
+    }
+    if (pos != p.size())
+      trace_.diagnostics.Add(DiagCode::kCorruptChunk, offset, "malformed strings chunk");
+  }
+
+  void Seen(int64_t t) {
+    if (t > max_time_ns_) max_time_ns_ = t;
+  }
+
+  // The collector writes CUPTI's times as they are; a damaged record can hold any value.
+  // Records whose times the model cannot hold (base/units.h: kMinTraceTimeNs..kMaxTraceTimeNs,
+  // end >= start) are dropped and counted, so no span or sum downstream can overflow.
+  bool TimesOk(int64_t start_ns, int64_t end_ns, const char* what) {
+    if (IsTraceTime(start_ns) && IsTraceTime(end_ns) && end_ns >= start_ns) return true;
+    trace_.diagnostics.Add(DiagCode::kBadTime, -1,
+                           std::string(what) + " record with times " + std::to_string(start_ns) + ".." +
+                               std::to_string(end_ns) + " ns (outside -2^60..2^62 or ending before it starts); dropped");
+    return false;
+  }
+
+  void AddClock(const AmpClockRecord& c) {
+    if (c.cupti_ns == 0 && c.monotonic_ns == 0 && c.realtime_ns == 0) return;
+    trace_.metadata.clock_calibration.push_back(ClockCalibration{c.cupti_ns, c.monotonic_ns, c.realtime_ns});
+  }
+
+  void AddDevice(const AmpDeviceRecord& r, int64_t offset) {
+    if (trace_.FindDevice(static_cast<int32_t>(r.id)) != nullptr) return;
+    Device d;
+    d.id = static_cast<int32_t>(r.id);
+    d.name = std::string(trace_.str(Str(r.name, offset)));
+    d.vendor = GpuVendor::kNvidia;
+    d.cc_major = static_cast<int32_t>(r.cc_major);
+    d.cc_minor = static_cast<int32_t>(r.cc_minor);
+    d.sm_count = static_cast<int32_t>(r.sm_count);
+    d.total_memory_bytes = static_cast<int64_t>(r.global_memory_bytes);
+    d.max_threads_per_sm = static_cast<int32_t>(r.max_warps_per_sm * r.threads_per_warp);
+    d.regs_per_sm = static_cast<int32_t>(r.max_registers_per_sm);
+    d.shared_mem_per_sm = r.max_shared_memory_per_sm;
+    trace_.devices.push_back(std::move(d));
+  }
+
+  void AddName(const AmpNameRecord& r, int64_t offset) {
+    std::string name(trace_.str(Str(r.name, offset)));
+    switch (static_cast<AmpObjectKind>(r.object_kind)) {
+      case AmpObjectKind::kThread:
+        trace_.processes[pid_].thread_names[static_cast<int64_t>(r.object_id)] = name;
+        break;
+      case AmpObjectKind::kDevice:
+        trace_.metadata.extra["device_name." + std::to_string(r.object_id)] = name;
+        break;
+      case AmpObjectKind::kContext:
+        trace_.metadata.extra["context_name." + std::to_string(r.object_id & 0xFFFFFFFFu)] = name;
+        break;
+      case AmpObjectKind::kStream:
+        trace_.metadata.extra["stream_name." + std::to_string(r.object_id & 0xFFFFFFFFu)] = name;
+        break;
+      default: break;
+    }
+  }
+
+  void AddKernel(const AmpKernelRecord& r, int64_t offset) {
+    if (!TimesOk(r.start_ns, r.end_ns, "kernel")) return;
+    KernelEvent k;
+    k.start_ns = r.start_ns;
+    k.end_ns = r.end_ns;
+    k.correlation = r.correlation;
+    k.name = Str(r.name, offset);
+    k.device = static_cast<int32_t>(r.device);
+    k.stream = static_cast<int32_t>(r.stream);
+    for (int i = 0; i < 3; ++i) {
+      k.grid[i] = static_cast<uint32_t>(r.grid[i]);
+      k.block[i] = static_cast<uint32_t>(r.block[i]);
+    }
+    k.registers_per_thread = r.registers_per_thread;
+    k.static_shared_bytes = r.static_shared_bytes;
+    k.dynamic_shared_bytes = r.dynamic_shared_bytes;
+    k.graph_id = r.graph_id;
+    trace_.kernels.push_back(k);
+    Seen(r.end_ns);
+  }
+
+  void AddMemcpy(const AmpMemcpyRecord& r) {
+    if (!TimesOk(r.start_ns, r.end_ns, "memcpy")) return;
+    MemcpyEvent m;
+    m.start_ns = r.start_ns;
+    m.end_ns = r.end_ns;
+    m.correlation = r.correlation;
+    m.bytes = r.bytes;
+    m.device = static_cast<int32_t>(r.device);
+    m.stream = static_cast<int32_t>(r.stream);
+    m.kind = ToMemcpyKind(r.copy_kind);
+    m.src_kind = ToMemoryKind(r.src_kind);
+    m.dst_kind = ToMemoryKind(r.dst_kind);
+    m.async = (r.flags & kAmpMemcpyFlagAsync) != 0;
+    trace_.memcpys.push_back(m);
+    Seen(r.end_ns);
+  }
+
+  void AddMemset(const AmpMemsetRecord& r) {
+    if (!TimesOk(r.start_ns, r.end_ns, "memset")) return;
+    MemsetEvent m;
+    m.start_ns = r.start_ns;
+    m.end_ns = r.end_ns;
+    m.correlation = r.correlation;
+    m.bytes = r.bytes;
+    m.device = static_cast<int32_t>(r.device);
+    m.stream = static_cast<int32_t>(r.stream);
+    m.memory_kind = ToMemoryKind(r.memory_kind);
+    trace_.memsets.push_back(m);
+    Seen(r.end_ns);
+  }
+
+  void AddApi(const AmpApiRecord& r, int64_t offset) {
+    if (!TimesOk(r.start_ns, r.end_ns, "API")) return;
+    ApiCall a;
+    a.start_ns = r.start_ns;
+    a.end_ns = r.end_ns;
+    a.correlation = r.correlation;
+    a.pid = r.pid;
+    a.tid = r.tid;
+    a.name = Str(r.name, offset);
+    a.cbid = static_cast<int32_t>(r.cbid);
+    a.domain = r.domain == static_cast<uint8_t>(AmpApiDomain::kDriver) ? ApiDomain::kDriver : ApiDomain::kRuntime;
+    trace_.api_calls.push_back(a);
+    Seen(r.end_ns);
+  }
+
+  void AddSync(const AmpSyncRecord& r) {
+    if (!TimesOk(r.start_ns, r.end_ns, "sync")) return;
+    SyncEvent s;
+    s.start_ns = r.start_ns;
+    s.end_ns = r.end_ns;
+    s.correlation = r.correlation;
+    s.stream = r.stream == 0xFFFFFFFFu ? -1 : static_cast<int32_t>(r.stream);
+    s.type = ToSyncType(r.type);
+    trace_.syncs.push_back(s);
+    sync_context_.push_back(r.context);
+    Seen(r.end_ns);
+  }
+
+  void AddMemory(const AmpMemoryRecord& r) {
+    if (!TimesOk(r.time_ns, r.time_ns, "memory")) return;
+    MemoryEvent m;
+    m.time_ns = r.time_ns;
+    m.address = r.address;
+    const bool release = r.op == static_cast<uint8_t>(AmpMemoryOp::kRelease);
+    m.bytes = release ? -static_cast<int64_t>(r.bytes) : static_cast<int64_t>(r.bytes);
+    m.device = static_cast<int32_t>(r.device);
+    m.op = release ? MemoryOp::kFree : MemoryOp::kAlloc;
+    trace_.memory_events.push_back(m);
+    Seen(r.time_ns);
+  }
+
+  void AddOverhead(const AmpOverheadRecord& r, int64_t offset) {
+    if (!TimesOk(r.start_ns, r.end_ns, "overhead")) return;
+    OtherEvent e;
+    e.start_ns = r.start_ns;
+    e.end_ns = r.end_ns;
+    e.pid = pid_;
+    e.tid = r.object_kind == static_cast<uint8_t>(AmpObjectKind::kThread) ? static_cast<int64_t>(r.object_id) : -1;
+    e.name = Str(r.name, offset);
+    e.category = trace_.strings.Intern("cupti_overhead");
+    e.phase = 'X';
+    trace_.other_events.push_back(e);
+    Seen(r.end_ns);
+  }
+
+  // NVTX timestamps are CLOCK_REALTIME; GPU records are on CUPTI's clock. CUPTI's default
+  // clock is CLOCK_REALTIME too, so the two agree to within the microseconds between the two
+  // readings of a calibration pair. Only a real difference (> 1 ms: CUPTI on another clock) is
+  // applied, so that same-clock traces are not shifted by reading noise.
+  int64_t NvtxClockOffset() {
+    for (const ClockCalibration& c : trace_.metadata.clock_calibration) {
+      if (c.trace_ns == 0 || c.realtime_ns == 0) continue;
+      int64_t offset = 0;
+      if (!IsTraceTime(c.trace_ns) || !IsTraceTime(c.realtime_ns) ||
+          __builtin_sub_overflow(c.trace_ns, c.realtime_ns, &offset)) {
+        trace_.diagnostics.Add(DiagCode::kBadClock, -1,
+                               "a clock calibration pair is out of range; NVTX times are not shifted");
+        return 0;
+      }
+      if (offset > 1000000 || offset < -1000000) {
+        trace_.metadata.extra["nvtx_clock_offset_ns"] = std::to_string(offset);
+        return offset;
+      }
+      return 0;
+    }
+    return 0;
+  }
+
+  void BuildNvtxRanges(const ChunkFile& file) {
+    if (nvtx_.empty()) return;
+    const int64_t offset = NvtxClockOffset();
+    struct Open {
+      int64_t start_ns;
+      int64_t tid;
+      StringId name;
+      StringId domain;
+      int64_t step_number = -1;
+    };
+    // kStepNumber: the number of the step range the same thread opens next.
+    std::unordered_map<uint32_t, int64_t> pending_step;
+    auto take_step = [&](uint32_t tid) -> int64_t {
+      auto it = pending_step.find(tid);
+      if (it == pending_step.end()) return -1;
+      const int64_t number = it->second;
+      pending_step.erase(it);
+      return number;
+    };
+    // Push/pop nest per (thread, domain), as NVTX defines them; start/end pair by id.
+    std::map<std::pair<uint32_t, StringId>, std::vector<Open>> stacks;
+    std::unordered_map<uint64_t, Open> started;
+    // NVTX times on the trace's clock; an event whose shifted time the model cannot hold is
+    // dropped (a damaged record: the collector writes CLOCK_REALTIME).
+    auto shifted = [&](const AmpNvtxEvent& e, int64_t* t) {
+      return !__builtin_add_overflow(e.time_ns, offset, t) && IsTraceTime(*t);
+    };
+    int64_t last_ns = max_time_ns_;
+    uint64_t bad_times = 0;
+    for (const Nvtx& n : nvtx_) {
+      int64_t t;
+      if (shifted(n.event, &t)) last_ns = std::max(last_ns, t);
+    }
+    auto emit = [&](const Open& o, int64_t end_ns, RangeKind kind) {
+      Range r;
+      r.start_ns = o.start_ns;
+      r.end_ns = std::max(o.start_ns, end_ns);  // a damaged file may hold a pop before its push
+      r.pid = pid_;
+      r.tid = o.tid;
+      r.name = o.name;
+      r.domain = o.domain;
+      r.kind = kind;
+      r.step_number = o.step_number;
+      trace_.ranges.push_back(r);
+    };
+    for (const Nvtx& n : nvtx_) {
+      const AmpNvtxEvent& e = n.event;
+      int64_t t;
+      if (!shifted(e, &t)) {
+        ++bad_times;
+        continue;
+      }
+      switch (static_cast<AmpNvtxType>(e.type)) {
+        case AmpNvtxType::kPush:
+          stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain, take_step(e.tid)});
+          break;
+        case AmpNvtxType::kPop: {
+          auto& stack = stacks[{e.tid, n.domain}];
+          if (stack.empty()) {
+            trace_.diagnostics.Add(DiagCode::kNvtxUnmatchedPop, -1,
+                                   "an NVTX pop on thread " + std::to_string(e.tid) + " had no open push");
+            break;
+          }
+          emit(stack.back(), t, RangeKind::kNvtx);
+          stack.pop_back();
+          break;
+        }
+        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain, take_step(e.tid)}; break;
+        case AmpNvtxType::kStepNumber:
+          // Numbers beyond int64 cannot come from the collector; such a record is ignored.
+          if (e.range_id <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            pending_step[e.tid] = static_cast<int64_t>(e.range_id);
+          break;
+        case AmpNvtxType::kEnd: {
+          auto it = started.find(e.range_id);
+          if (it == started.end()) {
+            trace_.diagnostics.Add(DiagCode::kNvtxUnmatchedEnd, -1,
+                                   "an NVTX range end (id " + std::to_string(e.range_id) + ") had no start");
+            break;
+          }
+          emit(it->second, t, RangeKind::kNvtx);
+          started.erase(it);
+          break;
+        }
+        case AmpNvtxType::kMark: emit(Open{t, e.tid, n.name, n.domain}, t, RangeKind::kNvtxMark); break;
+        default:
+          trace_.diagnostics.Add(DiagCode::kUnknownNvtxEvent, -1,
+                                 "NVTX event type " + std::to_string(e.type) + " is not known; skipped");
+      }
+    }
+    // Ranges still open at the end are kept, closed at the last timestamp in the file, so a
+    // step that was running when the process died still shows.
+    uint64_t unclosed = 0;
+    for (auto& [key, stack] : stacks)
+      for (const Open& o : stack) emit(o, std::max(o.start_ns, last_ns), RangeKind::kNvtx), ++unclosed;
+    for (auto& [id, o] : started) emit(o, std::max(o.start_ns, last_ns), RangeKind::kNvtx), ++unclosed;
+    if (bad_times > 0)
+      trace_.diagnostics.AddCount(DiagCode::kBadTime, bad_times, -1,
+                                  "NVTX events with times outside -2^60..2^62 ns were dropped");
+    trace_.diagnostics.AddCountEscalated(DiagCode::kNvtxUnclosedRange,
+                                         file.clean_end() ? Severity::kInfo : Severity::kDataLoss, unclosed, -1,
+                                         "NVTX ranges were still open when the file ended; they end at the last timestamp");
+  }
+
+  Trace& trace_;
+  int64_t pid_ = -1;
+  std::unordered_map<uint32_t, StringId> strings_;
+  std::unordered_map<uint32_t, int32_t> context_device_;
+  std::vector<uint32_t> sync_context_;  // parallel to trace_.syncs until Finish()
+  std::vector<Nvtx> nvtx_;
+  AmpStatsRecord stats_ = {};
+  bool have_stats_ = false;
+  uint32_t footer_flags_ = 0;
+  int64_t max_time_ns_ = std::numeric_limits<int64_t>::min();
+};
+
+}  // namespace
+
+StatusOr<Trace> ReadAmptrace(const std::string& path) {
+  ChunkFile file;
+  AMPSCOPE_RETURN_IF_ERROR(file.Open(path));
+  Trace trace;
+  trace.metadata.path = path;
+  TraceBuilder builder(trace);
+  builder.SetHeader(file);
+  AmpChunkHeader h;
+  std::vector<uint8_t> payload;
+  while (file.Next(&h, trace.diagnostics)) {
+    if (!file.ReadPayload(h, &payload, trace.diagnostics)) continue;
+    builder.Chunk(h, payload, static_cast<int64_t>(file.chunk_offset()));
+  }
+  builder.Finish(file);
+  return trace;
+}
+
+StatusOr<AmptraceSummary> ReadAmptraceSummary(const std::string& path) {
+  ChunkFile file;
+  AMPSCOPE_RETURN_IF_ERROR(file.Open(path));
+  AmptraceSummary s;
+  s.path = path;
+  s.file_bytes = file.size();
+  const AmpFileHeader& hdr = file.header();
+  s.pid = hdr.pid;
+  s.rank = hdr.rank;
+  s.local_rank = hdr.local_rank;
+  s.world_size = hdr.world_size;
+  s.cupti_version = hdr.cupti_version;
+  s.host = file.host();
+  s.command_line = file.command_line();
+  Diagnostics diag;
+  AmpChunkHeader h;
+  std::vector<uint8_t> payload;
+  while (file.Next(&h, diag)) {
+    const auto type = static_cast<AmpChunkType>(h.type);
+    if (type == AmpChunkType::kWarnings || type == AmpChunkType::kStats || type == AmpChunkType::kFooter) {
+      if (!file.ReadPayload(h, &payload, diag)) continue;
+      if (type == AmpChunkType::kWarnings) {
+        ParseWarnings(payload, &s.warnings);
+      } else if (type == AmpChunkType::kStats) {
+        for (uint32_t i = 0; i < h.record_count; ++i) s.stats = RecordAt<AmpStatsRecord>(payload, i, h.record_size);
+        s.have_stats = h.record_count > 0 || s.have_stats;
+      } else {
+        AmpFooterRecord f = RecordAt<AmpFooterRecord>(payload, 0, h.record_size);
+        s.stats = f.stats;
+        s.have_stats = true;
+        s.footer_flags = f.flags;
+      }
+    }
+    if (h.record_size > 0 && type != AmpChunkType::kFooter) {
+      s.records += h.record_count;
+      s.records_by_type[type] += h.record_count;
+    }
+  }
+  s.chunks = file.chunks();
+  s.clean_end = file.clean_end() && !file.corrupt();
+  s.truncated = file.truncated();
+  s.corrupt = file.corrupt();
+  return s;
+}
+
+}  // namespace ampscope

@@ -1,0 +1,46 @@
+// The streaming reader for PyTorch-profiler (Kineto) Chrome-trace JSON, .json or .json.gz.
+//
+// The input is read in chunks and tokenized without ever building a DOM of the file, so
+// memory grows with the events kept in the Trace, not with the file size. Both the 2021
+// format (cats Kernel/Runtime/Operator/Memcpy/Memset, "external id") and the current one
+// (kernel, cuda_runtime, cpu_op, gpu_memcpy, user_annotation, ac2g flows, ...) are read.
+// See shared/reference/kineto_format.md and docs/bench.md.
+//
+// Errors: a one-line message "<file>: byte <offset>: <what was expected>" for input that
+// cannot be a trace (missing file, not JSON, truncated JSON or gzip, wrong types in
+// essential fields, nonsense times). Survivable oddities are counted in Trace::diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "trace/formats/kineto/kineto_time.h"
+#include "trace/io/input_stream.h"
+#include "trace/model.h"
+
+namespace ampscope {
+
+struct KinetoReadOptions {
+  bool keep_other_events = true;  // python_function etc. into Trace::other_events
+  // May be empty. Called every few MB with bytes of the file consumed (compressed bytes for
+  // .gz) and the file size, and once at the end with bytes_done == bytes_total.
+  std::function<void(uint64_t bytes_done, uint64_t bytes_total)> progress;
+};
+
+StatusOr<Trace> ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options = {});
+// `json` may also be gzip'd data. `display_name` replaces the file name in messages.
+StatusOr<Trace> ReadKinetoTraceFromString(std::string_view json, const std::string& display_name,
+                                          const KinetoReadOptions& options = {});
+
+// The lower layer both functions above use: reads a trace from any ByteSource. Tests wrap a
+// source with MakeChunkLimitedByteSource to check that chunk boundaries do not matter.
+StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string& display_name,
+                                          const KinetoReadOptions& options = {});
+
+// The one conversion of Kineto microseconds to int64 ns, ParseMicrosToNs, is declared in
+// kineto_time.h (included here for the code that used to find it in this header).
+
+}  // namespace ampscope

@@ -1,0 +1,112 @@
+#include "trace/model.h"
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+namespace ampscope {
+
+const char* SourceFormatName(SourceFormat f) {
+  switch (f) {
+    case SourceFormat::kKineto: return "kineto";
+    case SourceFormat::kAmptrace: return "amptrace";
+    case SourceFormat::kNsys: return "nsys";
+    default: return "unknown";
+  }
+}
+
+const char* GpuVendorName(GpuVendor v) {
+  switch (v) {
+    case GpuVendor::kNvidia: return "nvidia";
+    case GpuVendor::kAmd: return "amd";
+    default: return "unknown";
+  }
+}
+
+const char* MemcpyKindName(MemcpyKind k) {
+  switch (k) {
+    case MemcpyKind::kHtoD: return "HtoD";
+    case MemcpyKind::kDtoH: return "DtoH";
+    case MemcpyKind::kDtoD: return "DtoD";
+    case MemcpyKind::kHtoH: return "HtoH";
+    case MemcpyKind::kPtoP: return "PtoP";
+    default: return "unknown";
+  }
+}
+
+const char* MemoryKindName(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::kPageable: return "pageable";
+    case MemoryKind::kPinned: return "pinned";
+    case MemoryKind::kDevice: return "device";
+    case MemoryKind::kManaged: return "managed";
+    case MemoryKind::kArray: return "array";
+    default: return "unknown";
+  }
+}
+
+const char* SyncTypeName(SyncType t) {
+  switch (t) {
+    case SyncType::kEventSync: return "event_sync";
+    case SyncType::kStreamWaitEvent: return "stream_wait_event";
+    case SyncType::kStreamSync: return "stream_sync";
+    case SyncType::kContextSync: return "context_sync";
+    default: return "unknown";
+  }
+}
+
+const Device* Trace::FindDevice(int32_t id) const {
+  for (const Device& d : devices)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+namespace {
+
+template <typename T, typename Key>
+bool SortIfNeeded(std::vector<T>& v, Key key) {
+  bool sorted = std::is_sorted(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
+  if (!sorted) std::stable_sort(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
+  return !sorted;
+}
+
+}  // namespace
+
+void FinalizeTrace(Trace& trace) {
+  uint64_t resorted = 0;
+  resorted += SortIfNeeded(trace.kernels, [](const KernelEvent& e) { return e.start_ns; });
+  resorted += SortIfNeeded(trace.memcpys, [](const MemcpyEvent& e) { return e.start_ns; });
+  resorted += SortIfNeeded(trace.memsets, [](const MemsetEvent& e) { return e.start_ns; });
+  resorted += SortIfNeeded(trace.api_calls, [](const ApiCall& e) { return e.start_ns; });
+  resorted += SortIfNeeded(trace.syncs, [](const SyncEvent& e) { return e.start_ns; });
+  // Ranges and ops: by start, longer (enclosing) first so depth can be computed with a stack.
+  auto enclosing_first = [](const auto& a, const auto& b) {
+    return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
+  };
+  if (!std::is_sorted(trace.ranges.begin(), trace.ranges.end(), enclosing_first)) {
+    std::stable_sort(trace.ranges.begin(), trace.ranges.end(), enclosing_first);
+    ++resorted;
+  }
+  if (!std::is_sorted(trace.cpu_ops.begin(), trace.cpu_ops.end(), enclosing_first)) {
+    std::stable_sort(trace.cpu_ops.begin(), trace.cpu_ops.end(), enclosing_first);
+    ++resorted;
+  }
+  resorted += SortIfNeeded(trace.memory_events, [](const MemoryEvent& e) { return e.time_ns; });
+  resorted += SortIfNeeded(trace.counters, [](const CounterSample& e) { return e.time_ns; });
+  if (resorted > 0)
+    trace.diagnostics.Add(DiagCode::kUnsortedEvents, -1,
+                          "input events were not in time order; sorted after reading");
+
+  // Nesting depth per (pid, tid, kind): a stack of open end times.
+  std::unordered_map<uint64_t, std::vector<TimeNs>> open;
+  for (Range& r : trace.ranges) {
+    uint64_t key = (static_cast<uint64_t>(r.pid) * 1000003u) ^ (static_cast<uint64_t>(r.tid) << 3) ^
+                   static_cast<uint64_t>(r.kind);
+    std::vector<TimeNs>& stack = open[key];
+    while (!stack.empty() && stack.back() <= r.start_ns) stack.pop_back();
+    r.depth = static_cast<int32_t>(stack.size());
+    stack.push_back(r.end_ns);
+  }
+}
+
+}  // namespace ampscope

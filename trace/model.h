@@ -1,0 +1,298 @@
+// The trace model: what every reader produces and every analyzer consumes.
+//
+// Units: every timestamp and duration is int64 nanoseconds on the trace's single clock
+// (field names end in _ns). Kineto's microsecond numbers are converted once, in
+// trace/formats/kineto/kineto_time.cc (ParseMicrosToNs). Byte counts are uint64 bytes.
+//
+// Tables are vectors of packed records with a static_assert on their size, so a trace
+// with millions of kernels stays compact. Strings (kernel names, op names, ...) are
+// interned in `strings` and referenced by StringId.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/diagnostics.h"
+#include "base/units.h"
+#include "trace/string_table.h"
+
+namespace ampscope {
+
+enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys };
+const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "unknown"
+
+enum class GpuVendor : uint8_t { kUnknown, kNvidia, kAmd };
+const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"
+
+// ---------------------------------------------------------------------------------------
+// GPU activity
+
+struct KernelEvent {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t correlation = -1;    // links to ApiCall::correlation (-1 unknown)
+  int64_t external_id = -1;    // Kineto "External id": links to CpuOp::external_id
+  StringId name = kNoString;
+  int32_t device = -1;
+  int32_t stream = -1;
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  int32_t registers_per_thread = -1;
+  int32_t static_shared_bytes = -1;   // -1 unknown
+  int32_t dynamic_shared_bytes = -1;  // -1 unknown; Kineto only gives "shared memory" (static+dynamic) here
+  uint32_t graph_id = 0;              // 0 = not launched from a CUDA graph
+  float blocks_per_sm = -1.f;         // Kineto "blocks per SM" (-1 unknown)
+  float est_occupancy_pct = -1.f;     // Kineto "est. achieved occupancy %" (-1 unknown)
+  int32_t comm_index = -1;            // index into Trace::comm_infos for NCCL kernels, else -1
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+static_assert(sizeof(KernelEvent) == 96, "KernelEvent layout changed; check packing");
+
+// Collective metadata attached to NCCL kernels in newer Kineto traces.
+struct CommInfo {
+  StringId collective = kNoString;      // "Collective name", e.g. "allreduce"
+  StringId dtype = kNoString;
+  StringId process_group = kNoString;   // "Process Group Name"
+  StringId process_group_desc = kNoString;
+  int64_t in_nelems = -1;
+  int64_t out_nelems = -1;
+  int32_t group_size = -1;
+};
+
+enum class MemcpyKind : uint8_t { kUnknown, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP };
+const char* MemcpyKindName(MemcpyKind k);  // "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "unknown"
+
+enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kManaged, kArray };
+const char* MemoryKindName(MemoryKind k);  // "pageable", "pinned", "device", "managed", "array", "unknown"
+
+struct MemcpyEvent {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  uint64_t bytes = 0;
+  int32_t device = -1;
+  int32_t stream = -1;
+  MemcpyKind kind = MemcpyKind::kUnknown;
+  MemoryKind src_kind = MemoryKind::kUnknown;
+  MemoryKind dst_kind = MemoryKind::kUnknown;
+  bool async = true;     // false for cudaMemcpy (synchronous) when known
+  uint32_t padding = 0;
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+static_assert(sizeof(MemcpyEvent) == 56, "MemcpyEvent layout changed");
+
+struct MemsetEvent {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  uint64_t bytes = 0;
+  int32_t device = -1;
+  int32_t stream = -1;
+  MemoryKind memory_kind = MemoryKind::kUnknown;
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+static_assert(sizeof(MemsetEvent) == 56, "MemsetEvent layout changed");
+
+// ---------------------------------------------------------------------------------------
+// Host activity
+
+enum class ApiDomain : uint8_t { kRuntime, kDriver };
+
+struct ApiCall {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  int64_t pid = -1;
+  int64_t tid = -1;
+  StringId name = kNoString;   // e.g. "cudaLaunchKernel"
+  int32_t cbid = -1;           // CUPTI callback id when known
+  ApiDomain domain = ApiDomain::kRuntime;
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+static_assert(sizeof(ApiCall) == 64, "ApiCall layout changed");
+
+enum class SyncType : uint8_t { kUnknown, kEventSync, kStreamWaitEvent, kStreamSync, kContextSync };
+const char* SyncTypeName(SyncType t);  // "event_sync", "stream_wait_event", "stream_sync", "context_sync"
+
+// A CUPTI SYNCHRONIZATION record (Kineto cat "cuda_sync").
+struct SyncEvent {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t correlation = -1;
+  int64_t pid = -1;
+  int64_t tid = -1;
+  int32_t device = -1;
+  int32_t stream = -1;
+  SyncType type = SyncType::kUnknown;
+};
+
+enum class RangeKind : uint8_t {
+  kCpuAnnotation,   // Kineto user_annotation / record_function ranges (and old-format ProfilerStep ops)
+  kGpuAnnotation,   // Kineto gpu_user_annotation (projected onto a GPU stream)
+  kNvtx,            // NVTX push/pop or start/end ranges recorded by the collector
+  kNvtxMark,        // NVTX instantaneous mark (start_ns == end_ns)
+};
+
+struct Range {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t pid = -1;
+  int64_t tid = -1;          // host thread, or the stream for kGpuAnnotation
+  int64_t external_id = -1;
+  StringId name = kNoString;
+  StringId domain = kNoString;  // NVTX domain, or kNoString for the default domain
+  int32_t device = -1;          // for kGpuAnnotation
+  int32_t depth = 0;            // nesting depth on its thread (0 = outermost), filled by FinalizeTrace
+  RangeKind kind = RangeKind::kCpuAnnotation;
+  int64_t step_number = -1;     // a recorded step's own number (.amptrace --steps window), -1 none
+};
+
+struct CpuOp {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int64_t pid = -1;
+  int64_t tid = -1;
+  int64_t external_id = -1;
+  int64_t sequence_number = -1;
+  int64_t fwd_thread_id = -1;
+  StringId name = kNoString;
+  StringId input_types = kNoString;  // the "Input type" JSON array as compact text, e.g. ["c10::Half","float"]
+  StringId input_dims = kNoString;   // the "Input Dims" JSON array as compact text, e.g. [[32,64],[64]]
+  StringId input_strides = kNoString;    // the "Input Strides" JSON array as compact text (newer traces)
+  StringId concrete_inputs = kNoString;  // the "Concrete Inputs" JSON array as compact text, e.g. ["","","0.","True"]
+  StringId kernel_backend = kNoString;  // e.g. "triton"
+};
+
+enum class MemoryOp : uint8_t { kAlloc, kFree };
+
+// A [memory] instant (Kineto profile_memory) or a CUPTI MEMORY2 record.
+struct MemoryEvent {
+  TimeNs time_ns = 0;
+  uint64_t address = 0;
+  int64_t bytes = 0;                // positive for alloc, negative for free (Kineto convention)
+  int64_t total_allocated = -1;     // -1 unknown
+  int64_t total_reserved = -1;      // -1 unknown
+  int32_t device = -1;              // -1 = CPU
+  MemoryOp op = MemoryOp::kAlloc;
+};
+
+struct CounterSample {
+  TimeNs time_ns = 0;
+  StringId name = kNoString;   // e.g. "tensor_active_pct"
+  int32_t device = -1;
+  double value = 0;
+};
+
+// A flow arrow (Kineto 's'/'f' events), kept so the Chrome trace writer can reproduce them.
+struct FlowEvent {
+  TimeNs time_ns = 0;
+  int64_t id = 0;
+  int64_t pid = -1;
+  int64_t tid = -1;
+  StringId category = kNoString;  // "ac2g", "fwdbwd", "async", ...
+  StringId name = kNoString;
+  char phase = 's';               // 's' start, 'f' finish, 't' step
+  bool bind_enclosing = false;    // "bp":"e"
+};
+
+// Any other complete ('X') or instant ('i') event that no table above models
+// (python_function, Trace spans, ...). Kept so exports are faithful.
+struct OtherEvent {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;           // == start_ns for instants
+  int64_t pid = -1;
+  int64_t tid = -1;
+  StringId name = kNoString;
+  StringId category = kNoString;
+  char phase = 'X';
+};
+
+// ---------------------------------------------------------------------------------------
+// Devices and metadata
+
+struct Device {
+  int32_t id = -1;
+  std::string name;
+  GpuVendor vendor = GpuVendor::kUnknown;
+  int32_t cc_major = -1;
+  int32_t cc_minor = -1;
+  int32_t sm_count = -1;
+  int64_t total_memory_bytes = -1;
+  int32_t max_threads_per_sm = -1;
+  int32_t regs_per_sm = -1;
+  int64_t shared_mem_per_sm = -1;
+};
+
+// Names from 'M' metadata events (process_name, thread_name, process_labels).
+struct ProcessInfo {
+  std::string name;
+  std::string labels;
+  std::map<int64_t, std::string> thread_names;
+};
+
+// One pair of (trace clock, other clock) readings taken at the same moment.
+struct ClockCalibration {
+  TimeNs trace_ns = 0;
+  TimeNs monotonic_ns = 0;
+  TimeNs realtime_ns = 0;
+};
+
+struct TraceMetadata {
+  SourceFormat format = SourceFormat::kUnknown;
+  std::string path;
+  int32_t rank = -1;          // -1 unknown
+  int32_t world_size = -1;
+  std::string host;
+  int64_t pid = -1;
+  std::string command_line;
+  std::string distributed_backend;  // "nccl", "gloo", ...
+  std::string nccl_version;
+  std::string cuda_runtime_version;
+  std::string cupti_version;
+  std::string driver_version;
+  std::string framework_version;    // e.g. PyTorch version when known
+  uint64_t input_bytes = 0;         // size of the file as read (uncompressed bytes for .gz)
+  uint64_t event_count = 0;         // events seen in the input
+  std::vector<ClockCalibration> clock_calibration;
+  std::map<std::string, std::string> extra;  // anything else worth showing
+};
+
+// ---------------------------------------------------------------------------------------
+
+// One trace file (one process, usually one rank). Several Trace objects make a job.
+struct Trace {
+  TraceMetadata metadata;
+  StringTable strings;
+  std::vector<Device> devices;
+  std::map<int64_t, ProcessInfo> processes;  // by pid (GPU "processes" in Kineto are device ids)
+
+  std::vector<KernelEvent> kernels;
+  std::vector<CommInfo> comm_infos;
+  std::vector<MemcpyEvent> memcpys;
+  std::vector<MemsetEvent> memsets;
+  std::vector<ApiCall> api_calls;
+  std::vector<SyncEvent> syncs;
+  std::vector<Range> ranges;
+  std::vector<CpuOp> cpu_ops;
+  std::vector<MemoryEvent> memory_events;
+  std::vector<CounterSample> counters;
+  std::vector<FlowEvent> flows;
+  std::vector<OtherEvent> other_events;
+
+  Diagnostics diagnostics;
+
+  std::string_view str(StringId id) const { return strings.get(id); }
+  const Device* FindDevice(int32_t id) const;
+};
+
+// Sorts every table by start time, fills Range::depth, and records 'unsorted_events'
+// (info) when the input was out of order. Readers call it once at the end.
+void FinalizeTrace(Trace& trace);
+
+}  // namespace ampscope

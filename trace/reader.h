@@ -1,0 +1,22 @@
+// Reads any supported trace file: sniffs the format from the first bytes, not the extension.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "trace/model.h"
+
+namespace ampscope {
+
+struct ReadOptions {
+  // Called now and then with (bytes read, total bytes); may be empty.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,
+// or gzip'd Kineto JSON. A .nsys-rep / .qdrep report is refused with the command that exports it.
+StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
+
+}  // namespace ampscope
