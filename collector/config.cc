@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "base/step_range.h"
+
 namespace ampscope::collector {
 
 namespace {
@@ -35,6 +37,17 @@ int32_t EnvInt(const char* name, int32_t fallback, std::vector<std::string>* pro
     return fallback;
   }
   return static_cast<int32_t>(x);
+}
+
+// EnvInt limited to lo..hi: a value outside is reported and ignored, never wrapped or clamped.
+int32_t EnvIntInRange(const char* name, int32_t lo, int32_t hi, int32_t fallback, std::vector<std::string>* problems) {
+  if (Env(name).empty()) return fallback;
+  const size_t before = problems->size();
+  const int32_t v = EnvInt(name, fallback, problems);
+  if (problems->size() != before || (v >= lo && v <= hi)) return v;  // not an integer: already said
+  problems->push_back(std::string(name) + "=" + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+                      std::to_string(hi) + "; ignored");
+  return fallback;
 }
 
 std::string ReadCommandLine() {
@@ -76,19 +89,11 @@ std::string SessionConfig::FilePath() const {
 }
 
 bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last) {
-  size_t dots = text.find("..");
-  if (dots == std::string::npos) {
-    int64_t v;
-    if (!ParseInt(text, &v) || v < 0) return false;
-    *first = *last = v;
-    return true;
-  }
-  int64_t a, b = std::numeric_limits<int64_t>::max();
-  if (!ParseInt(text.substr(0, dots), &a) || a < 0) return false;
-  std::string rest = text.substr(dots + 2);
-  if (!rest.empty() && (!ParseInt(rest, &b) || b < a)) return false;
-  *first = a;
-  *last = b;
+  // The parser `ampscope record --steps` and `analyze --steps` use; recording needs a first step.
+  StatusOr<StepRange> range = ampscope::ParseStepRange(text);
+  if (!range.ok() || !range->first) return false;
+  *first = *range->first;
+  *last = range->last.value_or(std::numeric_limits<int64_t>::max());
   return true;
 }
 
@@ -141,13 +146,14 @@ SessionConfig ConfigFromEnvironment(std::vector<std::string>* problems) {
   if (Env("AMPSCOPE_PRINT_WARNINGS") == "0") c.print_warnings = false;
   const std::string tm = Env("AMPSCOPE_TENSOR_METRICS");
   c.tensor_metrics = !tm.empty() && tm != "0";
-  if (int32_t us = EnvInt("AMPSCOPE_PM_INTERVAL_US", 0, problems); us > 0)
+  // At most 4 s: the interval is kept in uint32 ns.
+  if (int32_t us = EnvIntInRange("AMPSCOPE_PM_INTERVAL_US", 1, 4000000, 0, problems); us > 0)
     c.pm_sample_interval_ns = static_cast<uint32_t>(us) * 1000u;
   const std::string drv = Env("AMPSCOPE_DRIVER_API");
   c.record_driver_api = !drv.empty() && drv != "0";
-  if (int32_t mb = EnvInt("AMPSCOPE_BUFFER_MB", 0, problems); mb > 0 && mb <= 256) c.buffer_bytes = size_t(mb) << 20;
-  if (int32_t n = EnvInt("AMPSCOPE_MAX_BUFFERS", 0, problems); n > 0 && n <= 4096) c.max_buffers = size_t(n);
-  if (int32_t ms = EnvInt("AMPSCOPE_FLUSH_MS", 0, problems); ms > 0) c.flush_interval_ms = ms;
+  if (int32_t mb = EnvIntInRange("AMPSCOPE_BUFFER_MB", 1, 256, 0, problems); mb > 0) c.buffer_bytes = size_t(mb) << 20;
+  if (int32_t n = EnvIntInRange("AMPSCOPE_MAX_BUFFERS", 1, 4096, 0, problems); n > 0) c.max_buffers = size_t(n);
+  if (int32_t ms = EnvIntInRange("AMPSCOPE_FLUSH_MS", 1, 3600000, 0, problems); ms > 0) c.flush_interval_ms = ms;
   return c;
 }
 

@@ -222,5 +222,33 @@ TEST(SessionWarningsTest, StepRangesOutOfInt64AreRefused) {
   EXPECT_EQ(last, std::numeric_limits<int64_t>::max());
 }
 
+// Numeric environment options are range-checked: a value outside the range is named and
+// ignored (before: AMPSCOPE_PM_INTERVAL_US=5000000 wrapped around uint32 ns to 705 ms, and
+// AMPSCOPE_BUFFER_MB=100000 was dropped without a word).
+TEST(SessionWarningsTest, NumericEnvironmentOptionsOutOfRangeAreNamedAndIgnored) {
+  setenv("AMPSCOPE_PM_INTERVAL_US", "5000000", 1);
+  setenv("AMPSCOPE_BUFFER_MB", "100000", 1);
+  setenv("AMPSCOPE_MAX_BUFFERS", "0", 1);
+  setenv("AMPSCOPE_FLUSH_MS", "99999999999", 1);
+  std::vector<std::string> problems;
+  const collector::SessionConfig c = collector::ConfigFromEnvironment(&problems);
+  unsetenv("AMPSCOPE_PM_INTERVAL_US");
+  unsetenv("AMPSCOPE_BUFFER_MB");
+  unsetenv("AMPSCOPE_MAX_BUFFERS");
+  unsetenv("AMPSCOPE_FLUSH_MS");
+  const collector::SessionConfig defaults;
+  EXPECT_EQ(c.pm_sample_interval_ns, defaults.pm_sample_interval_ns);
+  EXPECT_EQ(c.buffer_bytes, defaults.buffer_bytes);
+  EXPECT_EQ(c.max_buffers, defaults.max_buffers);
+  EXPECT_EQ(c.flush_interval_ms, defaults.flush_interval_ms);
+  const std::vector<std::string> expected = {
+      "AMPSCOPE_PM_INTERVAL_US=5000000 is outside 1..4000000; ignored",
+      "AMPSCOPE_BUFFER_MB=100000 is outside 1..256; ignored",
+      "AMPSCOPE_MAX_BUFFERS=0 is outside 1..4096; ignored",
+      "AMPSCOPE_FLUSH_MS='99999999999' is not an integer; ignored",
+  };
+  EXPECT_EQ(problems, expected);
+}
+
 }  // namespace
 }  // namespace ampscope
