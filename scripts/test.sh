@@ -25,9 +25,13 @@ compilers=()
 if [ "$asan" = 1 ]; then
   build=build-asan
   scripts/setup.sh --browser --libtorch --fuzz
-  # -O1: sanitizers at -O0 make the suite and the fuzzers several times slower.
+  # -O1: sanitizers at -O0 make the suite and the fuzzers several times slower. Line tables
+  # are all a sanitizer report needs (file:line in each frame); full -g makes the compile and
+  # the links of this tree much slower on CI's two cores (gcc's spelling of it is -g1).
+  debug=-g1
+  command -v clang++ > /dev/null && debug=-gline-tables-only
   options+=(-DAMPSCOPE_SANITIZE=ON -DAMPSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
-            "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g")
+            "-DCMAKE_CXX_FLAGS_DEBUG=-O1 $debug" "-DCMAKE_C_FLAGS_DEBUG=-O1 $debug")
   if command -v clang++ > /dev/null; then
     # One clang tree serves the sanitized suite and libFuzzer (fuzz/CMakeLists.txt).
     compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
