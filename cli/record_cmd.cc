@@ -65,7 +65,8 @@ constexpr const char* kUsage =
 constexpr int kExitEmptyRecording = 3;
 
 int UsageError(const std::string& message) {
-  std::fprintf(stderr, "ampscope record: %s\n(try 'ampscope record --help')\n", message.c_str());
+  // One line, as every usage error (issue 16), with where to look.
+  std::fprintf(stderr, "ampscope record: %s (try 'ampscope record --help')\n", message.c_str());
   return 2;
 }
 

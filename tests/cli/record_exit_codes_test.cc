@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -66,6 +67,7 @@ TEST(RecordExitCodesTest, StepRangesBeyondInt64AreAUsageError) {
     EXPECT_EQ(r.exit_code(), 2) << steps << ": " << r.err;
     EXPECT_NE(r.err.find("--steps"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
     EXPECT_FALSE(Exists(dir));
   }
 }
