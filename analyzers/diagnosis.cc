@@ -339,7 +339,7 @@ class Diagnoser {
       auto st = std::lower_bound(steps_.begin(), steps_.end(), g.start_ns,
                                  [](const StepFacts& f, TimeNs x) { return f.start_ns < x; });
       for (; st != steps_.end() && st->start_ns < g.end_ns; ++st) {
-        st->idle_at_start_ns += g.end_ns - st->start_ns - std::min(g.end_ns - st->start_ns, Covered(dataloader_, st->start_ns, g.end_ns));
+        st->idle_at_start_ns = SaturatingAdd(st->idle_at_start_ns, g.end_ns - st->start_ns - std::min(g.end_ns - st->start_ns, Covered(dataloader_, st->start_ns, g.end_ns)));
       }
     }
   }
@@ -361,7 +361,7 @@ class Diagnoser {
         pieces.push_back({std::max(w.start_ns, it->start_ns), std::min(w.end_ns, it->end_ns)});
     }
     CutOut(pieces, blocking_);
-    for (const Interval& p : pieces) host_active_ns_ += p.end_ns - p.start_ns;
+    for (const Interval& p : pieces) host_active_ns_ = SaturatingAdd(host_active_ns_, p.end_ns - p.start_ns);
   }
 
   double PctOfWindow(double ns) const { return window_ns_ > 0 ? 100.0 * ns / static_cast<double>(window_ns_) : 0.0; }
@@ -408,7 +408,7 @@ class Diagnoser {
     if (ra_.tensor_cores.kernel_time_pct) return *ra_.tensor_cores.kernel_time_pct;
     TimeNs tcns = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i)
-      if (in_window_[i] && kclass_[i].tensor_core == TensorCoreUse::kYes) tcns += t_.kernels[i].duration_ns();
+      if (in_window_[i] && kclass_[i].tensor_core == TensorCoreUse::kYes) tcns = SaturatingAdd(tcns, t_.kernels[i].duration_ns());
     return kernel_total_ns_ > 0 ? 100.0 * static_cast<double>(tcns) / static_cast<double>(kernel_total_ns_) : 0.0;
   }
   std::optional<double> TcActivePct() const {
@@ -448,7 +448,7 @@ class Diagnoser {
       if (!in_window_[i] || !pick(i)) continue;
       KernelAgg& a = agg[t_.kernels[i].name];
       a.count++;
-      a.ns += t_.kernels[i].duration_ns();
+      a.ns = SaturatingAdd(a.ns, t_.kernels[i].duration_ns());
     }
     std::vector<std::pair<StringId, KernelAgg>> v(agg.begin(), agg.end());
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
@@ -498,13 +498,13 @@ class Diagnoser {
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i] || !IsMatmulClass(kclass_[i].category)) continue;
       const TimeNs d = t_.kernels[i].duration_ns();
-      matmul += d;
+      matmul = SaturatingAdd(matmul, d);
       const Precision p = kclass_[i].precision;
       if (p == Precision::kFp16 || p == Precision::kBf16 || p == Precision::kFp8 || p == Precision::kInt8) {
-        lowp_matmul += d;
+        lowp_matmul = SaturatingAdd(lowp_matmul, d);
         continue;
       }
-      full_matmul += d;
+      full_matmul = SaturatingAdd(full_matmul, d);
       const bool tc = kclass_[i].tensor_core == TensorCoreUse::kYes || p == Precision::kTf32;
       full_matmul_saving += static_cast<double>(d) * (1.0 - (tc ? tf32_ratio : simt_ratio));
     }
@@ -593,8 +593,8 @@ class Diagnoser {
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i]) continue;
       if (kclass_[i].category == KernelCategory::kGemm || kclass_[i].category == KernelCategory::kConv) {
-        gemm += t_.kernels[i].duration_ns();
-        if (kclass_[i].fp32_simt_gemm) simt += t_.kernels[i].duration_ns();
+        gemm = SaturatingAdd(gemm, t_.kernels[i].duration_ns());
+        if (kclass_[i].fp32_simt_gemm) simt = SaturatingAdd(simt, t_.kernels[i].duration_ns());
       }
     }
     simt_share_ = gemm > 0 ? 100.0 * static_cast<double>(simt) / static_cast<double>(gemm) : 0.0;
@@ -796,8 +796,8 @@ class Diagnoser {
     TimeNs fp16 = 0, bf16 = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i] || !IsMatmulClass(kclass_[i].category)) continue;
-      if (kclass_[i].precision == Precision::kFp16) fp16 += t_.kernels[i].duration_ns();
-      if (kclass_[i].precision == Precision::kBf16) bf16 += t_.kernels[i].duration_ns();
+      if (kclass_[i].precision == Precision::kFp16) fp16 = SaturatingAdd(fp16, t_.kernels[i].duration_ns());
+      if (kclass_[i].precision == Precision::kBf16) bf16 = SaturatingAdd(bf16, t_.kernels[i].duration_ns());
     }
     int updates = 0, unscales = 0;
     bool fused = false;
@@ -867,14 +867,14 @@ class Diagnoser {
     for (size_t i = 0; i < steps_.size(); ++i) {
       const TimeNs d = steps_[i].end_ns - steps_[i].start_ns;
       if (i < start_run) {
-        start_skip_ns += d;
+        start_skip_ns = SaturatingAdd(start_skip_ns, d);
         continue;
       }
       if (steps_[i].number >= 0 && steps_[i].number < kScalerWarmupSteps && near_start) continue;  // warm-up
       ++steady;
       if (steps_[i].skipped) {
         ++steady_skipped;
-        steady_skip_ns += d;
+        steady_skip_ns = SaturatingAdd(steady_skip_ns, d);
       }
     }
     const double skip_rate = steady > 0 ? 100.0 * steady_skipped / steady : 0.0;
@@ -924,8 +924,8 @@ class Diagnoser {
       // bf16 with a scaler: its kernels and its found_inf sync are unnecessary.
       TimeNs scaler_ns = 0;
       for (size_t i = 0; i < t_.kernels.size(); ++i)
-        if (in_window_[i] && kclass_[i].category == KernelCategory::kAmpScaler) scaler_ns += t_.kernels[i].duration_ns();
-      const double pct = PctOfWindow(static_cast<double>(scaler_ns + cause_ns_[static_cast<size_t>(Cause::kScalerSync)]));
+        if (in_window_[i] && kclass_[i].category == KernelCategory::kAmpScaler) scaler_ns = SaturatingAdd(scaler_ns, t_.kernels[i].duration_ns());
+      const double pct = PctOfWindow(static_cast<double>(SaturatingAdd(scaler_ns, cause_ns_[static_cast<size_t>(Cause::kScalerSync)])));
       Finding& f = Add(Fid::kScalerWithBf16, FindingSeverity::kInfo, pct, "GradScaler used with bf16",
                        "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
                        "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
@@ -988,7 +988,7 @@ class Diagnoser {
           TimeNs sum = 0, mx = 0;
           for (size_t x = i; x < j; ++x) {
             const TimeNs d = t_.kernels[v[x]].duration_ns();
-            sum += d;
+            sum = SaturatingAdd(sum, d);
             mx = std::max(mx, d);
             c.k.push_back(v[x]);
           }
@@ -1064,8 +1064,8 @@ class Diagnoser {
         }
         if (last <= first) continue;
         const TimeNs b = Covered(busy_, first, last);
-        busy += b;
-        idle += (last - first) - b;
+        busy = SaturatingAdd(busy, b);
+        idle = SaturatingAdd(idle, (last - first) - b);
         ranges.emplace_back(first, last);
       }
       const double pct = PctOfWindow(static_cast<double>(idle));
@@ -1109,9 +1109,9 @@ class Diagnoser {
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i]) continue;
       const TimeNs d = t_.kernels[i].duration_ns();
-      if (IsMemoryBound(kclass_[i].category)) mem += d;
-      if (IsMatmulClass(kclass_[i].category)) mat += d;
-      if (kclass_[i].category == KernelCategory::kCast) cast += d;
+      if (IsMemoryBound(kclass_[i].category)) mem = SaturatingAdd(mem, d);
+      if (IsMatmulClass(kclass_[i].category)) mat = SaturatingAdd(mat, d);
+      if (kclass_[i].category == KernelCategory::kCast) cast = SaturatingAdd(cast, d);
     }
     mem_bound_pct_ = kernel_total_ns_ > 0 ? 100.0 * static_cast<double>(mem) / static_cast<double>(kernel_total_ns_) : 0.0;
     mem_vs_gemm_ = mat > 0 ? static_cast<double>(mem) / static_cast<double>(mat) : (mem > 0 ? 1e9 : 0.0);
@@ -1148,15 +1148,15 @@ class Diagnoser {
       auto it = std::upper_bound(dataloader_.begin(), dataloader_.end(), w.start_ns, [](TimeNs x, const Interval& iv) { return x < iv.end_ns; });
       for (; it != dataloader_.end() && it->start_ns < w.end_ns; ++it)
         pieces.push_back({std::max(w.start_ns, it->start_ns), std::min(w.end_ns, it->end_ns)});
-      for (const Interval& p : pieces) dl_total += p.end_ns - p.start_ns;
+      for (const Interval& p : pieces) dl_total = SaturatingAdd(dl_total, p.end_ns - p.start_ns);
       CutOut(pieces, busy_);
       CutOut(pieces, runtime);
-      for (const Interval& p : pieces) dl_exposed += p.end_ns - p.start_ns;
+      for (const Interval& p : pieces) dl_exposed = SaturatingAdd(dl_exposed, p.end_ns - p.start_ns);
     }
     const double dl_pct = PctOfWindow(static_cast<double>(dl_exposed));
     const double dl_raw_pct = PctOfWindow(static_cast<double>(dl_total));
     TimeNs idle_start = 0;
-    for (const StepFacts& s : steps_) idle_start += s.idle_at_start_ns;
+    for (const StepFacts& s : steps_) idle_start = SaturatingAdd(idle_start, s.idle_at_start_ns);
     const double idle_start_pct = PctOfWindow(static_cast<double>(idle_start));
     // Pageable H2D copies.
     uint64_t pg_count = 0, pg_bytes = 0, pinned_bytes = 0;
@@ -1166,10 +1166,10 @@ class Diagnoser {
       if (m.src_kind == MemoryKind::kPageable) {
         ++pg_count;
         pg_bytes += m.bytes;
-        pg_ns += m.duration_ns();
+        pg_ns = SaturatingAdd(pg_ns, m.duration_ns());
       } else if (m.src_kind == MemoryKind::kPinned && m.bytes >= (1u << 20)) {
         pinned_bytes += m.bytes;
-        pinned_ns += m.duration_ns();
+        pinned_ns = SaturatingAdd(pinned_ns, m.duration_ns());
       }
     }
     item.value = Round(dl_pct);
@@ -1304,13 +1304,13 @@ class Diagnoser {
     TimeNs comm_in = 0, overlapped = 0;
     uint64_t collectives = 0;
     std::vector<std::pair<TimeNs, TimeNs>> exposed_ranges;
-    for (const Interval& w : windows_) comm_in += Covered(comm_, w.start_ns, w.end_ns);
+    for (const Interval& w : windows_) comm_in = SaturatingAdd(comm_in, Covered(comm_, w.start_ns, w.end_ns));
     for (const Interval& c : comm_) {
       for (const Interval& w : windows_) {
         const TimeNs s = std::max(c.start_ns, w.start_ns), e = std::min(c.end_ns, w.end_ns);
         if (e <= s) continue;
         const TimeNs ov = Covered(compute_, s, e);
-        overlapped += ov;
+        overlapped = SaturatingAdd(overlapped, ov);
         if (e - s - ov > 0) exposed_ranges.emplace_back(s, e);
       }
     }
@@ -1542,8 +1542,8 @@ class Diagnoser {
     TimeNs layout = 0, conv = 0;
     for (size_t i = 0; i < t_.kernels.size(); ++i) {
       if (!in_window_[i]) continue;
-      if (kclass_[i].category == KernelCategory::kLayoutTransform) layout += t_.kernels[i].duration_ns();
-      if (kclass_[i].category == KernelCategory::kConv) conv += t_.kernels[i].duration_ns();
+      if (kclass_[i].category == KernelCategory::kLayoutTransform) layout = SaturatingAdd(layout, t_.kernels[i].duration_ns());
+      if (kclass_[i].category == KernelCategory::kConv) conv = SaturatingAdd(conv, t_.kernels[i].duration_ns());
     }
     layout_pct_of_conv_ = conv > 0 ? 100.0 * static_cast<double>(layout) / static_cast<double>(conv) : 0.0;
     if (conv > 0 && layout_pct_of_conv_ > kLayoutPctOfConv) {

@@ -64,8 +64,8 @@ HtaBreakdown ComputeHtaBreakdown(const Trace& trace, int32_t stream) {
   }
   std::vector<Interval> merged_all = MergeIntervals(all), merged_compute = MergeIntervals(compute);
   TimeNs busy = 0, comp = 0;
-  for (const Interval& iv : merged_all) busy += iv.end_ns - iv.start_ns;
-  for (const Interval& iv : merged_compute) comp += iv.end_ns - iv.start_ns;
+  for (const Interval& iv : merged_all) busy = SaturatingAdd(busy, iv.end_ns - iv.start_ns);
+  for (const Interval& iv : merged_compute) comp = SaturatingAdd(comp, iv.end_ns - iv.start_ns);
   out.kernel_span_ns = hi - lo;
   out.idle_ns = out.kernel_span_ns - busy;
   out.compute_ns = comp;
@@ -79,13 +79,13 @@ HtaBreakdown ComputeHtaBreakdown(const Trace& trace, int32_t stream) {
       TimeNs gap = e.start - prev_end;
       if (gap >= 0) {  // HTA counts back-to-back events (gap 0) as kernel_wait gaps
         if (e.launch > prev_end) {
-          out.host_wait_ns += gap;
+          out.host_wait_ns = SaturatingAdd(out.host_wait_ns, gap);
           out.host_wait_gaps++;
         } else if (gap < kKernelWaitThresholdNs) {
-          out.kernel_wait_ns += gap;
+          out.kernel_wait_ns = SaturatingAdd(out.kernel_wait_ns, gap);
           out.kernel_wait_gaps++;
         } else {
-          out.other_ns += gap;
+          out.other_ns = SaturatingAdd(out.other_ns, gap);
         }
       }
     }

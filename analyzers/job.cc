@@ -62,7 +62,8 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   auto mean_ns = [&](auto getter) {
     double sum = 0;
     for (const RankAnalysis& r : ranks) sum += static_cast<double>(getter(r));
-    return static_cast<TimeNs>(sum / n);
+    // Saturated rank sums can average to 2^63, which no int64 holds.
+    return static_cast<TimeNs>(std::min(sum / n, 9.2e18));
   };
   job.gpu.window_ns = mean_ns([](const RankAnalysis& r) { return r.gpu.window_ns; });
   job.gpu.busy_ns = mean_ns([](const RankAnalysis& r) { return r.gpu.busy_ns; });
@@ -72,35 +73,36 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   job.gpu.idle.host_wait_ns = mean_ns([](const RankAnalysis& r) { return r.gpu.idle.host_wait_ns; });
   job.gpu.idle.kernel_wait_ns = mean_ns([](const RankAnalysis& r) { return r.gpu.idle.kernel_wait_ns; });
   job.gpu.idle.other_ns =
-      std::max<TimeNs>(0, job.gpu.window_ns - job.gpu.busy_ns - job.gpu.idle.host_wait_ns - job.gpu.idle.kernel_wait_ns);
+      std::max<TimeNs>(0, SaturatingSub(SaturatingSub(SaturatingSub(job.gpu.window_ns, job.gpu.busy_ns), job.gpu.idle.host_wait_ns),
+                                 job.gpu.idle.kernel_wait_ns));
   for (const RankAnalysis& r : ranks) {
     for (size_t c = 0; c < r.gpu.kernel_time_by_category_ns.size(); ++c)
-      job.gpu.kernel_time_by_category_ns[c] += r.gpu.kernel_time_by_category_ns[c];
+      job.gpu.kernel_time_by_category_ns[c] = SaturatingAdd(job.gpu.kernel_time_by_category_ns[c], r.gpu.kernel_time_by_category_ns[c]);
     for (size_t p = 0; p < r.gpu.kernel_time_by_precision_ns.size(); ++p)
-      job.gpu.kernel_time_by_precision_ns[p] += r.gpu.kernel_time_by_precision_ns[p];
-    job.gpu.kernel_time_total_ns += r.gpu.kernel_time_total_ns;
+      job.gpu.kernel_time_by_precision_ns[p] = SaturatingAdd(job.gpu.kernel_time_by_precision_ns[p], r.gpu.kernel_time_by_precision_ns[p]);
+    job.gpu.kernel_time_total_ns = SaturatingAdd(job.gpu.kernel_time_total_ns, r.gpu.kernel_time_total_ns);
     job.gpu.kernel_count += r.gpu.kernel_count;
     job.gpu.kernels_under_10us += r.gpu.kernels_under_10us;
     for (const auto& [kind, s] : r.memory.memcpy_by_kind) {
       MemcpyKindStats& j = job.memory.memcpy_by_kind[kind];
       j.count += s.count;
       j.bytes += s.bytes;
-      j.time_ns += s.time_ns;
+      j.time_ns = SaturatingAdd(j.time_ns, s.time_ns);
       j.pageable_count += s.pageable_count;
       j.pageable_bytes += s.pageable_bytes;
     }
     job.memory.memset_count += r.memory.memset_count;
     job.memory.memset_bytes += r.memory.memset_bytes;
-    job.memory.memset_time_ns += r.memory.memset_time_ns;
+    job.memory.memset_time_ns = SaturatingAdd(job.memory.memset_time_ns, r.memory.memset_time_ns);
     job.syncs.api_sync_count += r.syncs.api_sync_count;
     job.syncs.cuda_sync_event_count += r.syncs.cuda_sync_event_count;
-    job.syncs.api_sync_time_ns += r.syncs.api_sync_time_ns;
+    job.syncs.api_sync_time_ns = SaturatingAdd(job.syncs.api_sync_time_ns, r.syncs.api_sync_time_ns);
     for (const auto& [api, c] : r.syncs.by_api) job.syncs.by_api[api] += c;
     job.syncs.syncs_per_step += r.syncs.syncs_per_step / n;
     job.launches.kernels += r.launches.kernels;
     job.launches.kernels_per_step += r.launches.kernels_per_step / n;
     job.launches.launch_api_calls += r.launches.launch_api_calls;
-    job.launches.launch_api_time_ns += r.launches.launch_api_time_ns;
+    job.launches.launch_api_time_ns = SaturatingAdd(job.launches.launch_api_time_ns, r.launches.launch_api_time_ns);
     job.launches.pct_kernels_under_10us += r.launches.pct_kernels_under_10us / n;
     job.launches.median_kernel_ns += static_cast<TimeNs>(r.launches.median_kernel_ns / n);
     job.launches.graph_launched_kernels += r.launches.graph_launched_kernels;

@@ -83,7 +83,7 @@ std::vector<KernelSummary> Summaries(const Trace& trace, const WindowSet& window
     NameAgg& a = by_name[k.name];
     if (a.count == 0 || d < a.min_ns) a.min_ns = d;
     if (d > a.max_ns) a.max_ns = d;
-    a.total_ns += d;
+    a.total_ns = SaturatingAdd(a.total_ns, d);
     ++a.count;
   }
   std::vector<KernelSummary> out;
@@ -283,11 +283,11 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
     window_kernels.push_back(ki);
     kernel_op.push_back(op);
     if (op < 0) {
-      unattributed_ns += d;
+      unattributed_ns = SaturatingAdd(unattributed_ns, d);
       continue;
     }
-    self_ns[op] += d;
-    if (cache.Get(k.name).tensor_core == TensorCoreUse::kYes) self_tc_ns[op] += d;
+    self_ns[op] = SaturatingAdd(self_ns[op], d);
+    if (cache.Get(k.name).tensor_core == TensorCoreUse::kYes) self_tc_ns[op] = SaturatingAdd(self_tc_ns[op], d);
   }
 
   // Eligibility: by name, or because the op itself launched Tensor Core kernels (the plugin's
@@ -319,7 +319,7 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
   TimeNs op_kernel_ns = 0;
   for (uint32_t i = 0; i < n_ops; ++i) {
     if (trace.cpu_ops[i].input_types != kNoString) has_input_types = true;
-    if (!IsExcludedFromOpKernelTime(trace.str(trace.cpu_ops[i].name))) op_kernel_ns += self_ns[i];
+    if (!IsExcludedFromOpKernelTime(trace.str(trace.cpu_ops[i].name))) op_kernel_ns = SaturatingAdd(op_kernel_ns, self_ns[i]);
   }
 
   // Group the bottom-most eligible ops by (name, dtype).
@@ -358,12 +358,13 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
       ++groups[it->second].calls;
     }
     OpGroup& g = groups[group_of[op]];
-    g.ns += d;
-    if (kc.tensor_core == TensorCoreUse::kYes) g.tc_ns += d;
+    g.ns = SaturatingAdd(g.ns, d);
+    if (kc.tensor_core == TensorCoreUse::kYes) g.tc_ns = SaturatingAdd(g.tc_ns, d);
     OpKernelAgg& ka = g.kernels[k.name];
     ++ka.count;
-    ka.ns += d;
-    op_kernel_prec[group_of[op]][static_cast<size_t>(kc.precision)] += d;
+    ka.ns = SaturatingAdd(ka.ns, d);
+    TimeNs& op_prec = op_kernel_prec[group_of[op]][static_cast<size_t>(kc.precision)];
+    op_prec = SaturatingAdd(op_prec, d);
   }
   // The precision most of each group's kernel time ran in (known precisions only); ops without
   // any Input type take it as their dtype.
@@ -386,12 +387,12 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
   TimeNs eligible_ns = 0, lowp_ns = 0, full_ns = 0, unknown_ns = 0;
   std::array<TimeNs, static_cast<size_t>(Precision::kCount)> by_dtype{};
   for (const OpGroup& g : groups) {
-    eligible_ns += g.ns;
-    by_dtype[static_cast<size_t>(g.dtype)] += g.ns;
+    eligible_ns = SaturatingAdd(eligible_ns, g.ns);
+    by_dtype[static_cast<size_t>(g.dtype)] = SaturatingAdd(by_dtype[static_cast<size_t>(g.dtype)], g.ns);
     switch (ClassOf(g.dtype)) {
-      case DtypeClass::kLowp: lowp_ns += g.ns; break;
-      case DtypeClass::kFull: full_ns += g.ns; break;
-      case DtypeClass::kUnknown: unknown_ns += g.ns; break;
+      case DtypeClass::kLowp: lowp_ns = SaturatingAdd(lowp_ns, g.ns); break;
+      case DtypeClass::kFull: full_ns = SaturatingAdd(full_ns, g.ns); break;
+      case DtypeClass::kUnknown: unknown_ns = SaturatingAdd(unknown_ns, g.ns); break;
     }
   }
   std::vector<size_t> idx(groups.size());
@@ -467,28 +468,33 @@ void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, RankA
     const KernelClass& c = cache.Get(k.name);
     TimeNs d = std::max<TimeNs>(0, k.duration_ns());
     ++kernel_count;
-    total_ns += d;
-    by_cat[static_cast<size_t>(c.category)] += d;
-    by_prec[static_cast<size_t>(c.precision)] += d;
-    if (c.tensor_core == TensorCoreUse::kYes) tc_ns += d;
-    if (c.tensor_core == TensorCoreUse::kUnknown) tc_unknown_ns += d;
-    if (c.rocm) rocm_ns += d;
+    total_ns = SaturatingAdd(total_ns, d);
+    TimeNs& cat_ns = by_cat[static_cast<size_t>(c.category)];
+    TimeNs& prec_ns = by_prec[static_cast<size_t>(c.precision)];
+    cat_ns = SaturatingAdd(cat_ns, d);
+    prec_ns = SaturatingAdd(prec_ns, d);
+    if (c.tensor_core == TensorCoreUse::kYes) tc_ns = SaturatingAdd(tc_ns, d);
+    if (c.tensor_core == TensorCoreUse::kUnknown) tc_unknown_ns = SaturatingAdd(tc_unknown_ns, d);
+    if (c.rocm) rocm_ns = SaturatingAdd(rocm_ns, d);
     const bool gemm = c.category == KernelCategory::kGemm;
     const bool conv = c.category == KernelCategory::kConv;
-    if (gemm || conv) gemm_conv_ns += d;
-    if (c.fp32_simt_gemm) (conv ? simt_conv_ns : simt_gemm_ns) += d;
+    if (gemm || conv) gemm_conv_ns = SaturatingAdd(gemm_conv_ns, d);
+    if (c.fp32_simt_gemm) {
+      TimeNs& simt = conv ? simt_conv_ns : simt_gemm_ns;
+      simt = SaturatingAdd(simt, d);
+    }
     if (c.precision == Precision::kTf32) {
-      tf32_ns += d;
-      if (c.tensor_core == TensorCoreUse::kYes && gemm) tf32_gemm_ns += d;
-      if (c.tensor_core == TensorCoreUse::kYes && conv) tf32_conv_ns += d;
+      tf32_ns = SaturatingAdd(tf32_ns, d);
+      if (c.tensor_core == TensorCoreUse::kYes && gemm) tf32_gemm_ns = SaturatingAdd(tf32_gemm_ns, d);
+      if (c.tensor_core == TensorCoreUse::kYes && conv) tf32_conv_ns = SaturatingAdd(tf32_conv_ns, d);
     }
     if (c.category == KernelCategory::kCast) {
       ++cast_count;
-      cast_ns += d;
+      cast_ns = SaturatingAdd(cast_ns, d);
     }
     if (c.fused_cast) {
       ++fused_cast_count;
-      fused_cast_ns += d;
+      fused_cast_ns = SaturatingAdd(fused_cast_ns, d);
     }
   }
 

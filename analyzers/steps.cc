@@ -22,6 +22,8 @@ std::vector<const Range*> FindProfilerSteps(const Trace& trace) {
   return out;
 }
 
+constexpr size_t kMaxStepNameChars = 256;  // longer range names are never steps (see below)
+
 std::vector<const Range*> FindNamedSteps(const Trace& trace, const std::string& pattern, bool* ok) {
   *ok = true;
   std::regex re;
@@ -38,8 +40,11 @@ std::vector<const Range*> FindNamedSteps(const Trace& trace, const std::string& 
     if (r.kind != RangeKind::kNvtx && r.kind != RangeKind::kCpuAnnotation) continue;
     auto it = matches.find(r.name);
     if (it == matches.end()) {
-      std::string name(trace.str(r.name));
-      it = matches.emplace(r.name, std::regex_match(name, re)).first;
+      // std::regex_match recurses about once per character: a name of some 10^4 characters
+      // overflows the stack. No step name is that long.
+      std::string_view name = trace.str(r.name);
+      const bool match = name.size() <= kMaxStepNameChars && std::regex_match(name.begin(), name.end(), re);
+      it = matches.emplace(r.name, match).first;
     }
     if (it->second) candidates.push_back(&r);
   }
@@ -133,7 +138,7 @@ StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, con
     const Range* r = ranges[i];
     StepWindow w;
     w.name = std::string(trace.str(r->name));
-    w.number = StepNumberFromName(w.name, static_cast<int64_t>(i));
+    w.number = r->step_number >= 0 ? r->step_number : StepNumberFromName(w.name, static_cast<int64_t>(i));
     w.cpu_start_ns = r->start_ns;
     w.cpu_end_ns = r->end_ns;
     w.start_ns = std::max(prev_end, r->start_ns);

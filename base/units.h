@@ -6,8 +6,11 @@
 // the decimal text and never goes through a double.)
 #pragma once
 
+#include "base/saturating.h"
+
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace ampscope {
 
@@ -15,6 +18,9 @@ namespace ampscope {
 using TimeNs = int64_t;
 
 inline constexpr TimeNs kNsPerUs = 1000;
+
+// The times a reader accepts are bounded (trace/time_bounds.h), so spans of one trace fit in
+// int64; sums of many of them saturate (base/saturating.h).
 
 // ns -> µs for output. Exact for |ns| < 2^53 (about 104 days), then the nearest double.
 inline double NsToUs(TimeNs ns) { return static_cast<double>(ns) / 1e3; }

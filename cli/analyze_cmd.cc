@@ -16,6 +16,7 @@
 #include "base/step_range.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "render/html_report.h"
 #include "render/markdown_report.h"
 #include "render/terminal_summary.h"
@@ -159,7 +160,7 @@ int RunAnalyze(int argc, char** argv) {
     terminal.verbose = verbose;
     std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
   }
-  return 0;
+  return FinishStdout("analyze", 0);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "gate/report_diff.h"
 #include "gate/report_io.h"
 #include "render/terminal.h"
@@ -60,7 +61,7 @@ int RunDiffCommand(int argc, char** argv) {
   } else {
     std::fputs(ampscope::gate::FormatDiffText(diff, ampscope::render::TerminalWidth(STDOUT_FILENO)).c_str(), stdout);
   }
-  return 0;
+  return ampscope::cli::FinishStdout("diff", 0);
 }
 
 }  // namespace

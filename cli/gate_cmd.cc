@@ -14,6 +14,7 @@
 #include "base/atomic_write.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "gate/gate.h"
 #include "gate/gate_config.h"
 #include "gate/gate_output.h"
@@ -64,7 +65,7 @@ int RunGateCommand(int argc, char** argv) {
   }
   if (print_config) {
     std::fputs(DumpJson(ampscope::gate::GateConfigToJson(config)).c_str(), stdout);
-    return 0;
+    return ampscope::cli::FinishStdout("gate", 0);
   }
   if (baseline_path.empty() || current_path.empty())
     return Fail("--baseline and --current are required (see 'ampscope gate --help')");
@@ -100,8 +101,7 @@ int RunGateCommand(int argc, char** argv) {
   if (!quiet) std::fputs(ampscope::gate::FormatGateTable(result, ampscope::render::TerminalWidth(STDOUT_FILENO)).c_str(), stdout);
   const char* github = std::getenv("GITHUB_ACTIONS");
   if (github != nullptr && *github != '\0') std::fputs(ampscope::gate::FormatGithubAnnotations(result).c_str(), stdout);
-  std::fflush(stdout);
-  return result.ExitCode();
+  return ampscope::cli::FinishStdout("gate", result.ExitCode());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "base/units.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/stdout_check.h"
 #include "render/format.h"
 #include "render/kernel_table.h"
 #include "trace/reader.h"
@@ -91,8 +92,8 @@ int RunKernels(int argc, char** argv) {
     out.push_back(std::move(o));
   }
   if (as_json) {
-    std::printf("%s\n", out.dump(2).c_str());
-    return 0;
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return FinishStdout("kernels", 0);
   }
 
   render::KernelTableOptions table;
@@ -105,7 +106,7 @@ int RunKernels(int argc, char** argv) {
                             in_steps ? (steps.steps.empty() ? "no steps detected: whole trace" : "inside the steps")
                                      : "whole trace");
   std::fputs(render::RenderKernelTable(out, table).c_str(), stdout);
-  return 0;
+  return FinishStdout("kernels", 0);
 }
 
 }  // namespace

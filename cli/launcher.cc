@@ -27,9 +27,13 @@ void Forward(int sig, siginfo_t* info, void*) {
   if (child > 0) kill(child, sig);
 }
 
-bool IsExecutableFile(const std::string& path) {
+// 0 if `path` is an executable regular file, else the errno execve would give: ENOENT when
+// nothing is there, EACCES for a file without the exec bit or a directory.
+int ExecError(const std::string& path) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+  if (stat(path.c_str(), &st) != 0) return errno == ENOTDIR ? ENOENT : errno;
+  if (!S_ISREG(st.st_mode) || access(path.c_str(), X_OK) != 0) return EACCES;
+  return 0;
 }
 
 std::string Dirname(const std::string& path) {
@@ -45,11 +49,15 @@ int ShellExitCode(const LaunchResult& r) {
   return r.exit_code;
 }
 
-bool FindProgram(const std::string& program, std::string* resolved) {
+bool FindProgram(const std::string& program, std::string* resolved, int* error) {
+  int ignored_error = 0;
+  if (error == nullptr) error = &ignored_error;
+  *error = ENOENT;
   if (program.empty()) return false;
   if (program.find('/') != std::string::npos) {
     *resolved = program;
-    return IsExecutableFile(program);
+    *error = ExecError(program);
+    return *error == 0;
   }
   const char* path_env = std::getenv("PATH");
   std::string path = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
@@ -60,9 +68,17 @@ bool FindProgram(const std::string& program, std::string* resolved) {
     std::string dir = path.substr(start, end - start);
     if (dir.empty()) dir = ".";
     std::string candidate = dir + "/" + program;
-    if (IsExecutableFile(candidate)) {
+    const int e = ExecError(candidate);
+    if (e == 0) {
       *resolved = candidate;
+      *error = 0;
       return true;
+    }
+    // Like execvp: a match without the exec bit is remembered, and reported if nothing
+    // executable comes later in PATH.
+    if (e == EACCES) {
+      *resolved = candidate;
+      *error = EACCES;
     }
     start = end + 1;
   }

@@ -22,8 +22,9 @@ struct LaunchResult {
 int ShellExitCode(const LaunchResult& r);
 
 // Finds `program` the way execvp will (PATH search unless it contains '/'); false if there is
-// no executable file by that name.
-bool FindProgram(const std::string& program, std::string* resolved);
+// no executable file by that name. `error` (may be null) then says why, as a shell would:
+// ENOENT no such file (exit 127), EACCES a file without the exec bit or a directory (126).
+bool FindProgram(const std::string& program, std::string* resolved, int* error = nullptr);
 
 // Forks, sets `env` in the child, execvp(argv[0], argv). SIGINT, SIGTERM, SIGHUP and SIGQUIT
 // sent to this process are forwarded to the child (except terminal-generated ones, which the

@@ -6,8 +6,10 @@
 // signal killed it). The collector in each CUDA/NVTX process writes
 // DIR/<host>.<pid>[.rank<RANK>].amptrace; afterwards this command writes DIR/session.json.
 //
-// Exit codes: CMD's own; 2 for a usage error or an unusable DIR (nothing is run); 127 when CMD
-// does not exist, 126 when it cannot be executed (as a shell would; nothing is left behind).
+// Exit codes: CMD's own; 2 for a usage error or an unusable DIR (nothing is run), or when
+// session.json cannot be written after CMD exited 0; 127 when CMD does not exist, 126 when it
+// cannot be executed (as a shell would; nothing is left behind); 3 with --fail-on-empty when CMD
+// exited 0 but the recording is empty (see kExitEmptyRecording).
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include "base/strings.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
+#include "cli/record_warnings.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope::cli {
@@ -36,25 +39,34 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ampscope record [-o DIR] [-f] [--steps N..M | --capture-range=nvtx --nvtx-capture=NAME]\n"
-    "                       [--step-range-name NAME] [--tensor-metrics] -- CMD ARGS...\n"
+    "                       [--step-range-name NAME] [--tensor-metrics] [--fail-on-empty] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with the CUPTI/NVTX collector injected and records one .amptrace file per CUDA or\n"
     "NVTX process into DIR, plus DIR/session.json.\n"
     "\n"
     "  -o, --output DIR         output directory (default ./ampscope-<YYYYmmdd-HHMMSS>)\n"
     "  -f, --force              reuse an existing DIR (its .amptrace files and session.json are replaced)\n"
-    "  --steps N..M             record only steps N..M (0-based, inclusive), counted by the NVTX range\n"
-    "                           named by --step-range-name (default \"step\"); \"N\" or \"N..\" also work\n"
+    "  --steps N..M             record only steps N..M (inclusive) of the NVTX range named by\n"
+    "                           --step-range-name (default \"step\"): the number in its name (\"step 7\"),\n"
+    "                           else its 0-based occurrence; \"N\" or \"N..\" also work\n"
     "  --step-range-name NAME   the NVTX range that marks a step\n"
     "  --capture-range=nvtx     record only inside the first NVTX range named by --nvtx-capture\n"
     "  --nvtx-capture NAME      that range's name\n"
     "  --tensor-metrics         sample Tensor Core activity with CUPTI PM sampling (when the GPU and\n"
     "                           permissions allow; otherwise a warning says why and the run goes on)\n"
+    "  --fail-on-empty          exit 3 when CMD exited 0 but nothing useful was recorded (no CUDA, CUPTI\n"
+    "                           refused, no kernel, the --steps window never opened): for CI\n"
     "\n"
-    "Exit code: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable.\n";
+    "Exit code: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable;\n"
+    "3 with --fail-on-empty (CMD exited 0, the recording is empty). Every warning is one line on stderr.\n";
+
+// --fail-on-empty: CMD succeeded but the recording lacks what it was for. Not 1 or 2, which
+// CMD itself often returns; CMD's own non-zero code always wins.
+constexpr int kExitEmptyRecording = 3;
 
 int UsageError(const std::string& message) {
-  std::fprintf(stderr, "ampscope record: %s\n(try 'ampscope record --help')\n", message.c_str());
+  // One line, as every usage error (issue 16), with where to look.
+  std::fprintf(stderr, "ampscope record: %s (try 'ampscope record --help')\n", message.c_str());
   return 2;
 }
 
@@ -152,7 +164,7 @@ int RunRecord(int argc, char** argv) {
   std::string out_dir;
   bool force = false;
   std::string steps, step_range_name, capture_range, nvtx_capture;
-  bool tensor_metrics = false;
+  bool tensor_metrics = false, fail_on_empty = false;
   std::vector<std::string> command;
 
   auto value = [&](int& i, const std::string& arg, const std::string& name, std::string* out) -> bool {
@@ -181,6 +193,8 @@ int RunRecord(int argc, char** argv) {
       force = true;
     } else if (arg == "--tensor-metrics") {
       tensor_metrics = true;
+    } else if (arg == "--fail-on-empty") {
+      fail_on_empty = true;
     } else if (value(i, arg, "-o", &out_dir) || value(i, arg, "--output", &out_dir) ||
                value(i, arg, "--steps", &steps) || value(i, arg, "--step-range-name", &step_range_name) ||
                value(i, arg, "--capture-range", &capture_range) || value(i, arg, "--nvtx-capture", &nvtx_capture)) {
@@ -214,7 +228,12 @@ int RunRecord(int argc, char** argv) {
     return 2;
   }
   std::string program;
-  if (!FindProgram(command[0], &program)) {
+  int find_error = 0;
+  if (!FindProgram(command[0], &program, &find_error)) {
+    if (find_error == EACCES) {  // as a shell: exists, but is not an executable file
+      std::fprintf(stderr, "ampscope record: cannot run '%s': Permission denied\n", program.c_str());
+      return 126;
+    }
     std::fprintf(stderr, "ampscope record: cannot run '%s': no such executable%s\n", command[0].c_str(),
                  command[0].find('/') == std::string::npos ? " in PATH" : "");
     return 127;
@@ -246,6 +265,9 @@ int RunRecord(int argc, char** argv) {
       {"CUDA_INJECTION64_PATH", library},
       {"NVTX_INJECTION64_PATH", library},
       {"AMPSCOPE_OUTPUT_DIR", out_dir},
+      // This command prints every warning afterwards, once per id for all processes; the
+      // collector's own one line per process would repeat them.
+      {"AMPSCOPE_PRINT_WARNINGS", "0"},
   };
   if (!steps.empty()) {
     env.emplace_back("AMPSCOPE_STEPS", steps);
@@ -284,23 +306,23 @@ int RunRecord(int argc, char** argv) {
                                              : nlohmann::json(SanitizeUtf8(step_range_name.empty() ? "step" : step_range_name));
   options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(nvtx_capture));
   options["tensor_metrics"] = tensor_metrics;
+  options["fail_on_empty"] = fail_on_empty;
   session["options"] = options;
 
+  std::vector<RecordedFile> recorded;
+  for (const std::string& name : ListAmptraceFiles(out_dir))
+    recorded.push_back(RecordedFile{name, ReadAmptraceSummary(out_dir + "/" + name)});
   nlohmann::json files = nlohmann::json::array();
-  nlohmann::json warnings = nlohmann::json::array();
   uint64_t total_dropped = 0;
-  for (const std::string& name : ListAmptraceFiles(out_dir)) {
+  for (const RecordedFile& rf : recorded) {
     nlohmann::json f;
-    f["file"] = SanitizeUtf8(name);
-    auto summary = ReadAmptraceSummary(out_dir + "/" + name);
-    if (!summary.ok()) {
-      f["error"] = SanitizeUtf8(summary.status().message());
-      warnings.push_back({{"file", SanitizeUtf8(name)}, {"code", "unreadable_file"}, {"severity", "error"},
-                          {"message", SanitizeUtf8(summary.status().message())}});
+    f["file"] = SanitizeUtf8(rf.name);
+    if (!rf.summary.ok()) {
+      f["error"] = SanitizeUtf8(rf.summary.status().message());
       files.push_back(f);
       continue;
     }
-    const AmptraceSummary& s = summary.value();
+    const AmptraceSummary& s = rf.summary.value();
     const uint64_t dropped = s.stats.cupti_dropped_records + s.stats.buffers_refused + s.stats.nvtx_events_dropped;
     total_dropped += dropped;
     f["bytes"] = s.file_bytes;
@@ -319,35 +341,44 @@ int RunRecord(int argc, char** argv) {
     for (const auto& [type, count] : s.records_by_type) by_type[AmpChunkTypeName(type)] = count;
     f["records_by_type"] = by_type;
     nlohmann::json fw = nlohmann::json::array();
-    for (const AmptraceWarning& w : s.warnings) {
-      const std::string code = SanitizeUtf8(w.code), message = SanitizeUtf8(w.message);
-      fw.push_back({{"code", code}, {"severity", SeverityText(w.severity)}, {"message", message}});
-      warnings.push_back({{"file", SanitizeUtf8(name)}, {"code", code}, {"severity", SeverityText(w.severity)}, {"message", message}});
-    }
-    if (!s.clean_end) {
-      std::string why = "the file has no footer: the process was killed or crashed before the collector closed it; "
-                        "it reads up to its last complete chunk";
-      warnings.push_back({{"file", SanitizeUtf8(name)}, {"code", "truncated_file"}, {"severity", "warning"}, {"message", why}});
-    }
+    for (const AmptraceWarning& w : s.warnings)
+      fw.push_back({{"code", SanitizeUtf8(w.code)}, {"severity", SeverityText(w.severity)}, {"message", SanitizeUtf8(w.message)}});
     f["warnings"] = fw;
     files.push_back(f);
   }
-  if (files.empty())
-    warnings.push_back({{"file", nullptr}, {"code", "no_files"}, {"severity", "warning"},
-                        {"message", "no .amptrace file was written: the program neither initialized CUDA nor used "
-                                    "NVTX, or the collector could not write to the output directory"}});
+  const std::vector<RecordWarning> found = CollectRecordWarnings(recorded);
+  nlohmann::json warnings = nlohmann::json::array();
+  bool empty = false;
+  for (const RecordWarning& w : found) {
+    empty |= w.empty_recording;
+    nlohmann::json names = nlohmann::json::array();
+    for (const std::string& f : w.files) names.push_back(SanitizeUtf8(f));
+    nlohmann::json j = {{"id", SanitizeUtf8(w.id)}, {"code", SanitizeUtf8(w.id)}, {"severity", w.severity},
+                        {"message", SanitizeUtf8(w.message)}, {"files", names}, {"empty_recording", w.empty_recording}};
+    // "file": the first file that has it (the field before "files" existed).
+    j["file"] = names.empty() ? nlohmann::json(nullptr) : names.front();
+    warnings.push_back(std::move(j));
+  }
   session["files"] = files;
   session["total_dropped_records"] = total_dropped;
   session["warnings"] = warnings;
+  session["empty_recording"] = empty;
 
   // Every string above went through SanitizeUtf8 (arguments and file names need not be UTF-8,
   // JSON must be); `replace` keeps a missed one from aborting the dump.
-  const std::string path = out_dir + "/session.json";
-  if (Status written = WriteFileAtomically(path, session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-      !written.ok())
-    std::fprintf(stderr, "ampscope record: %s\n", written.message().c_str());
+  const Status written =
+      WriteFileAtomically(out_dir + "/session.json", session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  for (const RecordWarning& w : found) std::fprintf(stderr, "%s\n", WarningLine(w, recorded.size()).c_str());
+  if (!written.ok()) std::fprintf(stderr, "ampscope record: cannot write session.json: %s\n", written.message().c_str());
   std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
                exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");
+  if (exit_code != 0) return exit_code;  // the program's own failure says more than ours
+  if (!written.ok()) return 2;
+  if (fail_on_empty && empty) {
+    std::fprintf(stderr, "ampscope record: --fail-on-empty: the recording is empty (see above); exit %d\n",
+                 kExitEmptyRecording);
+    return kExitEmptyRecording;
+  }
   return exit_code;
 }
 

@@ -39,6 +39,17 @@ int32_t EnvInt(const char* name, int32_t fallback, std::vector<std::string>* pro
   return static_cast<int32_t>(x);
 }
 
+// EnvInt limited to lo..hi: a value outside is reported and ignored, never wrapped or clamped.
+int32_t EnvIntInRange(const char* name, int32_t lo, int32_t hi, int32_t fallback, std::vector<std::string>* problems) {
+  if (Env(name).empty()) return fallback;
+  const size_t before = problems->size();
+  const int32_t v = EnvInt(name, fallback, problems);
+  if (problems->size() != before || (v >= lo && v <= hi)) return v;  // not an integer: already said
+  problems->push_back(std::string(name) + "=" + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+                      std::to_string(hi) + "; ignored");
+  return fallback;
+}
+
 std::string ReadCommandLine() {
   FILE* f = std::fopen("/proc/self/cmdline", "rb");
   if (f == nullptr) return "";
@@ -86,6 +97,23 @@ bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last) {
   return true;
 }
 
+bool GateRangeMatches(const SessionConfig& config, std::string_view name, int64_t* number) {
+  *number = -1;
+  const std::string& gate = config.gate_range_name;
+  if (gate.empty() || name.size() < gate.size() || name.compare(0, gate.size(), gate) != 0) return false;
+  if (name.size() == gate.size()) return true;
+  if (config.gate_is_capture_range) return false;
+  std::string_view rest = name.substr(gate.size());
+  while (!rest.empty() && (rest[0] == ' ' || rest[0] == '#' || rest[0] == '_' || rest[0] == ':' || rest[0] == '-'))
+    rest.remove_prefix(1);
+  // At most 18 digits: any such number fits in int64.
+  if (rest.empty() || rest.size() > 18 || rest.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  int64_t v = 0;
+  for (char c : rest) v = v * 10 + (c - '0');
+  *number = v;
+  return true;
+}
+
 SessionConfig ConfigFromEnvironment(std::vector<std::string>* problems) {
   SessionConfig c;
   c.pid = static_cast<uint32_t>(getpid());
@@ -113,16 +141,19 @@ SessionConfig ConfigFromEnvironment(std::vector<std::string>* problems) {
   } else if (std::string capture = Env("AMPSCOPE_CAPTURE_NVTX"); !capture.empty()) {
     c.gate_range_name = capture;
     c.gate_first = c.gate_last = 0;
+    c.gate_is_capture_range = true;
   }
+  if (Env("AMPSCOPE_PRINT_WARNINGS") == "0") c.print_warnings = false;
   const std::string tm = Env("AMPSCOPE_TENSOR_METRICS");
   c.tensor_metrics = !tm.empty() && tm != "0";
-  if (int32_t us = EnvInt("AMPSCOPE_PM_INTERVAL_US", 0, problems); us > 0)
+  // At most 4 s: the interval is kept in uint32 ns.
+  if (int32_t us = EnvIntInRange("AMPSCOPE_PM_INTERVAL_US", 1, 4000000, 0, problems); us > 0)
     c.pm_sample_interval_ns = static_cast<uint32_t>(us) * 1000u;
   const std::string drv = Env("AMPSCOPE_DRIVER_API");
   c.record_driver_api = !drv.empty() && drv != "0";
-  if (int32_t mb = EnvInt("AMPSCOPE_BUFFER_MB", 0, problems); mb > 0 && mb <= 256) c.buffer_bytes = size_t(mb) << 20;
-  if (int32_t n = EnvInt("AMPSCOPE_MAX_BUFFERS", 0, problems); n > 0 && n <= 4096) c.max_buffers = size_t(n);
-  if (int32_t ms = EnvInt("AMPSCOPE_FLUSH_MS", 0, problems); ms > 0) c.flush_interval_ms = ms;
+  if (int32_t mb = EnvIntInRange("AMPSCOPE_BUFFER_MB", 1, 256, 0, problems); mb > 0) c.buffer_bytes = size_t(mb) << 20;
+  if (int32_t n = EnvIntInRange("AMPSCOPE_MAX_BUFFERS", 1, 4096, 0, problems); n > 0) c.max_buffers = size_t(n);
+  if (int32_t ms = EnvIntInRange("AMPSCOPE_FLUSH_MS", 1, 3600000, 0, problems); ms > 0) c.flush_interval_ms = ms;
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <vector>
 
+#include "collector/cupti_advice.h"
 #include "collector/session.h"
 
 namespace ampscope::collector {
@@ -52,13 +53,7 @@ void PmSampler::Stop() {
 
 bool PmSampler::Check(CUptiResult r, const char* what) {
   if (r == CUPTI_SUCCESS) return true;
-  std::string why = api_.ResultName(r);
-  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-    why += " (GPU performance counters are restricted to admin users: see NVreg_RestrictProfilingPermission)";
-  else if (r == CUPTI_ERROR_NOT_SUPPORTED)
-    why += " (this GPU, or a virtualized/sandboxed one, does not support PM sampling)";
-  else if (r == CUPTI_ERROR_HARDWARE_BUSY || r == CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED)
-    why += " (another profiler such as nsys, ncu or DCGM holds the counters)";
+  const std::string why = CuptiErrorWithFix(r, api_.ResultName(r));
   session_.Warn("tensor_metrics_unavailable",
                 std::string("--tensor-metrics: ") + what + " failed with " + why +
                     "; Tensor Core activity is estimated from kernel names",

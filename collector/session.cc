@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
+#include "collector/cupti_advice.h"
 #include "collector/pm_sampler.h"
 
 namespace ampscope::collector {
@@ -188,16 +190,16 @@ bool Session::StartCupti(const CuptiApi* api) {
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     subscriber_ = nullptr;
     Warn("another_cupti_subscriber",
-         "another CUPTI subscriber (torch.profiler, Nsight Systems, ...) owns CUPTI in this process; "
-         "ampscope records no CUDA activity" + std::string(kNvtxStill),
+         "CUDA activity is not recorded: cuptiSubscribe failed with " + CuptiErrorWithFix(r, api->ResultName(r)) +
+             kNvtxStill,
          true);
     return false;
   }
   if (r != CUPTI_SUCCESS) {
     subscriber_ = nullptr;
     Warn("cupti_unavailable",
-         "CUDA activity is not recorded: cuptiSubscribe failed with " + api->ResultName(r) +
-             " (no NVIDIA driver or GPU?)" + kNvtxStill,
+         "CUDA activity is not recorded: cuptiSubscribe failed with " + CuptiErrorWithFix(r, api->ResultName(r)) +
+             kNvtxStill,
          true);
     return false;
   }
@@ -211,7 +213,8 @@ bool Session::StartCupti(const CuptiApi* api) {
   r = api->ActivityRegisterCallbacks(&BufferRequestedTrampoline, &BufferCompletedTrampoline);
   if (r != CUPTI_SUCCESS) {
     Warn("cupti_unavailable",
-         "CUDA activity is not recorded: cuptiActivityRegisterCallbacks failed with " + api->ResultName(r) + kNvtxStill,
+         "CUDA activity is not recorded: cuptiActivityRegisterCallbacks failed with " +
+             CuptiErrorWithFix(r, api->ResultName(r)) + kNvtxStill,
          true);
     api->Unsubscribe(subscriber_);
     subscriber_ = nullptr;
@@ -255,17 +258,23 @@ bool Session::EnableKinds() {
       }
       Warn("cupti_unavailable",
            std::string("CUDA activity is not recorded: cuptiActivityEnable(") + k.name + ") failed with " +
-               api_->ResultName(r) + " (no NVIDIA driver or GPU?); NVTX ranges are still recorded",
+               CuptiErrorWithFix(r, api_->ResultName(r)) + "; NVTX ranges are still recorded",
            true);
       return false;
     }
     Warn(std::string("activity_kind_unavailable_") + k.name,
-         std::string("CUPTI activity kind ") + k.name + " could not be enabled (" + api_->ResultName(r) +
-             "); those records are missing",
+         std::string("CUPTI activity kind ") + k.name + " could not be enabled: cuptiActivityEnable failed with " +
+             CuptiErrorWithFix(r, api_->ResultName(r)) + "; those records are missing",
          false);
   }
-  if (config_.record_driver_api && api_->ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER) != CUPTI_SUCCESS)
-    Warn("activity_kind_unavailable_DRIVER", "CUPTI activity kind DRIVER could not be enabled", false);
+  if (config_.record_driver_api) {
+    CUptiResult r = api_->ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    if (r != CUPTI_SUCCESS)
+      Warn("activity_kind_unavailable_DRIVER",
+           "CUPTI activity kind DRIVER could not be enabled: cuptiActivityEnable failed with " +
+               CuptiErrorWithFix(r, api_->ResultName(r)) + "; those records are missing",
+           false);
+  }
   kinds_enabled_.store(true);
   return true;
 }
@@ -345,7 +354,8 @@ void Session::StartPmSampler(CUcontext context) {
 // ---------------------------------------------------------------------------------------
 // NVTX
 
-void Session::RecordNvtx(AmpNvtxType type, std::string_view name, std::string_view domain, uint64_t range_id) {
+void Session::RecordNvtx(AmpNvtxType type, std::string_view name, std::string_view domain, uint64_t range_id,
+                         uint32_t tid) {
   if (!writer_ || finished_.load(std::memory_order_relaxed)) return;
   if (nvtx_pending_.fetch_add(1, std::memory_order_relaxed) >= config_.max_pending_nvtx) {
     nvtx_dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -355,61 +365,92 @@ void Session::RecordNvtx(AmpNvtxType type, std::string_view name, std::string_vi
   std::memset(&e, 0, sizeof(e));
   e.time_ns = ClockNs(CLOCK_REALTIME);
   e.range_id = range_id;
-  e.tid = ThreadId();
+  e.tid = tid != 0 ? tid : ThreadId();
   e.name = name.empty() ? 0 : writer_->InternString(name);
   e.domain = domain.empty() ? 0 : writer_->InternString(domain);
   e.type = static_cast<uint8_t>(type);
   writer_->Append(e);
 }
 
+int64_t Session::GateStepNumber(std::string_view name) {
+  if (config_.gate_range_name.empty()) return -1;
+  int64_t number = -1;
+  if (!GateRangeMatches(config_, name, &number)) return -1;
+  const int64_t index = gate_count_.fetch_add(1);
+  return number >= 0 ? number : index;
+}
+
+void Session::GateRangeBegins(int64_t number, uint32_t tid) {
+  if (number < 0) return;
+  std::lock_guard<std::mutex> lock(gate_state_mu_);
+  if (!recording_.load() && !gate_done_.load() && number >= config_.gate_first && number <= config_.gate_last) {
+    gate_opened_ = true;
+    OpenGate();
+  } else if (recording_.load() && number > config_.gate_last) {
+    CloseGate();  // a step after the window: stop before it
+  }
+  if (number > last_step_seen_) last_step_seen_ = number;
+  if (recording_.load() && number >= config_.gate_first && number <= config_.gate_last) {
+    if (steps_recorded_ == 0) first_step_recorded_ = number;
+    last_step_recorded_ = number;
+    ++steps_recorded_;
+    // The step keeps its own number in the file: the next push/start on this thread is it.
+    RecordNvtx(AmpNvtxType::kStepNumber, {}, {}, static_cast<uint64_t>(number), tid);
+  }
+}
+
+void Session::GateRangeEnds(int64_t number) {
+  if (number >= 0 && number >= config_.gate_last) CloseGate();
+}
+
 void Session::NvtxPush(std::string_view name, std::string_view domain) {
-  int64_t gate_index = -1;
+  int64_t step = -1;
   if (domain.empty()) {
-    if (!config_.gate_range_name.empty() && name == config_.gate_range_name) {
-      gate_index = gate_count_.fetch_add(1);
-      if (gate_index == config_.gate_first) OpenGate();
-    }
-    GateStack().push_back(gate_index);
+    step = GateStepNumber(name);
+    GateRangeBegins(step, ThreadId());
+    GateStack().push_back(step);
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kPush, name, domain, 0);
 }
 
 void Session::NvtxPop(std::string_view domain) {
-  int64_t gate_index = -1;
+  int64_t step = -1;
   if (domain.empty() && !GateStack().empty()) {
-    gate_index = GateStack().back();
+    step = GateStack().back();
     GateStack().pop_back();
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kPop, {}, domain, 0);
-  if (gate_index >= 0 && gate_index == config_.gate_last) CloseGate();
+  GateRangeEnds(step);
 }
 
 uint64_t Session::NvtxStart(std::string_view name, std::string_view domain) {
   const uint64_t id = next_range_id_.fetch_add(1);
-  if (domain.empty() && !config_.gate_range_name.empty() && name == config_.gate_range_name) {
-    int64_t gate_index = gate_count_.fetch_add(1);
-    {
-      std::lock_guard<std::mutex> lock(gate_mu_);
-      gate_ranges_[id] = gate_index;
+  if (domain.empty()) {
+    const int64_t step = GateStepNumber(name);
+    if (step >= 0) {
+      {
+        std::lock_guard<std::mutex> lock(gate_mu_);
+        gate_ranges_[id] = step;
+      }
+      GateRangeBegins(step, ThreadId());
     }
-    if (gate_index == config_.gate_first) OpenGate();
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kStart, name, domain, id);
   return id;
 }
 
 void Session::NvtxEnd(uint64_t id) {
-  int64_t gate_index = -1;
+  int64_t step = -1;
   if (!config_.gate_range_name.empty()) {
     std::lock_guard<std::mutex> lock(gate_mu_);
     auto it = gate_ranges_.find(id);
     if (it != gate_ranges_.end()) {
-      gate_index = it->second;
+      step = it->second;
       gate_ranges_.erase(it);
     }
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kEnd, {}, {}, id);
-  if (gate_index >= 0 && gate_index == config_.gate_last) CloseGate();
+  GateRangeEnds(step);
 }
 
 void Session::NvtxMark(std::string_view name, std::string_view domain) {
@@ -620,12 +661,7 @@ void Session::Finish(bool from_signal) {
          "no CUDA activity was recorded: the program never initialized CUDA (or there is no driver); "
          "only NVTX ranges are in this file",
          false, AmpSeverity::kInfo);
-  if (!config_.gate_range_name.empty() && gate_count_.load() <= config_.gate_first)
-    Warn("capture_range_not_reached",
-         "the recording window never opened: NVTX range '" + config_.gate_range_name + "' occurred " +
-             std::to_string(gate_count_.load()) + " times, the window starts at occurrence " +
-             std::to_string(config_.gate_first),
-         false);
+  if (!config_.gate_range_name.empty()) WarnAboutTheWindow();
   AmpFooterRecord f;
   std::memset(&f, 0, sizeof(f));
   f.stats = Stats();
@@ -633,6 +669,33 @@ void Session::Finish(bool from_signal) {
   f.flags = (cupti_ready_.load() ? kAmpFooterFlagCuptiActive : 0u) | (from_signal ? kAmpFooterFlagSignal : 0u);
   Status st = writer_->Finish(f);
   (void)st;  // nowhere left to report it: the file reads as truncated, which is the truth
+}
+
+void Session::WarnAboutTheWindow() {
+  std::lock_guard<std::mutex> lock(gate_state_mu_);
+  const std::string range = "NVTX range '" + config_.gate_range_name + "'";
+  const std::string window = config_.gate_last == std::numeric_limits<int64_t>::max()
+                                 ? std::to_string(config_.gate_first) + ".."
+                                 : std::to_string(config_.gate_first) + ".." + std::to_string(config_.gate_last);
+  const int64_t seen = gate_count_.load();
+  if (!gate_opened_) {
+    std::string what = seen == 0 ? "the program never opened " + range
+                                 : "the program opened " + range + " " + std::to_string(seen) +
+                                       " times (last step number " + std::to_string(last_step_seen_) + ")";
+    Warn("capture_range_not_reached",
+         "the recording window never opened: " + what + ", the window is " + window +
+             "; nothing inside it was recorded (name the step range with --step-range-name, or record fewer steps)",
+         true);
+    return;
+  }
+  if (!config_.gate_is_capture_range && config_.gate_last != std::numeric_limits<int64_t>::max() &&
+      last_step_recorded_ < config_.gate_last)
+    Warn("steps_window_cut",
+         "--steps " + window + ": the program ended after step " + std::to_string(last_step_recorded_) +
+             ", so only steps " + std::to_string(first_step_recorded_) + ".." + std::to_string(last_step_recorded_) +
+             " (" + std::to_string(steps_recorded_) + " of " + std::to_string(config_.gate_last - config_.gate_first + 1) +
+             ") were recorded",
+         true);
 }
 
 void Session::Shutdown() {

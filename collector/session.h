@@ -109,7 +109,15 @@ class Session {
   void DisableKinds();
   void OpenGate();
   void CloseGate();
-  void RecordNvtx(AmpNvtxType type, std::string_view name, std::string_view domain, uint64_t range_id);
+  void RecordNvtx(AmpNvtxType type, std::string_view name, std::string_view domain, uint64_t range_id,
+                  uint32_t tid = 0);
+  // The --steps / --capture-range window. A range of the window's name gets a step number (the
+  // one in its name with --steps, e.g. "step 7", else its occurrence index); the window opens
+  // at the first step number in [gate_first, gate_last] and closes after gate_last.
+  int64_t GateStepNumber(std::string_view name);  // -1: not the window's range
+  void GateRangeBegins(int64_t number, uint32_t tid);
+  void GateRangeEnds(int64_t number);
+  void WarnAboutTheWindow();
   AmpClockRecord Clock() const;
   void StartPmSampler(CUcontext context);
 
@@ -147,7 +155,13 @@ class Session {
   std::atomic<int64_t> gate_count_{0};
   std::atomic<uint64_t> next_range_id_{1};
   std::mutex gate_mu_;
-  std::unordered_map<uint64_t, int64_t> gate_ranges_;  // start/end id -> gate occurrence index
+  std::unordered_map<uint64_t, int64_t> gate_ranges_;  // start/end id -> step number
+  std::mutex gate_state_mu_;                            // guards the five fields below
+  bool gate_opened_ = false;
+  int64_t last_step_seen_ = -1;
+  int64_t first_step_recorded_ = -1;
+  int64_t last_step_recorded_ = -1;
+  int64_t steps_recorded_ = 0;
 
   // Writer thread and its wake-up pipes.
   std::thread writer_thread_;

@@ -69,7 +69,10 @@ std::string Joined(const json& list, const std::string& key, const json& units, 
       out += fmt::format(", and {} more", list.size() - max);
       break;
     }
-    std::string s = v.is_string() ? v.get<std::string>() : v.is_number() ? Keyed(key, v.get<double>(), units) : v.dump();
+    // A nested value may hold names from the trace, which need not be UTF-8: dump never throws.
+    std::string s = v.is_string()   ? v.get<std::string>()
+                    : v.is_number() ? Keyed(key, v.get<double>(), units)
+                                    : v.dump(-1, ' ', false, json::error_handler_t::replace);
     out += (n++ ? ", " : "") + s;
   }
   return out;

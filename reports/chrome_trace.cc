@@ -316,7 +316,7 @@ void EventDescriber::KernelArgs(const KernelEvent& e, ArgSink& sink) const {
   }
   if (e.registers_per_thread >= 0) sink.Int("registers per thread", e.registers_per_thread);
   if (e.static_shared_bytes >= 0 || e.dynamic_shared_bytes >= 0)
-    sink.Int("shared memory", std::max(0, e.static_shared_bytes) + std::max(0, e.dynamic_shared_bytes));
+    sink.Int("shared memory", int64_t{std::max(0, e.static_shared_bytes)} + std::max(0, e.dynamic_shared_bytes));
   if (e.blocks_per_sm >= 0) sink.Double("blocks per SM", e.blocks_per_sm);
   if (e.est_occupancy_pct >= 0) sink.Double("est. achieved occupancy %", e.est_occupancy_pct);
   if (e.graph_id != 0) sink.Int("graph id", e.graph_id);

@@ -4,6 +4,7 @@
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --browser  also Chromium (for the HTML report's browser test)
 #   scripts/setup.sh --libtorch also libtorch-dev (for examples/amp_trainer)
+#   scripts/setup.sh --fuzz     also clang and libFuzzer (the sanitizer tree and scripts/fuzz.sh)
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config
@@ -14,6 +15,7 @@ for arg in "$@"; do
   case "$arg" in
     --browser) pkgs+=(chromium) ;;
     --libtorch) pkgs+=(libtorch-dev) ;;
+    --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

@@ -1,19 +1,56 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test. This is what CI runs (.ci/run).
-#   scripts/test.sh            normal build (build/)
-#   scripts/test.sh --asan     ASan+UBSan build (build-asan/)
+#   scripts/test.sh                   normal build (build/), the whole suite
+#   scripts/test.sh --asan            ASan+UBSan build (build-asan/), the whole suite; with clang
+#                                     the same tree also builds the fuzzers (scripts/fuzz.sh)
+#   scripts/test.sh ... --configure-only   only (re)configure the build folder
+# Every option the suite needs is set on each run, whatever an earlier configure of the same
+# folder left in its cache (scripts/demo.sh configures build/ without tests), and ctest fails
+# when it finds no test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build=build
-extra=()
-if [ "${1:-}" = "--asan" ]; then
-  build=build-asan
-  extra=(-DAMPSCOPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DAMPSCOPE_BUILD_BENCH=OFF)
-fi
+asan=0
+configure_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --asan) asan=1 ;;
+    --configure-only) configure_only=1 ;;
+    *) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
-scripts/setup.sh --browser --libtorch
+options=(-DAMPSCOPE_BUILD_TESTS=ON -DAMPSCOPE_BUILD_EXAMPLES=ON -DAMPSCOPE_WERROR=ON)
+compilers=()
+if [ "$asan" = 1 ]; then
+  build=build-asan
+  scripts/setup.sh --browser --libtorch --fuzz
+  # -O1: sanitizers at -O0 make the suite and the fuzzers several times slower. Line tables
+  # are all a sanitizer report needs (file:line in each frame); full -g makes the compile and
+  # the links of this tree much slower on CI's two cores (gcc's spelling of it is -g1).
+  debug=-g1
+  command -v clang++ > /dev/null && debug=-gline-tables-only
+  options+=(-DAMPSCOPE_SANITIZE=ON -DAMPSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+            "-DCMAKE_CXX_FLAGS_DEBUG=-O1 $debug" "-DCMAKE_C_FLAGS_DEBUG=-O1 $debug")
+  if command -v clang++ > /dev/null; then
+    # One clang tree serves the sanitized suite and libFuzzer (fuzz/CMakeLists.txt).
+    compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
+    options+=(-DAMPSCOPE_BUILD_FUZZERS=ON)
+  else
+    options+=(-DAMPSCOPE_BUILD_FUZZERS=OFF)
+  fi
+else
+  build=build
+  scripts/setup.sh --browser --libtorch
+  options+=(-DAMPSCOPE_SANITIZE=OFF -DAMPSCOPE_BUILD_FUZZERS=OFF -DAMPSCOPE_BUILD_BENCH=ON)
+fi
+# The compiler can only be chosen when the folder is first configured.
+[ -f "$build/CMakeCache.txt" ] && compilers=()
+cmake -S . -B "$build" -G Ninja "${compilers[@]}" "${options[@]}"
+[ "$configure_only" = 1 ] && exit 0
+
 jobs=$(nproc)
-cmake -S . -B "$build" -G Ninja -DAMPSCOPE_WERROR=ON -DAMPSCOPE_BUILD_EXAMPLES=ON "${extra[@]}"
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs"
+# The JUnit file is what scripts/check_tests_ran.sh reads (LastTest.log is rewritten by any
+# later ctest call, even `ctest -N`).
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" --output-junit "$PWD/$build/ctest-junit.xml"

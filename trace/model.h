@@ -155,6 +155,7 @@ struct Range {
   int32_t device = -1;          // for kGpuAnnotation
   int32_t depth = 0;            // nesting depth on its thread (0 = outermost), filled by FinalizeTrace
   RangeKind kind = RangeKind::kCpuAnnotation;
+  int64_t step_number = -1;     // a recorded step's own number (.amptrace --steps window), -1 none
 };
 
 struct CpuOp {

@@ -17,8 +17,6 @@ namespace {
 
 using namespace diagnosis;
 
-constexpr TimeNs kUs = 1000;
-
 // Real kernel names (shared/reference/kernel_names.tsv).
 const char* kTcGemm = "ampere_fp16_s16816gemm_fp16_128x64_ldg8_f2f_stages_64x4_tn";
 const char* kSgemm = "ampere_sgemm_128x64_tn";

@@ -351,7 +351,8 @@ TEST(AmptraceTest, HeaderErrorsNameFileAndOffset) {
   WriteFile(path, bad_version);
   r = ReadAmptrace(path);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), path + ": byte 8: unsupported .amptrace version 9.0 (this reader reads 1.x)");
+  EXPECT_EQ(r.status().message(), path + ": byte 8: unsupported .amptrace version 9." +
+                                      std::to_string(kAmptraceVersionMinor) + " (this reader reads 1.x)");
 
   std::string bad_host = full;
   bad_host[sizeof(AmpFileHeader)] ^= 0x20;  // first byte of the host name

@@ -23,7 +23,7 @@ namespace ampscope {
 
 inline constexpr char kAmptraceMagic[8] = {'A', 'M', 'P', 'T', 'R', 'A', 'C', 'E'};
 inline constexpr uint16_t kAmptraceVersionMajor = 1;  // readers reject other majors
-inline constexpr uint16_t kAmptraceVersionMinor = 0;  // additive changes only
+inline constexpr uint16_t kAmptraceVersionMinor = 1;  // additive changes only (1: kStepNumber)
 inline constexpr uint32_t kAmptraceChunkMagic = 0x4B4E4843u;  // "CHNK" read as bytes
 // Upper bound on one chunk's payload: the writer splits larger batches, and the reader treats
 // a header announcing more as corrupt instead of allocating it.
@@ -227,11 +227,15 @@ static_assert(sizeof(AmpOverheadRecord) == 40, "AmpOverheadRecord layout changed
 // NVTX: one record per API call, in call order. The reader rebuilds ranges: push/pop nest per
 // (thread, domain); start/end pair by id. Timestamps are CLOCK_REALTIME (the header flag says
 // so); the reader moves them onto the CUPTI clock with the calibration pairs when they differ.
-enum class AmpNvtxType : uint8_t { kPush = 1, kPop = 2, kStart = 3, kEnd = 4, kMark = 5 };
+// kStepNumber (minor version 1) is no NVTX call: the collector writes it just before the
+// push/start of a step range inside a --steps window, on the same thread, with the step's own
+// number in range_id, so steps keep their numbers after the window cut the ones before.
+// Readers that do not know it skip it.
+enum class AmpNvtxType : uint8_t { kPush = 1, kPop = 2, kStart = 3, kEnd = 4, kMark = 5, kStepNumber = 6 };
 
 struct AmpNvtxEvent {
   int64_t time_ns;
-  uint64_t range_id;       // start/end: the id NVTX returned; 0 for push/pop/mark
+  uint64_t range_id;       // start/end: the id NVTX returned; kStepNumber: the number; 0 for push/pop/mark
   uint32_t tid;            // OS thread id (gettid)
   uint32_t name;           // string id; 0 for pop/end
   uint32_t domain;         // string id; 0 = default domain

@@ -735,6 +735,16 @@ class TraceBuilder {
       StringId name;
       StringId domain;
       int64_t offset;  // chunk of the push / start
+      int64_t step_number = -1;
+    };
+    // kStepNumber: the number of the step range the same thread opens next.
+    std::unordered_map<uint32_t, int64_t> pending_step;
+    auto take_step = [&](uint32_t tid) -> int64_t {
+      auto it = pending_step.find(tid);
+      if (it == pending_step.end()) return -1;
+      const int64_t number = it->second;
+      pending_step.erase(it);
+      return number;
     };
     // Push/pop nest per (thread, domain), as NVTX defines them; start/end pair by id.
     std::map<std::pair<uint32_t, StringId>, std::vector<Open>> stacks;
@@ -773,6 +783,7 @@ class TraceBuilder {
       r.name = o.name;
       r.domain = o.domain;
       r.kind = kind;
+      r.step_number = o.step_number;
       trace_.ranges.push_back(r);
     };
     for (size_t i = 0; i < nvtx_.size(); ++i) {
@@ -781,7 +792,7 @@ class TraceBuilder {
       const AmpNvtxEvent& e = n.event;
       const int64_t t = moved[i];
       switch (static_cast<AmpNvtxType>(e.type)) {
-        case AmpNvtxType::kPush: stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain, n.offset}); break;
+        case AmpNvtxType::kPush: stacks[{e.tid, n.domain}].push_back(Open{t, e.tid, n.name, n.domain, n.offset, take_step(e.tid)}); break;
         case AmpNvtxType::kPop: {
           auto& stack = stacks[{e.tid, n.domain}];
           if (stack.empty()) {
@@ -793,7 +804,12 @@ class TraceBuilder {
           stack.pop_back();
           break;
         }
-        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain, n.offset}; break;
+        case AmpNvtxType::kStart: started[e.range_id] = Open{t, e.tid, n.name, n.domain, n.offset, take_step(e.tid)}; break;
+        case AmpNvtxType::kStepNumber:
+          // Numbers beyond int64 cannot come from the collector; such a record is ignored.
+          if (e.range_id <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            pending_step[e.tid] = static_cast<int64_t>(e.range_id);
+          break;
         case AmpNvtxType::kEnd: {
           auto it = started.find(e.range_id);
           if (it == started.end()) {

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 
+#include "trace/time_bounds.h"
 #include "base/strings.h"
 #include "trace/classify/api_roles.h"
 #include "trace/classify/host_roles.h"
@@ -53,10 +54,10 @@ Status TraceBuilder::Time(const RawEvent& ev, const Value& v, const char* field,
     return Fatal(v.where ? v.where : ev.begin,
                  std::string("expected a number (microseconds) for \"") + field + "\", found " + json::KindName(v.kind));
   }
-  if (!ParseMicrosToNs(v.text, ns) || *ns > kMaxAbsTimeNs || *ns < -kMaxAbsTimeNs) {
+  if (!ParseMicrosToNs(v.text, ns) || !IsAcceptedTime(*ns)) {
     std::string shown(v.text.substr(0, 40));
     return Fatal(v.where, std::string("nonsense time: \"") + field + "\" = " + shown +
-                              " us is not a finite time within +/-2^62 ns");
+                              " us is not a finite time within -2^60..2^62 ns");
   }
   return Status::Ok();
 }

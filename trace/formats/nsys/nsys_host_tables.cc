@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "trace/time_bounds.h"
 #include "trace/formats/nsys/nsys_importer.h"
 
 namespace ampscope::nsys {
@@ -113,8 +114,8 @@ Status Importer::ReadNvtx() {
     }
     if (type == kNvtxMark || !has_end) {
       r.start_ns = start;
-      if (start > (int64_t{1} << 62) || start < -(int64_t{1} << 62)) {
-        v.MarkBad(DiagCode::kNsysTimeOutOfRange, "start " + std::to_string(start) + " ns is beyond +/-2^62 ns");
+      if (!IsAcceptedTime(start)) {
+        v.MarkBad(DiagCode::kNsysTimeOutOfRange, "start " + std::to_string(start) + " ns is outside -2^60..2^62 ns");
         continue;
       }
     }
@@ -276,8 +277,8 @@ Status Importer::ReadGpuMetrics() {
     if (v.bad()) continue;
     auto it = wanted.find({by_type ? type_id : -1, metric_id});
     if (it == wanted.end()) continue;  // the same metricId of another metric type
-    if (c.time_ns > (int64_t{1} << 62) || c.time_ns < -(int64_t{1} << 62)) {
-      v.MarkBad(DiagCode::kNsysTimeOutOfRange, "timestamp " + std::to_string(c.time_ns) + " ns is beyond +/-2^62 ns");
+    if (!IsAcceptedTime(c.time_ns)) {
+      v.MarkBad(DiagCode::kNsysTimeOutOfRange, "timestamp " + std::to_string(c.time_ns) + " ns is outside -2^60..2^62 ns");
       continue;
     }
     c.name = it->second;

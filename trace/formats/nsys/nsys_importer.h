@@ -66,7 +66,7 @@ class RowValues {
   double ReqReal(int col, const char* column_name);
   // Text or NULL (absent column: nullopt).
   std::optional<std::string> Text(int col);
-  // Start and end in ns: both required, within +/-2^62; end < start is negative_duration
+  // Start and end in ns: both required, within -2^60..2^62 (base/units.h); end < start is negative_duration
   // and reads as zero-length.
   void Times(int start_col, int end_col, TimeNs* start, TimeNs* end);
   void MarkBad(DiagCode diag, const std::string& what);

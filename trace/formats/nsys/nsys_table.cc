@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "trace/time_bounds.h"
 #include "trace/formats/nsys/nsys_importer.h"
 
 namespace ampscope::nsys {
 
 namespace {
-
-// Beyond this a timestamp is nonsense (about the year 2116 as Unix ns), and differences of
-// two such times cannot overflow int64.
-constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
 
 const char* TypeName(int sqlite_type) {
   switch (sqlite_type) {
@@ -188,8 +185,9 @@ void RowValues::Times(int start_col, int end_col, TimeNs* start, TimeNs* end) {
   *end = Req(end_col, "end");
   if (bad_) return;
   for (const auto& [name, t] : {std::pair<const char*, TimeNs>{"start", *start}, {"end", *end}}) {
-    if (t > kMaxAbsTimeNs || t < -kMaxAbsTimeNs) {
-      MarkBad(DiagCode::kNsysTimeOutOfRange, std::string(name) + " " + std::to_string(t) + " ns is beyond +/-2^62 ns");
+    // The model's bounds (base/units.h): spans of any two accepted times fit in int64.
+    if (!IsAcceptedTime(t)) {
+      MarkBad(DiagCode::kNsysTimeOutOfRange, std::string(name) + " " + std::to_string(t) + " ns is outside -2^60..2^62 ns");
       return;
     }
   }

@@ -1,0 +1,299 @@
+#include "fuzz/pipeline.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzers/analyze.h"
+#include "analyzers/precision.h"
+#include "base/strings.h"
+#include "gate/gate.h"
+#include "gate/gate_config.h"
+#include "gate/gate_output.h"
+#include "gate/report_diff.h"
+#include "gate/report_io.h"
+#include "render/html_report.h"
+#include "render/markdown_report.h"
+#include "render/terminal_summary.h"
+#include "reports/chrome_trace.h"
+#include "reports/json_report.h"
+#include "reports/perfetto_writer.h"
+#include "tools/scenario/scenario.h"
+#include "trace/formats/amptrace/amptrace_reader.h"
+#include "trace/formats/kineto/kineto_reader.h"
+#include "trace/formats/nsys/nsys_reader.h"
+#include "trace/reader.h"
+
+namespace ampscope::fuzz {
+
+namespace {
+
+// A broken output property is a bug just like a crash: say which and abort, so the fuzzer
+// keeps the input.
+[[noreturn]] void PropertyFailed(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "fuzz pipeline: property failed: %s: %s\n", what, detail.substr(0, 300).c_str());
+  std::abort();
+}
+
+// The way the CLI writes reports: kernel and range names from traces need not be UTF-8.
+std::string Dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+// Every written JSON must parse back: tools downstream read it.
+void MustParse(const std::string& text, const char* what) {
+  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) PropertyFailed(what, "not valid JSON");
+}
+
+void GateAndDiff(const nlohmann::json& baseline, const nlohmann::json& current) {
+  gate::GateResult result = gate::RunGate(baseline, current, gate::DefaultGateConfig(), gate::GateOptions{});
+  (void)gate::FormatGateTable(result);
+  (void)gate::FormatGateMarkdown(result);
+  (void)gate::FormatGateJUnit(result);
+  (void)gate::FormatGithubAnnotations(result);
+  MustParse(Dump(gate::GateResultToJson(result)), "gate --json");
+  gate::ReportDiff diff = gate::DiffReports(baseline, current, gate::DiffOptions{});
+  (void)gate::FormatDiffText(diff);
+  MustParse(Dump(gate::DiffToJson(diff)), "diff --json");
+}
+
+// What `ampscope kernels` computes (cli/kernels_cmd.cc), without its printing.
+void KernelTable(const Trace& trace) {
+  LaunchIndex launches(trace);
+  StepAnalysis steps = DetectSteps(trace, AnalysisOptions{}, launches);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const KernelSummary& k : SummarizeKernels(trace, steps)) {
+    rows.push_back({{"name", SanitizeUtf8(k.name_str)},
+                    {"count", k.count},
+                    {"total_us", static_cast<double>(k.total_ns) / 1000.0},
+                    {"category", KernelCategoryName(k.cls.category)},
+                    {"precision", PrecisionName(k.cls.precision)},
+                    {"rule", DescribeKernelRule(k.cls.rule)}});
+  }
+  MustParse(Dump(rows), "kernels --json");
+}
+
+// Everything `ampscope analyze` does after reading (cli/analyze_cmd.cc), into memory.
+void AnalyseAndRender(const std::vector<Trace>& traces) {
+  const AnalysisOptions options;
+  JobAnalysis job = AnalyzeJob(traces, options);
+  if (job.ranks.empty()) return;  // the CLI: "no trace could be analysed", exit 2
+  nlohmann::json report = BuildJsonReport(job, traces, options);
+  const std::string report_text = Dump(report);
+  MustParse(report_text, "JSON report");
+  (void)render::RenderHtml(report);
+  (void)render::RenderMarkdown(report);
+  for (const bool color : {true, false}) {
+    render::TerminalOptions terminal;
+    terminal.color = color;
+    terminal.verbose = color;  // both levels of detail, once each
+    (void)render::RenderTerminalSummary(report, terminal);
+  }
+
+  std::ostringstream chrome;
+  Status st = WriteChromeTrace(traces, job, chrome);
+  if (!st.ok()) PropertyFailed("Chrome trace", "failed on a good stream: " + st.message());
+  MustParse(chrome.str(), "Chrome trace");
+  std::ostringstream perfetto;
+  (void)WritePerfettoTrace(traces, job, perfetto);  // may refuse negative timestamps, never crash
+
+  // The report as gate and diff read it back (from its text, as they would from a file).
+  auto loaded = gate::ParseJsonText(report_text, "report.json");
+  if (!loaded.ok()) PropertyFailed("JSON report", "the gate cannot read it: " + loaded.status().message());
+  if (gate::ValidateReport(*loaded, "report.json", gate::ReportUse::kDiff).ok()) GateAndDiff(*loaded, *loaded);
+}
+
+Outcome AnalyseTraces(std::vector<Trace> traces) {
+  for (const Trace& t : traces) KernelTable(t);
+  AnalyseAndRender(traces);
+  return kAccepted;
+}
+
+// Two fixed reports from the scenario generator (a healthy fp16 run and a host-sync-bound one),
+// made once: the gate needs a real counterpart to compare a fuzzed report or config with.
+struct FixedReports {
+  nlohmann::json healthy;
+  nlohmann::json sync_bound;
+};
+
+nlohmann::json ScenarioReport(scenario::Problem problem) {
+  scenario::ScenarioOptions o;
+  o.problem = problem;
+  o.steps = 4;
+  o.layers = 1;
+  StatusOr<Trace> trace = ReadKinetoTraceFromString(scenario::GenerateKinetoJson(o), "scenario.json");
+  if (!trace.ok()) PropertyFailed("scenario trace", trace.status().message());
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace).value());
+  const AnalysisOptions options;
+  JobAnalysis job = AnalyzeJob(traces, options);
+  return nlohmann::json::parse(Dump(BuildJsonReport(job, traces, options)));
+}
+
+const FixedReports& Fixed() {
+  static const FixedReports* fixed = [] {
+    auto* f = new FixedReports;
+    f->healthy = ScenarioReport(scenario::Problem::kNone);
+    f->sync_bound = ScenarioReport(scenario::Problem::kHostSync);
+    return f;
+  }();
+  return *fixed;
+}
+
+// A memfd holding `data`, reachable by path (the .amptrace reader takes a path).
+class MemFile {
+ public:
+  MemFile(const uint8_t* data, size_t size) {
+    fd_ = memfd_create("fuzz.amptrace", MFD_CLOEXEC);
+    if (fd_ < 0) PropertyFailed("memfd_create", "failed");
+    size_t done = 0;
+    while (done < size) {
+      ssize_t n = write(fd_, data + done, size - done);
+      if (n <= 0) PropertyFailed("memfd write", "failed");
+      done += static_cast<size_t>(n);
+    }
+    path_ = "/proc/self/fd/" + std::to_string(fd_);
+  }
+  ~MemFile() { close(fd_); }
+  MemFile(const MemFile&) = delete;
+  MemFile& operator=(const MemFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// A file in $TMPDIR (or /tmp) holding `data`, removed again by the destructor. SQLite resolves
+// the path it opens, and a memfd's /proc/self/fd link resolves to no file, so the nsys reader
+// gets a real one.
+class TempFile {
+ public:
+  TempFile(const uint8_t* data, size_t size, const char* suffix) {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/ampscope_fuzz_" + std::to_string(getpid()) + suffix;
+    FILE* f = std::fopen(path_.c_str(), "wb");
+    if (f == nullptr) PropertyFailed("temporary file", "cannot create " + path_);
+    const bool ok = std::fwrite(data, 1, size, f) == size;
+    if (std::fclose(f) != 0 || !ok) PropertyFailed("temporary file", "cannot write " + path_);
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+Outcome RunKinetoPipeline(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  StatusOr<Trace> trace = ReadKinetoTraceFromString(bytes, "fuzz.json");
+  if (!trace.ok()) return kRejected;
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace).value());
+  if (size % 2 == 1) {
+    // Two ranks of one job: the second is read again, as `analyze a.json b.json` would.
+    StatusOr<Trace> again = ReadKinetoTraceFromString(bytes, "fuzz_rank1.json");
+    if (!again.ok()) PropertyFailed("Kineto reader", "the same bytes read twice gave different results");
+    traces.push_back(std::move(again).value());
+  }
+  return AnalyseTraces(std::move(traces));
+}
+
+Outcome RunAmptracePipeline(const uint8_t* data, size_t size) {
+  MemFile file(data, size);
+  (void)ReadAmptraceSummary(file.path());  // what `record` reads for session.json
+  StatusOr<Trace> trace = ReadAmptrace(file.path());
+  StatusOr<Trace> sniffed = ReadTrace(file.path());  // the format is sniffed from the bytes
+  if (trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the .amptrace reader");
+  if (!trace.ok()) return kRejected;
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace).value());
+  return AnalyseTraces(std::move(traces));
+}
+
+Outcome RunNsysPipeline(const uint8_t* data, size_t size) {
+  TempFile file(data, size, ".sqlite");
+  StatusOr<Trace> trace = ReadNsysExport(file.path());
+  StatusOr<Trace> sniffed = ReadTrace(file.path());  // the format is sniffed from the bytes
+  if (trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the nsys reader");
+  if (!trace.ok()) return kRejected;
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace).value());
+  return AnalyseTraces(std::move(traces));
+}
+
+Outcome RunReportPipeline(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto parsed = gate::ParseJsonText(text, "report.json");
+  if (!parsed.ok()) return kRejected;
+  const nlohmann::json& report = *parsed;
+  const bool for_diff = gate::ValidateReport(report, "report.json", gate::ReportUse::kDiff).ok();
+  const bool for_gate = gate::ValidateReport(report, "report.json", gate::ReportUse::kGate).ok();
+  if (for_gate && !for_diff) PropertyFailed("ValidateReport", "accepted for the gate but not for diff");
+  if (!for_diff) return kRejected;
+  (void)gate::StepDurationsUs(report);
+  const FixedReports& fixed = Fixed();
+  gate::ReportDiff diff = gate::DiffReports(fixed.healthy, report, gate::DiffOptions{});
+  (void)gate::FormatDiffText(diff);
+  MustParse(Dump(gate::DiffToJson(diff)), "diff --json");
+  diff = gate::DiffReports(report, fixed.healthy, gate::DiffOptions{});
+  (void)gate::FormatDiffText(diff);
+  if (!for_gate) return kAccepted;
+  GateAndDiff(fixed.healthy, report);
+  GateAndDiff(report, fixed.sync_bound);
+  GateAndDiff(report, report);
+  return kAccepted;
+}
+
+Outcome RunGateConfigPipeline(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto parsed = gate::ParseJsonText(text, "gate.json");
+  if (!parsed.ok()) return kRejected;
+  auto config = gate::ParseGateConfig(*parsed, "gate.json");
+  if (!config.ok()) return kRejected;
+  // --print-config prints it back; reading that back must give the same config.
+  const std::string printed = Dump(gate::GateConfigToJson(*config));
+  auto reparsed = gate::ParseGateConfig(nlohmann::json::parse(printed), "printed.json");
+  if (!reparsed.ok()) PropertyFailed("gate config", "the printed config does not parse: " + reparsed.status().message());
+  if (Dump(gate::GateConfigToJson(*reparsed)) != printed) PropertyFailed("gate config", "printing is not stable");
+  const FixedReports& fixed = Fixed();
+  for (const auto& [baseline, current] : {std::pair(&fixed.healthy, &fixed.sync_bound),
+                                          std::pair(&fixed.sync_bound, &fixed.healthy)}) {
+    gate::GateResult result = gate::RunGate(*baseline, *current, *config, gate::GateOptions{});
+    (void)gate::FormatGateTable(result);
+    (void)gate::FormatGateMarkdown(result);
+    (void)gate::FormatGateJUnit(result);
+    (void)gate::FormatGithubAnnotations(result);
+    MustParse(Dump(gate::GateResultToJson(result)), "gate --json");
+  }
+  return kAccepted;
+}
+
+const std::vector<Target>& Targets() {
+  static const std::vector<Target> targets = {
+      {"kineto", &RunKinetoPipeline},
+      {"amptrace", &RunAmptracePipeline},
+      {"nsys", &RunNsysPipeline},
+      {"report", &RunReportPipeline},
+      {"gate_config", &RunGateConfigPipeline},
+  };
+  return targets;
+}
+
+const Target* FindTarget(std::string_view name) {
+  for (const Target& t : Targets())
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+}  // namespace ampscope::fuzz

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the fuzzers (if needed) and runs each target for SECONDS (default 60) under
+# ASan + UBSan (non-recoverable), then prints each target's executions, coverage and crashes.
+#   scripts/fuzz.sh [SECONDS]
+# Exit code: 0 no target found anything; 1 a crash, leak, timeout, OOM or broken property
+# (the input is kept under build-asan/fuzz-work/artifacts/; minimise it with
+# `build-asan/fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 FILE`, then commit it under
+# fuzz/regressions/<target>/, see docs/fuzzing.md); 2 the fuzzers could not be built or seeded.
+# The fuzzers need clang and libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh --fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
+build=build-asan
+work="$build/fuzz-work"
+shared="$(cd .. && pwd)/shared"
+
+scripts/test.sh --asan --configure-only
+if ! grep -q '^AMPSCOPE_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt" || [ ! -f "$build/fuzz/CTestTestfile.cmake" ]; then
+  echo "fuzz.sh: $build is not a clang tree with AMPSCOPE_BUILD_FUZZERS=ON (is clang installed?)" >&2
+  exit 2
+fi
+cmake --build "$build" -j "$(nproc)" --target ampscope_fuzzers
+
+# Seeds: generated from small shared traces and the real writers (never committed), plus the
+# hand-cut pieces and every regression input in the tree.
+rm -rf "$work/seeds"
+mkdir -p "$work/seeds" "$work/artifacts"
+if ! "$build/fuzz/ampscope_fuzz_seeds" "$work/seeds" "$shared" "$PWD"; then
+  if [ "${CI:-}" = "true" ]; then
+    echo "fuzz.sh: cannot generate the seed corpora (is $shared there?); CI fuzzes with all seeds or not at all" >&2
+    exit 2
+  fi
+  echo "fuzz.sh: warning: some seeds are missing (see above); fuzzing with what there is" >&2
+fi
+
+# Per target: the longest input libFuzzer may build (seeds are smaller) and its extra flags.
+declare -A max_len=([kineto]=131072 [amptrace]=16384 [nsys]=65536 [report]=65536 [gate_config]=8192)
+declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [report]="" [gate_config]="")
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+failed=0
+summary=()
+for target in kineto amptrace nsys report gate_config; do
+  corpus="$work/corpus/$target"
+  mkdir -p "$corpus"
+  inputs=("$corpus" "$work/seeds/$target" "fuzz/regressions/$target")
+  [ -d "fuzz/corpus/$target" ] && inputs+=("fuzz/corpus/$target")
+  log="$work/$target.log"
+  echo "== fuzz_$target: ${seconds}s"
+  set +e
+  # -timeout: one input may take 30 s (a slow input is a finding); -rss_limit_mb: 2.5 GB.
+  # shellcheck disable=SC2086
+  "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2560 \
+      -max_len="${max_len[$target]}" -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" \
+      ${extra[$target]} "${inputs[@]}" > "$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}')
+  ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | awk '{print $2}')
+  corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | awk '{print $2}')
+  line="fuzz_$target: ${runs:-0} runs, ${speed:-0}/s, coverage ${cov:-0} edges / ${ft:-0} features, corpus ${corp:-0}"
+  if [ "$rc" -ne 0 ]; then
+    failed=1
+    why=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): [a-z -]+|runtime error: .*|property failed: .*|terminate called.*' "$log" || echo "exit code $rc")
+    line="$line, FAILED: $why (log: $log)"
+    grep -E '^artifact_prefix|Test unit written' "$log" || true
+  else
+    line="$line, 0 crashes"
+  fi
+  echo "$line"
+  summary+=("$line")
+done
+echo
+echo "== fuzz summary (${seconds}s per target)"
+printf '%s\n' "${summary[@]}"
+exit "$failed"

@@ -1,0 +1,136 @@
+// `ampscope record` never fails silently: on this machine (no GPU, no driver) the real CUPTI
+// refuses, the NVTX test program initializes no CUDA, and windows can miss the steps; each of
+// these must be one stderr line, an entry in session.json, and with --fail-on-empty exit 3.
+// What the programs do is in their header comments (tests/collector_programs/); the expected
+// step numbers follow from nvtx_steps.cc's five "step" ranges (0..4).
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "test_subprocess.h"
+#include "support/test_support.h"
+
+namespace ampscope {
+namespace {
+
+using testing::BinaryPath;
+using testing::RunProcess;
+
+const std::string kAmpscope = BinaryPath("cli/ampscope");
+const std::string kNvtxSteps = BinaryPath("tests/collector_programs/ampscope_nvtx_steps");
+const std::string kNoDriverHost = BinaryPath("tests/collector_programs/ampscope_no_driver_host");
+const std::string kInjectLib = BinaryPath("collector/libampscope_inject.so");
+const std::vector<std::string> kClean = {"AMPSCOPE_OUTPUT_DIR", "AMPSCOPE_STEPS", "AMPSCOPE_CAPTURE_NVTX",
+                                         "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "RANK",
+                                         "LOCAL_RANK", "WORLD_SIZE", "AMPSCOPE_INJECT_PATH",
+                                         "AMPSCOPE_PRINT_WARNINGS"};
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// stderr lines of `record` that carry warning `id`.
+size_t LinesFor(const std::string& err, const std::string& id) {
+  size_t n = 0;
+  for (const std::string& l : Lines(err)) n += l.rfind("ampscope record: " + id + ": ", 0) == 0;
+  return n;
+}
+
+struct Recorded {
+  testing::ProcessResult run;
+  nlohmann::json session;
+  std::string dir;
+};
+
+Recorded Record(const std::vector<std::string>& options, const std::vector<std::string>& command) {
+  Recorded r;
+  r.dir = testing::MakeTempDir("speaks") + "/out";
+  std::vector<std::string> argv = {kAmpscope, "record", "-o", r.dir};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  r.run = RunProcess(argv, {}, kClean);
+  r.session = nlohmann::json::parse(testing::ReadFile(r.dir + "/session.json"));
+  return r;
+}
+
+bool SessionHas(const nlohmann::json& session, const std::string& id) {
+  for (const auto& w : session["warnings"])
+    if (w["id"] == id) return true;
+  return false;
+}
+
+TEST(RecordSpeaksUpTest, AProgramWithoutCudaIsOneLine) {
+  Recorded r = Record({}, {kNvtxSteps});
+  EXPECT_EQ(r.run.exit_code(), 0) << r.run.err;
+  EXPECT_EQ(LinesFor(r.run.err, "no_cuda_activity"), 1u) << r.run.err;
+  EXPECT_TRUE(SessionHas(r.session, "no_cuda_activity"));
+  EXPECT_EQ(r.session["empty_recording"], true);
+  // The collector's own "ampscope:" line is left to `record`, which prints each id once.
+  for (const std::string& l : Lines(r.run.err)) EXPECT_NE(l.rfind("ampscope: ", 0), 0u) << l;
+}
+
+TEST(RecordSpeaksUpTest, FailOnEmptyTurnsItIntoExit3) {
+  Recorded r = Record({"--fail-on-empty"}, {kNvtxSteps});
+  EXPECT_EQ(r.run.exit_code(), 3) << r.run.err;
+  EXPECT_NE(r.run.err.find("--fail-on-empty"), std::string::npos);
+  // The program's own failure wins over ours.
+  Recorded failed = Record({"--fail-on-empty"}, {kNvtxSteps, "5"});
+  EXPECT_EQ(failed.run.exit_code(), 5);
+}
+
+TEST(RecordSpeaksUpTest, NoFileAtAllIsOneLine) {
+  Recorded r = Record({"--fail-on-empty"}, {"/bin/sh", "-c", "exit 0"});
+  EXPECT_EQ(r.run.exit_code(), 3);
+  EXPECT_EQ(LinesFor(r.run.err, "no_files"), 1u) << r.run.err;
+  EXPECT_TRUE(SessionHas(r.session, "no_files"));
+}
+
+TEST(RecordSpeaksUpTest, CuptiWithoutADriverSaysWhyAndHowToFix) {
+  // The host program calls InitializeInjection itself (cuInit would, given a driver); the real
+  // libcupti then refuses, as it does on every machine without a driver.
+  Recorded r = Record({"--fail-on-empty"}, {kNoDriverHost, kInjectLib});
+  EXPECT_EQ(r.run.exit_code(), 7) << r.run.err;  // the program's own code
+  const size_t lines = LinesFor(r.run.err, "cupti_unavailable") + LinesFor(r.run.err, "cupti_load_failed");
+  EXPECT_EQ(lines, 1u) << r.run.err;
+  EXPECT_TRUE(SessionHas(r.session, "cupti_unavailable") || SessionHas(r.session, "cupti_load_failed"));
+  if (SessionHas(r.session, "cupti_unavailable")) {
+    EXPECT_NE(r.run.err.find("nvidia-smi"), std::string::npos) << r.run.err;
+  }
+}
+
+TEST(RecordSpeaksUpTest, AWindowThatNeverOpensIsOneLine) {
+  Recorded r = Record({"--steps", "7..9"}, {kNvtxSteps});
+  EXPECT_EQ(r.run.exit_code(), 0);
+  EXPECT_EQ(LinesFor(r.run.err, "capture_range_not_reached"), 1u) << r.run.err;
+  EXPECT_TRUE(SessionHas(r.session, "capture_range_not_reached"));
+  Recorded strict = Record({"--steps", "7..9", "--fail-on-empty"}, {kNvtxSteps});
+  EXPECT_EQ(strict.run.exit_code(), 3);
+}
+
+TEST(RecordSpeaksUpTest, AWindowCutShortWarnsAndStepsKeepTheirNumbers) {
+  Recorded r = Record({"--steps", "2..9"}, {kNvtxSteps});
+  EXPECT_EQ(r.run.exit_code(), 0);
+  ASSERT_EQ(LinesFor(r.run.err, "steps_window_cut"), 1u) << r.run.err;
+  EXPECT_NE(r.run.err.find("only steps 2..4 (3 of 8)"), std::string::npos) << r.run.err;
+  ASSERT_EQ(r.session["files"].size(), 1u);
+  const std::string trace = r.dir + "/" + r.session["files"][0]["file"].get<std::string>();
+  const std::string report = r.dir + "/report.json";
+  auto analyze = RunProcess({kAmpscope, "analyze", trace, "-o", report, "--quiet"});
+  ASSERT_EQ(analyze.exit_code(), 0) << analyze.err;
+  auto json = nlohmann::json::parse(testing::ReadFile(report));
+  std::vector<int64_t> numbers;
+  for (const auto& w : json["steps"]["windows"]) numbers.push_back(w["number"].get<int64_t>());
+  EXPECT_EQ(numbers, (std::vector<int64_t>{2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace ampscope
