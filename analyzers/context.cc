@@ -413,7 +413,11 @@ void RankContext::BuildIdleGaps() {
   std::map<int32_t, std::vector<const GpuWork*>> by_device;
   for (const GpuWork& w : work) by_device[w.device].push_back(&w);
 
-  for (const auto& [device, events] : by_device) {
+  for (const auto& entry : by_device) {
+    // (Named, not a structured binding: the lambda below captures the device, which clang 14
+    // does not allow for a binding.)
+    const int32_t device = entry.first;
+    const std::vector<const GpuWork*>& events = entry.second;
     // Walk events by start; `busy_end` is the end of the merged busy interval so far.
     // A gap ends when the next event starts after busy_end. HTA's rule classifies it by
     // the event that ends it: if its launch API started after the gap began, the GPU

@@ -124,7 +124,7 @@ class StringTable {
       if (slot.id == kEmptySlot) return false;
       if (slot.hash_high == high) {
         const std::string_view stored = views_[slot.id];
-        if (stored.size() == s.size() && std::memcmp(stored.data(), s.data(), s.size()) == 0) {
+        if (stored.size() == s.size() && (s.empty() || std::memcmp(stored.data(), s.data(), s.size()) == 0)) {
           *id = slot.id;
           return true;
         }
@@ -167,7 +167,7 @@ class StringTable {
       block_ += s.size();
       block_left_ -= s.size();
     }
-    std::memcpy(dst, s.data(), s.size());
+    if (!s.empty()) std::memcpy(dst, s.data(), s.size());  // s.data() may be null when empty
     return std::string_view(dst, s.size());
   }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/saturating.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope::roofline {
@@ -198,7 +199,7 @@ struct OpWindows {
 RooflineGpu PickGpu(const Trace& trace, const RooflineOptions& options, const std::vector<GpuPeak>& table) {
   RooflineGpu g;
   std::map<int32_t, TimeNs> busy;
-  for (const KernelEvent& k : trace.kernels) busy[k.device] += std::max<TimeNs>(0, k.duration_ns());
+  for (const KernelEvent& k : trace.kernels) SatAccumulate(busy[k.device], std::max<TimeNs>(0, k.duration_ns()));
   TimeNs best = -1;
   for (const auto& [dev, ns] : busy)
     if (ns > best) best = ns, g.device = dev;
@@ -347,7 +348,10 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
   std::map<std::pair<std::string, std::string>, RooflineCoverage::Unmodelled> unknown;
   for (NodeId n = 0; n < N; ++n) {
     if (!is_row[n] || step_of(n) < 0) continue;
-    const OpCost* c = eval.Cost(n);
+    // A copy: op_precision() below evaluates descendants, which can grow the evaluator's cache
+    // and move the entry a pointer would point at.
+    const OpCost cost = *eval.Cost(n);
+    const OpCost* c = &cost;
     const CpuOp& op = *tree.cpu_op(n);
     const auto key = std::make_tuple(op.name, op.input_dims, op.input_types, op.input_strides, op.concrete_inputs,
                                      tree.is_backward(n));

@@ -695,13 +695,15 @@ TEST(Diagnosis, AttentionNotOnAFlashKernel) {
   ASSERT_NE(FindField(f->evidence, "flash_available"), nullptr);
   EXPECT_EQ(std::get<bool>(FindField(f->evidence, "flash_available")->value), true);
   // Memory-efficient attention with fp16 inputs on sm80, where flash exists: a finding.
-  f = FindFinding(Attention("aten::_scaled_dot_product_efficient_attention", 8, 1000), "attention_not_flash");
+  const RankAnalysis efficient = Attention("aten::_scaled_dot_product_efficient_attention", 8, 1000);
+  f = FindFinding(efficient, "attention_not_flash");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->recommendation.find("is_causal=True"), std::string::npos);
   // On a V100 (sm70) memory-efficient attention is the fused choice: nothing to say.
   EXPECT_EQ(FindFinding(Attention("aten::_scaled_dot_product_efficient_attention", 7, 1000), "attention_not_flash"), nullptr);
   // On sm70 the math path is still worth moving off, with the right advice for the GPU.
-  f = FindFinding(Attention("aten::_scaled_dot_product_attention_math", 7, 1000), "attention_not_flash");
+  const RankAnalysis math_sm70 = Attention("aten::_scaled_dot_product_attention_math", 7, 1000);
+  f = FindFinding(math_sm70, "attention_not_flash");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->recommendation.find("needs sm80 or newer"), std::string::npos);
   // Flash itself: no finding.

@@ -16,6 +16,7 @@
 
 #include "analyzers/analyze.h"
 #include "support/trace_builder.h"
+#include "trace/time_bounds.h"
 
 namespace ampscope {
 namespace {

@@ -129,7 +129,7 @@ TEST_F(NsysCli, KernelsDiffAndGateWorkOnNsysReports) {
   ASSERT_EQ(RunAmpscope("analyze " + SharedPath(kCloverleaf) + " -o " + Path("b.json") + " -q").exit_code, 0);
   RunResult d = RunAmpscope("diff " + Path("a.json") + " " + Path("b.json") + " --json");
   ASSERT_EQ(d.exit_code, 0) << d.out;
-  EXPECT_NO_THROW(json::parse(d.out));
+  EXPECT_TRUE(json::accept(d.out)) << d.out.substr(0, 400);
   RunResult g = RunAmpscope("gate --baseline " + Path("a.json") + " --current " + Path("b.json") + " -q");
   EXPECT_EQ(g.exit_code, 0) << g.out;  // the same capture twice is no regression
 }
