@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "base/numeric_option.h"
 #include "render/format.h"
@@ -48,7 +49,7 @@ std::string WrapText(const std::string& text, size_t width) {
 // the same and fits (record's hand-written usage predates this).
 class Formatter : public CLI::Formatter {
  public:
-  explicit Formatter(size_t width) : width_(width) {
+  Formatter(size_t width, std::string usage_tail) : width_(width), usage_tail_(std::move(usage_tail)) {
     column_width(kNameColumn);
     label("REQUIRED", "(required)");
   }
@@ -61,6 +62,12 @@ class Formatter : public CLI::Formatter {
     if (!text.empty() && text.back() == '\n') text.pop_back();
     return text.empty() ? text : WrapText(text, width_) + "\n";
   }
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    if (usage_tail_.empty()) return usage;
+    const size_t end = usage.find_last_not_of('\n');
+    return usage.substr(0, end + 1) + " " + usage_tail_ + usage.substr(end + 1);
+  }
   std::string make_footer(const CLI::App* app) const override {
     std::string text = app->get_footer();
     return text.empty() ? text : WrapText(text, width_) + "\n";
@@ -68,6 +75,7 @@ class Formatter : public CLI::Formatter {
 
  private:
   size_t width_;
+  std::string usage_tail_;  // after "[OPTIONS]", e.g. record's "-- CMD ARGS..."
 };
 
 // Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two
@@ -102,9 +110,9 @@ std::string OneLine(std::string text) {
 
 }  // namespace
 
-void StyleApp(CLI::App& app, const std::string& command) {
+void StyleApp(CLI::App& app, const std::string& command, const std::string& usage_tail) {
   app.name("ampscope " + command);
-  app.formatter(std::make_shared<Formatter>(render::TerminalWidth(STDOUT_FILENO)));
+  app.formatter(std::make_shared<Formatter>(render::TerminalWidth(STDOUT_FILENO), usage_tail));
 }
 
 std::vector<std::string> CloseMatches(std::string_view word, const std::vector<std::string>& candidates) {

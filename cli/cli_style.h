@@ -16,8 +16,9 @@ namespace ampscope::cli {
 inline constexpr int kExitUsage = 2;
 
 // Gives `app` the shared help formatter (option descriptions wrapped to the terminal width)
-// and names it "ampscope <command>".
-void StyleApp(CLI::App& app, const std::string& command);
+// and names it "ampscope <command>". `usage_tail` follows "[OPTIONS]" on the usage line (for a
+// command that takes words CLI11 does not parse, as record's "-- CMD ARGS...").
+void StyleApp(CLI::App& app, const std::string& command, const std::string& usage_tail = "");
 
 // Parses argv. Returns nullopt when the command should go on; otherwise the exit code: 0 after
 // --help (printed on stdout), kExitUsage after a parse error, printed on stderr as one line:

@@ -21,14 +21,18 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "base/strings.h"
+#include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/launcher.h"
 #include "cli/record_warnings.h"
@@ -37,37 +41,20 @@
 namespace ampscope::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: ampscope record [-o DIR] [-f] [--steps N..M | --capture-range=nvtx --nvtx-capture=NAME]\n"
-    "                       [--step-range-name NAME] [--tensor-metrics] [--fail-on-empty] -- CMD ARGS...\n"
-    "\n"
-    "Runs CMD with the CUPTI/NVTX collector injected and records one .amptrace file per CUDA or\n"
-    "NVTX process into DIR, plus DIR/session.json.\n"
-    "\n"
-    "  -o, --output DIR         output directory (default ./ampscope-<YYYYmmdd-HHMMSS>)\n"
-    "  -f, --force              reuse an existing DIR (its .amptrace files and session.json are replaced)\n"
-    "  --steps N..M             record only steps N..M (inclusive) of the NVTX range named by\n"
-    "                           --step-range-name (default \"step\"): the number in its name (\"step 7\"),\n"
-    "                           else its 0-based occurrence; \"N\" or \"N..\" also work\n"
-    "  --step-range-name NAME   the NVTX range that marks a step\n"
-    "  --capture-range=nvtx     record only inside the first NVTX range named by --nvtx-capture\n"
-    "  --nvtx-capture NAME      that range's name\n"
-    "  --tensor-metrics         sample Tensor Core activity with CUPTI PM sampling (when the GPU and\n"
-    "                           permissions allow; otherwise a warning says why and the run goes on)\n"
-    "  --fail-on-empty          exit 3 when CMD exited 0 but nothing useful was recorded (no CUDA, CUPTI\n"
-    "                           refused, no kernel, the --steps window never opened): for CI\n"
-    "\n"
-    "Exit code: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable;\n"
-    "3 with --fail-on-empty (CMD exited 0, the recording is empty). Every warning is one line on stderr.\n";
+constexpr const char* kDescription =
+    "Runs CMD with the CUPTI/NVTX collector injected and records one .amptrace file per CUDA or NVTX "
+    "process into DIR, plus DIR/session.json.";
+constexpr const char* kFooter =
+    "Exit codes: CMD's (128+N if signal N killed it); 2 usage error; 127 CMD not found; 126 not executable; "
+    "3 with --fail-on-empty (CMD exited 0, the recording is empty). Every warning is one line on stderr.";
 
 // --fail-on-empty: CMD succeeded but the recording lacks what it was for. Not 1 or 2, which
 // CMD itself often returns; CMD's own non-zero code always wins.
 constexpr int kExitEmptyRecording = 3;
 
 int UsageError(const std::string& message) {
-  // One line, as every usage error (issue 16), with where to look.
-  std::fprintf(stderr, "ampscope record: %s (try 'ampscope record --help')\n", message.c_str());
-  return 2;
+  // One line, as every usage error, with where to look (cli_style.h).
+  return cli::UsageError("record", message + " (try 'ampscope record --help')");
 }
 
 std::string DefaultDir() {
@@ -167,43 +154,46 @@ int RunRecord(int argc, char** argv) {
   bool tensor_metrics = false, fail_on_empty = false;
   std::vector<std::string> command;
 
-  auto value = [&](int& i, const std::string& arg, const std::string& name, std::string* out) -> bool {
-    if (arg.size() > name.size() && arg.compare(0, name.size() + 1, name + "=") == 0) {
-      *out = arg.substr(name.size() + 1);
-      return true;
-    }
-    if (arg == name) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    }
-    return false;
-  };
+  CLI::App app{kDescription};
+  StyleApp(app, "record", "-- CMD ARGS...");
+  app.footer(kFooter);
+  app.add_option("-o,--output", out_dir, "Output directory (default ./ampscope-<YYYYmmdd-HHMMSS>)")->type_name("DIR");
+  app.add_flag("-f,--force", force, "Reuse an existing DIR (its .amptrace files and session.json are replaced)");
+  app.add_option("--steps", steps,
+                 "Record only steps N..M (inclusive) of the NVTX range named by --step-range-name: the number in "
+                 "its name (\"step 7\"), else its 0-based occurrence; \"N\" or \"N..\" also work")
+      ->type_name("N..M");
+  app.add_option("--step-range-name", step_range_name, "The NVTX range that marks a step (default \"step\")")
+      ->type_name("NAME");
+  app.add_option("--capture-range", capture_range, "Record only inside the first NVTX range named by --nvtx-capture")
+      ->type_name("nvtx");
+  app.add_option("--nvtx-capture", nvtx_capture, "That range's name")->type_name("NAME");
+  app.add_flag("--tensor-metrics", tensor_metrics,
+               "Sample Tensor Core activity with CUPTI PM sampling (when the GPU and permissions allow; otherwise a "
+               "warning says why and the run goes on)");
+  app.add_flag("--fail-on-empty", fail_on_empty,
+               "Exit 3 when CMD exited 0 but nothing useful was recorded (no CUDA, CUPTI refused, no kernel, the "
+               "--steps window never opened): for CI");
+  // CMD starts after the first "--", or at the first word that is not an option (CLI11's prefix
+  // command), so that CMD's own options are never taken for record's.
+  int option_count = argc;
   for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--") {
+    if (std::string_view(argv[i]) == "--") {
+      option_count = i;
       for (int j = i + 1; j < argc; ++j) command.push_back(argv[j]);
       break;
     }
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg == "-f" || arg == "--force") {
-      force = true;
-    } else if (arg == "--tensor-metrics") {
-      tensor_metrics = true;
-    } else if (arg == "--fail-on-empty") {
-      fail_on_empty = true;
-    } else if (value(i, arg, "-o", &out_dir) || value(i, arg, "--output", &out_dir) ||
-               value(i, arg, "--steps", &steps) || value(i, arg, "--step-range-name", &step_range_name) ||
-               value(i, arg, "--capture-range", &capture_range) || value(i, arg, "--nvtx-capture", &nvtx_capture)) {
-      continue;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return UsageError("unknown option '" + arg + "' (or it lacks its value)");
-    } else {
-      for (int j = i; j < argc; ++j) command.push_back(argv[j]);  // CMD without "--"
-      break;
+  }
+  if (option_count == argc) app.prefix_command();
+  if (std::optional<int> done = ParseArgs(app, "record", option_count, argv)) return *done;
+  if (option_count == argc) {
+    command = app.remaining();
+    if (!command.empty() && command[0].size() > 1 && command[0][0] == '-') {
+      std::vector<std::string> names;
+      for (const CLI::Option* opt : app.get_options())
+        for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+      const std::string word = command[0].substr(0, command[0].find('='));
+      return UsageError("unknown option '" + word + "'" + DidYouMean(word, names));
     }
   }
   if (command.empty()) return UsageError("no command to run (put it after --)");

@@ -75,7 +75,7 @@ class CliHabits : public ::testing::Test {
 };
 
 TEST_F(CliHabits, HelpCommandShowsThatCommandsHelp) {
-  for (const char* cmd : {"analyze", "kernels", "diff", "gate"}) {
+  for (const char* cmd : {"analyze", "kernels", "diff", "gate", "record"}) {
     RunResult help = Ampscope(std::string("help ") + cmd, "2>/dev/null");
     RunResult direct = Ampscope(std::string(cmd) + " --help", "2>/dev/null");
     EXPECT_EQ(help.exit_code, 0) << cmd;
@@ -86,7 +86,7 @@ TEST_F(CliHabits, HelpCommandShowsThatCommandsHelp) {
 
 TEST_F(CliHabits, EveryHelpHasTheSameLayout) {
   // CLI11's layout: description, "Usage:", an "Options:" section, the exit codes as footer.
-  for (const char* cmd : {"analyze", "kernels", "diff", "gate"}) {
+  for (const char* cmd : {"analyze", "kernels", "diff", "gate", "record"}) {
     RunResult r = Ampscope(std::string(cmd) + " --help", "2>/dev/null");
     EXPECT_NE(r.out.find("\nOptions:\n  -h,--help "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\nExit codes: "), std::string::npos) << r.out;
@@ -94,7 +94,7 @@ TEST_F(CliHabits, EveryHelpHasTheSameLayout) {
 }
 
 TEST_F(CliHabits, HelpFitsTheTerminal) {
-  for (const char* cmd : {"analyze", "kernels", "diff", "gate"}) {
+  for (const char* cmd : {"analyze", "kernels", "diff", "gate", "record"}) {
     RunResult r = Shell("COLUMNS=80 " + BinaryPath("cli/ampscope") + " " + cmd + " --help | cat");
     size_t start = 0;
     while (start < r.out.size()) {
@@ -134,6 +134,12 @@ TEST_F(CliHabits, UnknownOptionSuggestsTheClosest) {
                    "ampscope kernels: unknown option '--tpo' (did you mean '--top'?) (try 'ampscope kernels --help')");
   ExpectUsageError(Ampscope("gate --baseline=a --curent=b"),
                    "ampscope gate: unknown option '--curent' (did you mean '--current'?) (try 'ampscope gate --help')");
+  // record: before "--", and without "--" (CMD starts at the first word that is not an option).
+  ExpectUsageError(Ampscope("record --forse -- /bin/true"),
+                   "ampscope record: unknown option '--forse' (did you mean '--force'?) (try 'ampscope record --help')");
+  ExpectUsageError(Ampscope("record --tensor-metric /bin/true"),
+                   "ampscope record: unknown option '--tensor-metric' (did you mean '--tensor-metrics'?) (try 'ampscope "
+                   "record --help')");
   // A one-letter option is one edit from every other: no guess.
   ExpectUsageError(Ampscope("analyze " + trace_ + " -z"), "ampscope analyze: unknown option '-z' (try 'ampscope analyze --help')");
 }

@@ -155,6 +155,8 @@ TEST(RecordCliTest, UsageErrors) {
   auto help = RunProcess({BinaryPath("cli/ampscope"), "record", "--help"});
   EXPECT_EQ(help.exit_code(), 0);
   EXPECT_NE(help.out.find("--nvtx-capture"), std::string::npos);
+  // The same CLI11 layout as every other command, with where CMD goes.
+  EXPECT_NE(help.out.find("Usage: ampscope record [OPTIONS] -- CMD ARGS...\n"), std::string::npos) << help.out;
 }
 
 }  // namespace
