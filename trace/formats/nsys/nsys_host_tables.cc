@@ -43,29 +43,15 @@ struct PendingRange {
 
 Status Importer::ReadNvtx() {
   enum Col { kStart, kEnd, kEventType, kText, kGlobalTid, kTextId, kDomainId };
-  StatusOr<std::optional<TableRows>> opened = OpenTable(kNvtxTable, {{"start", true},
-                                                                     {"end", true},
-                                                                     {"eventType", true},
-                                                                     {"text", false},
-                                                                     {"globalTid", false},
-                                                                     {"textId", false},
-                                                                     {"domainId", false}});
-  if (!opened.ok()) return opened.status();
-  if (!opened->has_value()) {
-    missing_tables_.insert(kNvtxTable);
-    return Status::Ok();
-  }
-  TableRows& rows = **opened;
+  const std::vector<ColumnSpec> columns = {{"start", true},     {"end", true},    {"eventType", true},
+                                           {"text", false},     {"globalTid", false}, {"textId", false},
+                                           {"domainId", false}};
   std::vector<PendingRange> ranges;
   std::map<std::pair<int64_t, int64_t>, StringId> domains;  // (pid, domainId) -> name
   uint64_t ignored = 0;
   int64_t first_ignored = -1;
   std::string ignored_types;
-  while (true) {
-    StatusOr<bool> more = rows.Next();
-    if (!more.ok()) return RowError(rows, more.status().message());
-    if (!*more) break;
-    RowValues v(*this, rows);
+  Status read = ForEachRow(kNvtxTable, columns, IfAbsent::kCountMissing, [&](RowValues& v, TableRows& rows) {
     const int64_t type = v.Req(kEventType, "eventType");
     const int64_t start = v.Req(kStart, "start");
     const bool has_end = rows.present(kEnd) && !rows.stmt().is_null(rows.pos(kEnd));
@@ -73,7 +59,7 @@ Status Importer::ReadNvtx() {
     const int64_t domain_id = v.Opt(kDomainId, "domainId", 0);
     const int64_t text_id = v.Opt(kTextId, "textId", -1);
     const std::optional<std::string> text = v.Text(kText);
-    if (v.bad()) continue;
+    if (v.bad()) return;
     const int64_t pid = global_tid >= 0 ? PidOfGlobalId(global_tid) : -1;
     const int64_t tid = global_tid >= 0 ? TidOfGlobalId(global_tid) : -1;
     StringId name = kNoString;
@@ -84,17 +70,17 @@ Status Importer::ReadNvtx() {
     }
     if (type == kNvtxDomainCreate) {
       domains[{pid, domain_id}] = name;
-      continue;
+      return;
     }
     if (type == kNvtxThread) {
       if (pid >= 0 && tid >= 0) trace_.processes[pid].thread_names[tid] = std::string(trace_.str(name));
-      continue;
+      return;
     }
     if (type != kNvtxPushPopRange && type != kNvtxStartEndRange && type != kNvtxMark) {
       if (ignored++ == 0) first_ignored = rows.row();
       if (ignored_types.find(" " + std::to_string(type) + ",") == std::string::npos && ignored_types.size() < 60)
         ignored_types += " " + std::to_string(type) + ",";
-      continue;
+      return;
     }
     PendingRange p;
     Range& r = p.range;
@@ -107,7 +93,7 @@ Status Importer::ReadNvtx() {
     if (type != kNvtxMark) {
       if (has_end) {
         v.Times(kStart, kEnd, &r.start_ns, &end);
-        if (v.bad()) continue;
+        if (v.bad()) return;
       } else {
         p.unclosed = true;  // still open when the capture stopped
       }
@@ -116,14 +102,15 @@ Status Importer::ReadNvtx() {
       r.start_ns = start;
       if (!IsAcceptedTime(start)) {
         v.MarkBad(DiagCode::kNsysTimeOutOfRange, "start " + std::to_string(start) + " ns is outside -2^60..2^62 ns");
-        continue;
+        return;
       }
     }
     r.end_ns = end;
     SeePid(pid);
     SeeTime(end);
     ranges.push_back(p);
-  }
+  });
+  if (!read.ok()) return read;
   for (PendingRange& p : ranges) {
     if (p.domain_id != 0) {
       auto it = domains.find({p.range.pid, p.domain_id});
@@ -141,63 +128,37 @@ Status Importer::ReadNvtx() {
 }
 
 Status Importer::ReadThreadAndProcessNames() {
-  {
-    enum Col { kNameId, kGlobalTid };
-    StatusOr<std::optional<TableRows>> opened = OpenTable(kThreadNamesTable, {{"nameId", true}, {"globalTid", true}});
-    if (!opened.ok()) return opened.status();
-    if (opened->has_value()) {
-      TableRows& rows = **opened;
-      while (true) {
-        StatusOr<bool> more = rows.Next();
-        if (!more.ok()) return RowError(rows, more.status().message());
-        if (!*more) break;
-        RowValues v(*this, rows);
-        const int64_t name_id = v.Req(kNameId, "nameId"), global_tid = v.Req(kGlobalTid, "globalTid");
-        if (v.bad()) continue;
-        const int64_t pid = PidOfGlobalId(global_tid);
-        if (pids_.seen.count(pid) == 0) continue;  // threads of processes that did no CUDA/NVTX work
-        std::string& slot = trace_.processes[pid].thread_names[TidOfGlobalId(global_tid)];
-        if (slot.empty()) slot = std::string(trace_.str(Str(name_id, rows, "nameId")));
-      }
-    }
-  }
-  enum Col { kGlobalPid, kPid, kName };
-  StatusOr<std::optional<TableRows>> opened =
-      OpenTable(kProcessesTable, {{"globalPid", false}, {"pid", true}, {"name", false}});
-  if (!opened.ok()) return opened.status();
-  if (!opened->has_value()) return Status::Ok();
-  TableRows& rows = **opened;
-  while (true) {
-    StatusOr<bool> more = rows.Next();
-    if (!more.ok()) return RowError(rows, more.status().message());
-    if (!*more) break;
-    RowValues v(*this, rows);
-    const int64_t pid = v.Req(kPid, "pid");
-    const std::optional<std::string> name = v.Text(kName);
-    if (v.bad() || !name || pids_.seen.count(pid) == 0) continue;
-    trace_.processes[pid].name = *name;
-  }
-  return Status::Ok();
+  enum ThreadCol { kNameId, kThreadGlobalTid };
+  Status read = ForEachRow(kThreadNamesTable, {{"nameId", true}, {"globalTid", true}}, IfAbsent::kSkip,
+                           [&](RowValues& v, TableRows& rows) {
+                             const int64_t name_id = v.Req(kNameId, "nameId");
+                             const int64_t global_tid = v.Req(kThreadGlobalTid, "globalTid");
+                             if (v.bad()) return;
+                             const int64_t pid = PidOfGlobalId(global_tid);
+                             // Threads of processes that did no CUDA/NVTX work are left out.
+                             if (pids_.seen.count(pid) == 0) return;
+                             std::string& slot = trace_.processes[pid].thread_names[TidOfGlobalId(global_tid)];
+                             if (slot.empty()) slot = std::string(trace_.str(Str(name_id, rows, "nameId")));
+                           });
+  if (!read.ok()) return read;
+  enum ProcessCol { kGlobalPid, kPid, kName };
+  return ForEachRow(kProcessesTable, {{"globalPid", false}, {"pid", true}, {"name", false}}, IfAbsent::kSkip,
+                    [&](RowValues& v, TableRows&) {
+                      const int64_t pid = v.Req(kPid, "pid");
+                      const std::optional<std::string> name = v.Text(kName);
+                      if (v.bad() || !name || pids_.seen.count(pid) == 0) return;
+                      trace_.processes[pid].name = *name;
+                    });
 }
 
 // CUDA_GPU_MEMORY_USAGE_EVENTS (--cuda-memory-usage=true): one row per allocation or free.
 Status Importer::ReadMemoryUsage() {
   enum Col { kStart, kGlobalPid, kDevice, kAddress, kBytes, kMemKind, kOperation };
-  StatusOr<std::optional<TableRows>> opened = OpenTable(kMemoryUsageTable, {{"start", true},
-                                                                            {"globalPid", false},
-                                                                            {"deviceId", true},
-                                                                            {"address", false},
-                                                                            {"bytes", true},
-                                                                            {"memKind", false},
-                                                                            {"memoryOperationType", true}});
-  if (!opened.ok()) return opened.status();
-  if (!opened->has_value()) return Status::Ok();  // only with --cuda-memory-usage; its absence is normal
-  TableRows& rows = **opened;
-  while (true) {
-    StatusOr<bool> more = rows.Next();
-    if (!more.ok()) return RowError(rows, more.status().message());
-    if (!*more) break;
-    RowValues v(*this, rows);
+  const std::vector<ColumnSpec> columns = {{"start", true},  {"globalPid", false}, {"deviceId", true},
+                                           {"address", false}, {"bytes", true},      {"memKind", false},
+                                           {"memoryOperationType", true}};
+  // Only with --cuda-memory-usage: its absence is normal.
+  return ForEachRow(kMemoryUsageTable, columns, IfAbsent::kSkip, [&](RowValues& v, TableRows& rows) {
     MemoryEvent m;
     m.time_ns = v.Req(kStart, "start");
     const int64_t device = v.Req(kDevice, "deviceId");
@@ -205,11 +166,11 @@ Status Importer::ReadMemoryUsage() {
     const int64_t bytes = v.Req(kBytes, "bytes");
     const int64_t kind = v.Opt(kMemKind, "memKind", -1);
     const int64_t op = v.Req(kOperation, "memoryOperationType");  // 0 allocation, 1 deallocation
-    if (v.bad()) continue;
+    if (v.bad()) return;
     if (bytes < 0 || (op != 0 && op != 1) || device < -1 || device > std::numeric_limits<int32_t>::max() ||
         m.time_ns > (int64_t{1} << 62) || m.time_ns < -(int64_t{1} << 62)) {
       v.MarkBad(DiagCode::kNsysBadValue, "bytes, memoryOperationType, deviceId or start out of range");
-      continue;
+      return;
     }
     m.op = op == 0 ? MemoryOp::kAlloc : MemoryOp::kFree;
     m.bytes = op == 0 ? bytes : -bytes;  // the model's convention: frees are negative
@@ -218,8 +179,7 @@ Status Importer::ReadMemoryUsage() {
     m.device = mk == MemoryKind::kPageable || mk == MemoryKind::kPinned ? -1 : static_cast<int32_t>(device);
     SeeTime(m.time_ns);
     trace_.memory_events.push_back(m);
-  }
-  return Status::Ok();
+  });
 }
 
 // GPU_METRICS + TARGET_INFO_GPU_METRICS (--gpu-metrics-devices): Tensor Active, SMs Active

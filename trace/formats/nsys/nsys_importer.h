@@ -130,6 +130,55 @@ class Importer {
   Status ReadMemoryUsage();
   Status ReadGpuMetrics();
 
+  // Tables that may be absent: counted in missing_tables_ (the report lists them), or not
+  // counted where their absence is normal (a capture option was off).
+  enum class IfAbsent { kCountMissing, kSkip };
+  // Opens `table` (absent: Ok, see IfAbsent) and calls row(v, rows) for each row with its
+  // RowValues; a row callback skips a bad row by returning. A SQLite error while stepping is
+  // the read's error ("<file>: table T row N: ...").
+  template <typename RowFn>
+  Status ForEachRow(const char* table, const std::vector<ColumnSpec>& columns, IfAbsent absent, RowFn&& row,
+                    const std::string& where = "") {
+    StatusOr<std::optional<TableRows>> opened = OpenTable(table, columns, where);
+    if (!opened.ok()) return opened.status();
+    if (!opened->has_value()) {
+      if (absent == IfAbsent::kCountMissing) missing_tables_.insert(table);
+      return Status::Ok();
+    }
+    TableRows& rows = **opened;
+    while (true) {
+      StatusOr<bool> more = rows.Next();
+      if (!more.ok()) return RowError(rows, more.status().message());
+      if (!*more) return Status::Ok();
+      RowValues v(*this, rows);
+      row(v, rows);
+    }
+  }
+
+  // A (name, value) table such as META_DATA_CAPTURE: fn(name, value) for each row where both are
+  // text. An absent table is normal (older exports).
+  template <typename Fn>
+  Status ForEachNameValue(const char* table, Fn&& fn) {
+    enum Col { kName, kValue };
+    return ForEachRow(table, {{"name", true}, {"value", true}}, IfAbsent::kSkip, [&](RowValues& v, TableRows&) {
+      const std::optional<std::string> name = v.Text(kName), value = v.Text(kValue);
+      if (name && value) fn(*name, *value);
+    });
+  }
+
+  // nsys_gpu_activity.cc: the columns kernels, memcpys and memsets start with (start, end,
+  // deviceId, streamId, correlationId, globalPid). ReadActivityPrefix reads them into `e` (times,
+  // correlation) and `prefix`; once the table's own columns are read too, AddActivity checks
+  // the row (bad values, deviceId/streamId range) and records the event with its pid.
+  struct ActivityPrefix {
+    int64_t device = -1, stream = -1, global_pid = -1;
+  };
+  template <typename Event>
+  ActivityPrefix ReadActivityPrefix(RowValues& v, Event* e);
+  template <typename Event>
+  bool AddActivity(RowValues& v, const ActivityPrefix& prefix, Event e, std::vector<Event>* events,
+                   std::vector<int64_t>* pids);
+
   // nsys_table.cc: opening tables, strings, enum lookups.
   // nullopt when the table is absent. `where` is an optional SQL condition.
   StatusOr<std::optional<TableRows>> OpenTable(const char* table, const std::vector<ColumnSpec>& columns,

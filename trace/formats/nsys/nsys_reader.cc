@@ -193,27 +193,18 @@ Status Importer::CheckTables() {
 // META_DATA_EXPORT (nsys 2023+) or EXPORT_META_DATA (older): product and schema versions.
 Status Importer::ReadExportMetadata() {
   const char* table = db_.HasTable(kExportMetaTable) ? kExportMetaTable : kOldExportMetaTable;
-  enum Col { kName, kValue };
-  StatusOr<std::optional<TableRows>> opened = OpenTable(table, {{"name", true}, {"value", true}});
-  if (!opened.ok()) return opened.status();
   auto& extra = trace_.metadata.extra;
-  if (!opened->has_value()) {
+  if (!db_.HasTable(table)) {
     missing_tables_.insert(kExportMetaTable);
     extra["nsys_export_schema_version"] = "unknown";
     return Status::Ok();
   }
-  TableRows& rows = **opened;
   extra["nsys_export_metadata_table"] = table;
-  while (true) {
-    StatusOr<bool> more = rows.Next();
-    if (!more.ok()) return RowError(rows, more.status().message());
-    if (!*more) break;
-    RowValues v(*this, rows);
-    const std::optional<std::string> name = v.Text(kName), value = v.Text(kValue);
-    if (!name || !value) continue;
-    if (*name == "EXPORT_SCHEMA_VERSION") extra["nsys_export_schema_version"] = *value;
-    if (*name == "EXPORT_PRODUCT_VERSION") extra["nsys_version"] = *value;
-  }
+  Status read = ForEachNameValue(table, [&](const std::string& name, const std::string& value) {
+    if (name == "EXPORT_SCHEMA_VERSION") extra["nsys_export_schema_version"] = value;
+    if (name == "EXPORT_PRODUCT_VERSION") extra["nsys_version"] = value;
+  });
+  if (!read.ok()) return read;
   auto it = extra.find("nsys_export_schema_version");
   if (it == extra.end()) {
     extra["nsys_export_schema_version"] = "unknown";
@@ -230,33 +221,24 @@ Status Importer::ReadExportMetadata() {
 
 // META_DATA_CAPTURE: the command nsys launched and, from its environment, the rank.
 Status Importer::ReadCaptureMetadata() {
-  enum Col { kName, kValue };
-  StatusOr<std::optional<TableRows>> opened = OpenTable(kCaptureMetaTable, {{"name", true}, {"value", true}});
-  if (!opened.ok()) return opened.status();
-  if (!opened->has_value()) return Status::Ok();
-  TableRows& rows = **opened;
   std::set<std::string> process_keys;  // "PROCESS_0", ...
   std::string command;
   std::map<int, std::string> arguments;
   std::map<std::string, std::string> env;
-  while (true) {
-    StatusOr<bool> more = rows.Next();
-    if (!more.ok()) return RowError(rows, more.status().message());
-    if (!*more) break;
-    RowValues v(*this, rows);
-    const std::optional<std::string> name = v.Text(kName), value = v.Text(kValue);
-    if (!name || !value || name->rfind("PROCESS_", 0) != 0) continue;
-    const size_t colon = name->find(':');
-    if (colon == std::string::npos) continue;
-    process_keys.insert(name->substr(0, colon));
-    const std::string key = name->substr(colon + 1);
-    if (key == "COMMAND") command = *value;
+  Status read = ForEachNameValue(kCaptureMetaTable, [&](const std::string& name, const std::string& value) {
+    if (name.rfind("PROCESS_", 0) != 0) return;
+    const size_t colon = name.find(':');
+    if (colon == std::string::npos) return;
+    process_keys.insert(name.substr(0, colon));
+    const std::string key = name.substr(colon + 1);
+    if (key == "COMMAND") command = value;
     if (key.rfind("ARGUMENT_", 0) == 0) {
       int32_t index = 0;
-      if (ParseInt32(key.substr(9), &index)) arguments[index] = *value;
+      if (ParseInt32(key.substr(9), &index)) arguments[index] = value;
     }
-    if (key == "ENVIRONMENT_VARIABLE") env.insert(SplitEnvironmentEntry(*value));
-  }
+    if (key == "ENVIRONMENT_VARIABLE") env.insert(SplitEnvironmentEntry(value));
+  });
+  if (!read.ok()) return read;
   if (process_keys.size() != 1) return Status::Ok();  // several launched processes: no single command or rank
   TraceMetadata& m = trace_.metadata;
   m.command_line = command;
@@ -280,26 +262,13 @@ Status Importer::ReadCaptureMetadata() {
 
 // TARGET_INFO_SYSTEM_ENV (host, driver) and TARGET_INFO_SESSION_START_TIME (wall clock of t=0).
 Status Importer::ReadSystemInfo() {
-  {
-    enum Col { kName, kValue };
-    StatusOr<std::optional<TableRows>> opened = OpenTable(kSystemEnvTable, {{"name", true}, {"value", true}});
-    if (!opened.ok()) return opened.status();
-    if (opened->has_value()) {
-      TableRows& rows = **opened;
-      TraceMetadata& m = trace_.metadata;
-      while (true) {
-        StatusOr<bool> more = rows.Next();
-        if (!more.ok()) return RowError(rows, more.status().message());
-        if (!*more) break;
-        RowValues v(*this, rows);
-        const std::optional<std::string> name = v.Text(kName), value = v.Text(kValue);
-        if (!name || !value) continue;
-        if (*name == "Hostname" && m.host.empty()) m.host = *value;
-        if (*name == "NvDriverVersion" && m.driver_version.empty()) m.driver_version = *value;
-        if (*name == "CudaDriverVersion") m.extra.emplace("cuda_driver_version", *value);
-      }
-    }
-  }
+  TraceMetadata& m = trace_.metadata;
+  Status read = ForEachNameValue(kSystemEnvTable, [&](const std::string& name, const std::string& value) {
+    if (name == "Hostname" && m.host.empty()) m.host = value;
+    if (name == "NvDriverVersion" && m.driver_version.empty()) m.driver_version = value;
+    if (name == "CudaDriverVersion") m.extra.emplace("cuda_driver_version", value);
+  });
+  if (!read.ok()) return read;
   enum Col { kUtcEpochNs };
   StatusOr<std::optional<TableRows>> opened = OpenTable(kSessionStartTable, {{"utcEpochNs", true}});
   if (!opened.ok()) return opened.status();
@@ -327,24 +296,17 @@ Status Importer::ReadEnums() {
        DefaultSyncTypes}};
   for (const EnumTable& et : kTables) {
     enum Col { kId, kName };
-    StatusOr<std::optional<TableRows>> opened = OpenTable(et.table, {{"id", true}, {"name", true}});
-    if (!opened.ok()) return opened.status();
-    if (!opened->has_value()) {
+    if (!db_.HasTable(et.table)) {
       missing_tables_.insert(et.table);
       et.defaults(enums_);
       continue;
     }
-    TableRows& rows = **opened;
-    while (true) {
-      StatusOr<bool> more = rows.Next();
-      if (!more.ok()) return RowError(rows, more.status().message());
-      if (!*more) break;
-      RowValues v(*this, rows);
+    Status read = ForEachRow(et.table, {{"id", true}, {"name", true}}, IfAbsent::kSkip, [&](RowValues& v, TableRows&) {
       const int64_t id = v.Req(kId, "id");
       const std::optional<std::string> name = v.Text(kName);
-      if (v.bad() || !name) continue;
-      et.fill(enums_, id, *name);
-    }
+      if (!v.bad() && name) et.fill(enums_, id, *name);
+    });
+    if (!read.ok()) return read;
   }
   return Status::Ok();
 }
