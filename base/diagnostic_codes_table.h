@@ -86,7 +86,7 @@
   X(kNsysBadValue, "nsys_bad_value", kDataLoss, \
     "a NULL or wrongly typed value where a number was needed; the row was skipped") \
   X(kNsysTimeOutOfRange, "nsys_time_out_of_range", kDataLoss, \
-    "a timestamp outside -2^60..2^62 ns; the row was skipped") \
+    "a timestamp outside -2^62..2^62 ns; the row was skipped") \
   X(kNsysUnknownString, "nsys_unknown_string", kDataLoss, \
     "a StringIds reference with no string; the name is empty") \
   X(kNsysGpuBeforeLaunch, "nsys_gpu_before_launch", kDataLoss, \

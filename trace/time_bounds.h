@@ -79,16 +79,21 @@ class TimeBounds {
 
   // "<name>: byte <offset>: ..." when the span or the total is beyond its bound.
   Status Check(const std::string& name) const {
+    return CheckWith(name, [](int64_t offset) { return "byte " + std::to_string(offset); });
+  }
+  // The same, with `where(offset)` naming an offset ("table T row N" for a database).
+  template <typename Where>
+  Status CheckWith(const std::string& name, Where&& where) const {
     if (empty()) return Status::Ok();
     // Both within +/-2^62, so the difference fits in uint64.
     const uint64_t span = static_cast<uint64_t>(max_) - static_cast<uint64_t>(min_);
     if (span > static_cast<uint64_t>(kMaxTraceSpanNs)) {
-      return Status::Error(name + ": byte " + std::to_string(max_offset_) + ": time " + std::to_string(max_) +
+      return Status::Error(name + ": " + where(max_offset_) + ": time " + std::to_string(max_) +
                            " ns is more than 2^61 ns (about 73 years) after the earliest time, " + std::to_string(min_) +
-                           " ns at byte " + std::to_string(min_offset_) + "; the times are not on one clock");
+                           " ns at " + where(min_offset_) + "; the times are not on one clock");
     }
     if (total_ > kMaxTotalDurationNs) {
-      return Status::Error(name + ": byte " + std::to_string(longest_offset_) +
+      return Status::Error(name + ": " + where(longest_offset_) +
                            ": the events' durations add up to more than 2^62 ns (about 146 years; the longest event "
                            "starts here); not a real trace");
     }

@@ -383,6 +383,34 @@ TEST_F(NsysReader, TimesNearTheInt64LimitsAndEndBeforeStart) {
   EXPECT_EQ(r->diagnostics.Count("negative_duration"), 1u);
 }
 
+TEST_F(NsysReader, TimesMoreThan2To61ApartAreNotOneClock) {
+  // Each time is accepted (within +/-2^62 ns), but the two kernels are 2^62 + 2^60 ns apart,
+  // more than the 2^61 ns one trace may span (trace/time_bounds.h), so no span an analyzer takes
+  // can overflow. Found by the nsys reader fuzzer's contract check on
+  // fuzz/regressions/nsys/times_at_the_accepted_limits.sqlite, which this reader used to accept.
+  const int64_t two62 = int64_t{1} << 62, two60 = int64_t{1} << 60;
+  {
+    NsysExportBuilder b(Path("apart.sqlite"));
+    b.Api(10, 20, 1, "cudaLaunchKernel_v7000");
+    KernelRow k;
+    k.name = "k(int)";
+    k.start = -two60;
+    k.end = -two60 + 10;
+    b.Kernel(k);
+    k.start = two62 - 10;
+    k.end = two62;
+    b.Kernel(k);
+  }
+  StatusOr<Trace> r = ReadNsysExport(Path("apart.sqlite"));
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.status().message();
+  EXPECT_NE(m.find(Path("apart.sqlite") + ": table CUPTI_ACTIVITY_KIND_KERNEL row 2: time 4611686018427387904 ns is "
+                   "more than 2^61 ns"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("at table CUPTI_ACTIVITY_KIND_KERNEL row 1"), std::string::npos) << m;
+}
+
 TEST_F(NsysReader, MissingOptionalColumnIsCounted) {
   {
     NsysExportBuilder b(Path("cols.sqlite"));

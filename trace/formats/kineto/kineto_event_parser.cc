@@ -57,7 +57,7 @@ Status TraceBuilder::Time(const RawEvent& ev, const Value& v, const char* field,
   if (!ParseMicrosToNs(v.text, ns) || !IsAcceptedTime(*ns)) {
     std::string shown(v.text.substr(0, 40));
     return Fatal(v.where, std::string("nonsense time: \"") + field + "\" = " + shown +
-                              " us is not a finite time within -2^60..2^62 ns");
+                              " us is not a finite time within -2^62..2^62 ns");
   }
   return Status::Ok();
 }

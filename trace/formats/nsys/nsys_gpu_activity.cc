@@ -49,7 +49,7 @@ bool Importer::AddActivity(RowValues& v, const ActivityPrefix& p, Event e, std::
   e.stream = static_cast<int32_t>(p.stream);
   const int64_t pid = p.global_pid >= 0 ? PidOfGlobalId(p.global_pid) : -1;
   SeePid(pid);
-  SeeTime(e.end_ns);
+  SeeTimes(v.rows(), e.start_ns, e.end_ns);
   events->push_back(e);
   pids->push_back(pid);
   return true;
@@ -164,7 +164,7 @@ Status Importer::ReadSyncs() {
     s.type = SyncKind(type, rows);
     s.pid = global_pid >= 0 ? PidOfGlobalId(global_pid) : -1;
     SeePid(s.pid);
-    SeeTime(s.end_ns);
+    SeeTimes(rows, s.start_ns, s.end_ns);
     trace_.syncs.push_back(s);
   });
 }
@@ -210,7 +210,7 @@ Status Importer::ReadApiCalls(const char* table) {
       a.tid = TidOfGlobalId(global_tid);
     }
     SeePid(a.pid);
-    SeeTime(a.end_ns);
+    SeeTimes(rows, a.start_ns, a.end_ns);
     trace_.api_calls.push_back(a);
   });
   if (!read.ok()) return read;

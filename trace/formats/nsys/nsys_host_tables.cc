@@ -101,13 +101,13 @@ Status Importer::ReadNvtx() {
     if (type == kNvtxMark || !has_end) {
       r.start_ns = start;
       if (!IsAcceptedTime(start)) {
-        v.MarkBad(DiagCode::kNsysTimeOutOfRange, "start " + std::to_string(start) + " ns is outside -2^60..2^62 ns");
+        v.MarkBad(DiagCode::kNsysTimeOutOfRange, "start " + std::to_string(start) + " ns is outside -2^62..2^62 ns");
         return;
       }
     }
     r.end_ns = end;
     SeePid(pid);
-    SeeTime(end);
+    SeeTimes(rows, r.start_ns, end);
     ranges.push_back(p);
   });
   if (!read.ok()) return read;
@@ -177,7 +177,7 @@ Status Importer::ReadMemoryUsage() {
     const MemoryKind mk = kind >= 0 ? MemKind(kind, rows) : MemoryKind::kUnknown;
     // Pageable and pinned memory is host memory (-1 = CPU in the model).
     m.device = mk == MemoryKind::kPageable || mk == MemoryKind::kPinned ? -1 : static_cast<int32_t>(device);
-    SeeTime(m.time_ns);
+    SeeTimes(rows, m.time_ns, m.time_ns);
     trace_.memory_events.push_back(m);
   });
 }
@@ -225,6 +225,7 @@ Status Importer::ReadGpuMetrics() {
   for (const MemcpyEvent& m : trace_.memcpys) busy_devices.insert(m.device);
   for (const MemsetEvent& m : trace_.memsets) busy_devices.insert(m.device);
   std::vector<CounterSample> samples;
+  std::vector<int64_t> sample_rows;
   while (true) {
     StatusOr<bool> more = rows.Next();
     if (!more.ok()) return RowError(rows, more.status().message());
@@ -238,12 +239,13 @@ Status Importer::ReadGpuMetrics() {
     auto it = wanted.find({by_type ? type_id : -1, metric_id});
     if (it == wanted.end()) continue;  // the same metricId of another metric type
     if (!IsAcceptedTime(c.time_ns)) {
-      v.MarkBad(DiagCode::kNsysTimeOutOfRange, "timestamp " + std::to_string(c.time_ns) + " ns is outside -2^60..2^62 ns");
+      v.MarkBad(DiagCode::kNsysTimeOutOfRange, "timestamp " + std::to_string(c.time_ns) + " ns is outside -2^62..2^62 ns");
       continue;
     }
     c.name = it->second;
     c.device = static_cast<int32_t>(type_id & 0xFF);
     samples.push_back(c);
+    sample_rows.push_back(rows.row());
   }
   // Sampling every GPU of a node while this process used one would dilute its Tensor Core
   // activity with idle GPUs: keep the samples of GPUs that ran this export's work, unless
@@ -251,12 +253,13 @@ Status Importer::ReadGpuMetrics() {
   const bool any_match = std::any_of(samples.begin(), samples.end(),
                                      [&](const CounterSample& c) { return busy_devices.count(c.device) > 0; });
   uint64_t skipped = 0;
-  for (const CounterSample& c : samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const CounterSample& c = samples[i];
     if (any_match && busy_devices.count(c.device) == 0) {
       ++skipped;
       continue;
     }
-    SeeTime(c.time_ns);
+    SeeTimes(rows.table(), sample_rows[i], c.time_ns, c.time_ns);
     trace_.counters.push_back(c);
   }
   DiagCount(DiagCode::kNsysGpuMetricsDevice, skipped, -1,

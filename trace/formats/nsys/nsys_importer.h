@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "trace/time_bounds.h"
 #include "trace/formats/nsys/nsys_reader.h"
 #include "trace/formats/nsys/nsys_schema.h"
 #include "trace/formats/nsys/sqlite_file.h"
@@ -56,6 +57,7 @@ class RowValues {
  public:
   RowValues(Importer& importer, TableRows& rows) : importer_(importer), rows_(rows) {}
   bool bad() const { return bad_; }
+  const TableRows& rows() const { return rows_; }
   // A required integer: NULL or not an integer marks the row bad and returns 0.
   int64_t Req(int col, const char* column_name);
   // An optional integer: absent column or NULL gives `dflt`; a non-integer marks the row bad.
@@ -66,7 +68,7 @@ class RowValues {
   double ReqReal(int col, const char* column_name);
   // Text or NULL (absent column: nullopt).
   std::optional<std::string> Text(int col);
-  // Start and end in ns: both required, within -2^60..2^62 (base/units.h); end < start is negative_duration
+  // Start and end in ns: both required, within -2^62..2^62 (trace/time_bounds.h); end < start is negative_duration
   // and reads as zero-length.
   void Times(int start_col, int end_col, TimeNs* start, TimeNs* end);
   void MarkBad(DiagCode diag, const std::string& what);
@@ -191,9 +193,12 @@ class Importer {
   void SeePid(int64_t pid) {
     if (pid >= 0) pids_.seen.insert(pid);
   }
-  void SeeTime(TimeNs end_ns) {
-    if (end_ns > last_ns_) last_ns_ = end_ns;
-  }
+  // Every stored event's times: the latest (unclosed ranges end there) and the bounds of
+  // trace/time_bounds.h, checked once every table is read (CheckTimes). `row` is the event's
+  // row in `table`.
+  void SeeTimes(const std::string& table, int64_t row, TimeNs start_ns, TimeNs end_ns);
+  void SeeTimes(const TableRows& rows, TimeNs start_ns, TimeNs end_ns) { SeeTimes(rows.table(), rows.row(), start_ns, end_ns); }
+  Status CheckTimes() const;
 
   SqliteFile& db_;
   std::string path_;
@@ -205,6 +210,8 @@ class Importer {
   ActivityPids pids_;
   std::vector<size_t> unclosed_ranges_;            // ranges whose end is the export's last timestamp
   TimeNs last_ns_ = 0;
+  TimeBounds bounds_;                              // offsets: (index in bound_tables_ << 40) | row
+  std::vector<std::string> bound_tables_;
   std::set<std::string> missing_tables_;           // optional tables the export lacks
 };
 

@@ -150,6 +150,7 @@ Status Importer::Run() {
   Progress(++done, total);
   AMPSCOPE_RETURN_IF_ERROR(ReadThreadAndProcessNames());  // needs the pids seen above
   Progress(++done, total);
+  AMPSCOPE_RETURN_IF_ERROR(CheckTimes());
   Finish();
   return Status::Ok();
 }

@@ -187,7 +187,7 @@ void RowValues::Times(int start_col, int end_col, TimeNs* start, TimeNs* end) {
   for (const auto& [name, t] : {std::pair<const char*, TimeNs>{"start", *start}, {"end", *end}}) {
     // The model's bounds (base/units.h): spans of any two accepted times fit in int64.
     if (!IsAcceptedTime(t)) {
-      MarkBad(DiagCode::kNsysTimeOutOfRange, std::string(name) + " " + std::to_string(t) + " ns is outside -2^60..2^62 ns");
+      MarkBad(DiagCode::kNsysTimeOutOfRange, std::string(name) + " " + std::to_string(t) + " ns is outside -2^62..2^62 ns");
       return;
     }
   }
@@ -197,6 +197,29 @@ void RowValues::Times(int start_col, int end_col, TimeNs* start, TimeNs* end) {
                        " before start " + std::to_string(*start) + "; read as zero-length");
     *end = *start;
   }
+}
+
+// ---- time bounds -----------------------------------------------------------------------
+
+namespace {
+constexpr int kRowBits = 40;  // rows below 2^40 in an offset; the table index above
+}  // namespace
+
+void Importer::SeeTimes(const std::string& table, int64_t row, TimeNs start_ns, TimeNs end_ns) {
+  if (end_ns > last_ns_) last_ns_ = end_ns;
+  size_t index = 0;
+  while (index < bound_tables_.size() && bound_tables_[index] != table) ++index;
+  if (index == bound_tables_.size()) bound_tables_.push_back(table);
+  const int64_t offset = (static_cast<int64_t>(index) << kRowBits) | (row & ((int64_t{1} << kRowBits) - 1));
+  bounds_.AddInterval(start_ns, end_ns, offset);
+}
+
+Status Importer::CheckTimes() const {
+  return bounds_.CheckWith(path_, [this](int64_t offset) {
+    const size_t index = static_cast<size_t>(offset >> kRowBits);
+    const std::string table = index < bound_tables_.size() ? bound_tables_[index] : "?";
+    return "table " + table + " row " + std::to_string(offset & ((int64_t{1} << kRowBits) - 1));
+  });
 }
 
 // ---- names ---------------------------------------------------------------------------
