@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -30,6 +32,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/nsys/nsys_reader.h"
 #include "trace/reader.h"
+#include "trace/time_bounds.h"
 
 namespace ampscope::fuzz {
 
@@ -192,6 +195,36 @@ class TempFile {
   std::string path_;
 };
 
+// The reader's contract (trace/time_bounds.h): no stored event ends before it starts, every
+// time is within +/-2^62 ns and all times of a trace lie within 2^61 ns of each other, so no
+// span or sum an analyzer takes can overflow.
+template <typename Events>
+void CheckTimes(const Events& events, const char* table, TimeNs* lo, TimeNs* hi) {
+  for (const auto& e : events) {
+    if (e.end_ns < e.start_ns) PropertyFailed(table, "an event ends before it starts");
+    if (!IsAcceptedTime(e.start_ns) || !IsAcceptedTime(e.end_ns)) PropertyFailed(table, "a time outside +/-2^62 ns");
+    *lo = std::min(*lo, e.start_ns);
+    *hi = std::max(*hi, e.end_ns);
+  }
+}
+
+Outcome CheckReaderContract(const StatusOr<Trace>& trace) {
+  if (!trace.ok()) {
+    if (trace.status().message().empty()) PropertyFailed("reader", "a rejection without a message");
+    return kRejected;
+  }
+  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+  CheckTimes(trace->kernels, "kernels", &lo, &hi);
+  CheckTimes(trace->memcpys, "memcpys", &lo, &hi);
+  CheckTimes(trace->memsets, "memsets", &lo, &hi);
+  CheckTimes(trace->api_calls, "api_calls", &lo, &hi);
+  CheckTimes(trace->syncs, "syncs", &lo, &hi);
+  CheckTimes(trace->ranges, "ranges", &lo, &hi);
+  CheckTimes(trace->cpu_ops, "cpu_ops", &lo, &hi);
+  if (lo <= hi && hi - lo > kMaxTraceSpanNs) PropertyFailed("reader", "times more than 2^61 ns apart");
+  return kAccepted;
+}
+
 }  // namespace
 
 Outcome RunKinetoPipeline(const uint8_t* data, size_t size) {
@@ -230,6 +263,25 @@ Outcome RunNsysPipeline(const uint8_t* data, size_t size) {
   std::vector<Trace> traces;
   traces.push_back(std::move(trace).value());
   return AnalyseTraces(std::move(traces));
+}
+
+Outcome RunKinetoReader(const uint8_t* data, size_t size) {
+  // One parse thread, as `analyze -j` runs each reader: starting threads per input would cost
+  // more than the parse. The parallel parse is checked against the serial one in the suite.
+  KinetoReadOptions options;
+  options.threads = 1;
+  return CheckReaderContract(
+      ReadKinetoTraceFromString(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json", options));
+}
+
+Outcome RunAmptraceReader(const uint8_t* data, size_t size) {
+  MemFile file(data, size);
+  return CheckReaderContract(ReadAmptrace(file.path()));
+}
+
+Outcome RunNsysReader(const uint8_t* data, size_t size) {
+  TempFile file(data, size, ".sqlite");
+  return CheckReaderContract(ReadNsysExport(file.path()));
 }
 
 Outcome RunReportPipeline(const uint8_t* data, size_t size) {
@@ -286,6 +338,9 @@ const std::vector<Target>& Targets() {
       {"nsys", &RunNsysPipeline},
       {"report", &RunReportPipeline},
       {"gate_config", &RunGateConfigPipeline},
+      {"kineto_reader", &RunKinetoReader},
+      {"amptrace_reader", &RunAmptraceReader},
+      {"nsys_reader", &RunNsysReader},
   };
   return targets;
 }

@@ -44,8 +44,16 @@ Outcome RunReportPipeline(const uint8_t* data, size_t size);
 // two fixed real reports, with every gate output.
 Outcome RunGateConfigPipeline(const uint8_t* data, size_t size);
 
+// The readers alone, many times faster than the whole pipeline, so that each reader gets
+// millions of inputs: read the bytes, then check the reader's contract on what it accepted
+// (no event ends before it starts, times within the bounds of trace/time_bounds.h) and that a
+// refusal has a message.
+Outcome RunKinetoReader(const uint8_t* data, size_t size);
+Outcome RunAmptraceReader(const uint8_t* data, size_t size);
+Outcome RunNsysReader(const uint8_t* data, size_t size);
+
 struct Target {
-  const char* name;  // "kineto", "amptrace", "nsys", "report", "gate_config"
+  const char* name;  // "kineto", "amptrace", "nsys", "report", "gate_config", "<format>_reader"
   Outcome (*run)(const uint8_t* data, size_t size);
 };
 // All targets, in a fixed order.

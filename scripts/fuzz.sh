@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds the fuzzers (if needed) and runs each target for SECONDS (default 60) under
 # ASan + UBSan (non-recoverable), then prints each target's executions, coverage and crashes.
-#   scripts/fuzz.sh [SECONDS]
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+# TARGET defaults to the five whole-pipeline targets (kineto amptrace nsys report gate_config);
+# the reader-only targets (kineto_reader amptrace_reader nsys_reader) run the readers alone,
+# many times faster, and use their format's seeds. RUNS=N stops each target after N
+# executions instead of SECONDS (e.g. RUNS=10000000 scripts/fuzz.sh 0 kineto_reader).
 # Exit code: 0 no target found anything; 1 a crash, leak, timeout, OOM or broken property
 # (the input is kept under build-asan/fuzz-work/artifacts/; minimise it with
 # `build-asan/fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 FILE`, then commit it under
@@ -10,6 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(kineto amptrace nsys report gate_config)
+runs_limit="${RUNS:-}"
+case "$runs_limit" in ''|*[!0-9]*) runs_limit="" ;; esac
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 build=build-asan
 work="$build/fuzz-work"
@@ -35,24 +44,33 @@ if ! "$build/fuzz/ampscope_fuzz_seeds" "$work/seeds" "$shared" "$PWD"; then
 fi
 
 # Per target: the longest input libFuzzer may build (seeds are smaller) and its extra flags.
-declare -A max_len=([kineto]=131072 [amptrace]=16384 [nsys]=65536 [report]=65536 [gate_config]=8192)
-declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [report]="" [gate_config]="")
+declare -A max_len=([kineto]=131072 [amptrace]=16384 [nsys]=65536 [report]=65536 [gate_config]=8192
+                   [kineto_reader]=16384 [amptrace_reader]=16384 [nsys_reader]=32768)
+declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [report]="" [gate_config]=""
+                  [kineto_reader]="-dict=fuzz/kineto.dict" [amptrace_reader]="" [nsys_reader]="")
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 failed=0
 summary=()
-for target in kineto amptrace nsys report gate_config; do
+for target in "${targets[@]}"; do
+  if [ -z "${max_len[$target]:-}" ]; then
+    echo "fuzz.sh: no fuzz target named '$target'" >&2
+    exit 2
+  fi
+  format="${target%_reader}"  # a reader target fuzzes its format's inputs
   corpus="$work/corpus/$target"
   mkdir -p "$corpus"
-  inputs=("$corpus" "$work/seeds/$target" "fuzz/regressions/$target")
-  [ -d "fuzz/corpus/$target" ] && inputs+=("fuzz/corpus/$target")
+  inputs=("$corpus" "$work/seeds/$format" "fuzz/regressions/$format")
+  [ -d "fuzz/corpus/$format" ] && inputs+=("fuzz/corpus/$format")
+  limit=(-max_total_time="$seconds")
+  [ -n "$runs_limit" ] && limit=(-runs="$runs_limit")
   log="$work/$target.log"
-  echo "== fuzz_$target: ${seconds}s"
+  echo "== fuzz_$target: ${runs_limit:+$runs_limit runs}${runs_limit:-${seconds}s}"
   set +e
   # -timeout: one input may take 30 s (a slow input is a finding); -rss_limit_mb: 2.5 GB.
   # shellcheck disable=SC2086
-  "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2560 \
+  "$build/fuzz/fuzz_$target" "${limit[@]}" -timeout=30 -rss_limit_mb=2560 \
       -max_len="${max_len[$target]}" -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" \
       ${extra[$target]} "${inputs[@]}" > "$log" 2>&1
   rc=$?
@@ -75,6 +93,6 @@ for target in kineto amptrace nsys report gate_config; do
   summary+=("$line")
 done
 echo
-echo "== fuzz summary (${seconds}s per target)"
+echo "== fuzz summary (${runs_limit:+$runs_limit runs}${runs_limit:-${seconds}s} per target)"
 printf '%s\n' "${summary[@]}"
 exit "$failed"
