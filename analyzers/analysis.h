@@ -86,6 +86,12 @@ inline constexpr size_t kIdleCauses = static_cast<size_t>(IdleCause::kCount);
 // "data_loader" | "pageable_copy" | "allocator" | "host_sync" | "grad_scaler_sync" | "host_launch" | "other"
 const char* IdleCauseName(IdleCause c);
 
+// The GPU time of one idle gap on the main device, split by cause (RankContext::AttributeGaps).
+struct IdleGapCauses {
+  uint32_t gap = 0;  // index into GpuTimeAnalysis::idle_gaps
+  std::array<TimeNs, kIdleCauses> ns{};
+};
+
 struct GpuTimeAnalysis {
   TimeNs window_ns = 0;           // sum of step windows (or the whole trace span without steps)
   TimeNs busy_ns = 0;             // union of kernels + memcpy + memset inside the window
@@ -100,6 +106,7 @@ struct GpuTimeAnalysis {
   uint64_t kernels_under_10us = 0;
   std::map<int32_t, TimeNs> busy_by_device_ns;
   std::vector<IdleGap> idle_gaps;  // every device's gaps in the windows (what the idle tracks draw)
+  std::vector<IdleGapCauses> idle_gap_causes;  // host_wait / other gaps of the main device, in gap order
 };
 
 struct MemcpyKindStats {
@@ -213,6 +220,17 @@ struct Finding {
   std::vector<std::pair<TimeNs, TimeNs>> time_ranges;  // where it shows in the trace (for the Chrome trace)
 };
 
+// What the analysis decided about each kernel, indexed like trace.kernels: exporters draw these
+// next to the kernel instead of classifying or assigning it again.
+struct KernelAnnotations {
+  std::vector<KernelClass> classes;  // one per distinct kernel name of the trace
+  std::vector<uint32_t> class_of;    // per kernel: index into classes
+  std::vector<int32_t> step;         // per kernel: the step window containing its start, -1 outside
+  std::vector<int64_t> cpu_op;       // per kernel: index into trace.cpu_ops of the op that launched it, -1
+  std::vector<uint8_t> in_window;    // per kernel: 1 when it starts inside the analysed windows
+  const KernelClass& class_of_kernel(size_t i) const { return classes[class_of[i]]; }
+};
+
 // Everything computed for one trace (one rank).
 struct RankAnalysis {
   int32_t rank = -1;
@@ -237,6 +255,8 @@ struct RankAnalysis {
   // inside the step; nullopt for a step without samples; empty when the trace has none.
   std::vector<std::optional<double>> tensor_active_per_step_pct;
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
+  // Per-kernel facts of this rank (null for the job summary of several ranks).
+  std::shared_ptr<const KernelAnnotations> kernels;
 };
 
 struct JobAnalysis {

@@ -76,6 +76,7 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
   gpu.idle.kernel_wait_gaps = idle_count[1];
   gpu.idle.other_gaps = idle_count[2];
   gpu.idle_gaps = gaps;
+  gpu.idle_gap_causes = ctx.gap_causes();
 
   // Kernel time by category and precision (kernel durations clipped to the windows).
   const std::vector<uint8_t>& in_window = ctx.kernels().in_window;
@@ -233,6 +234,25 @@ roofline::RooflineResult AnalyzeRooflineOf(const RankContext& ctx) {
   return roofline::AnalyzeRoofline(ctx.trace(), ctx.op_tree(), ctx.steps(), ro);
 }
 
+// The per-kernel facts exporters draw (class, step, launching op, window membership).
+std::shared_ptr<const KernelAnnotations> AnnotateKernels(const RankContext& ctx) {
+  const Trace& trace = ctx.trace();
+  auto out = std::make_shared<KernelAnnotations>();
+  out->classes = ctx.classes().distinct();
+  const size_t n = trace.kernels.size();
+  out->class_of.resize(n);
+  out->step.resize(n);
+  out->cpu_op.resize(n);
+  out->in_window = ctx.kernels().in_window;
+  for (size_t i = 0; i < n; ++i) {
+    const KernelEvent& k = trace.kernels[i];
+    out->class_of[i] = ctx.classes().IndexOf(k.name);
+    out->step[i] = static_cast<int32_t>(ctx.StepAt(k.start_ns));
+    out->cpu_op[i] = ctx.CpuOpOfKernel(i);
+  }
+  return out;
+}
+
 }  // namespace
 
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
@@ -262,6 +282,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   ra.tensor_active_per_step_pct = TensorActivePerStep(trace, ra.steps.steps);
   AnalyzePrecision(trace, ctx.classes(), ra);
   ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx));
+  ra.kernels = AnnotateKernels(ctx);
   Diagnose(ctx, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

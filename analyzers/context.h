@@ -70,6 +70,9 @@ class KernelClassTable {
  public:
   explicit KernelClassTable(const Trace& trace);
   const KernelClass& Of(StringId name) const;
+  // The distinct classes, and the index of a kernel name's class among them.
+  const std::vector<KernelClass>& distinct() const { return classes_; }
+  uint32_t IndexOf(StringId name) const { return slot_[name]; }  // name must be a kernel name
 
  private:
   std::vector<uint32_t> slot_;        // by StringId: index into classes_, or kNoSlot
@@ -129,10 +132,7 @@ struct KernelFacts {
 };
 
 // The GPU time of one idle gap on the main device, split by cause (see AttributeGaps).
-struct GapCauses {
-  uint32_t gap = 0;  // index into idle_gaps()
-  std::array<TimeNs, kIdleCauses> ns{};
-};
+using GapCauses = IdleGapCauses;
 
 class RankContext {
  public:

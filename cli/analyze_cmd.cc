@@ -17,12 +17,13 @@
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/stdout_check.h"
+#include "export/chrome_trace.h"
+#include "export/perfetto_writer.h"
+#include "export/sqlite/sqlite_export.h"
 #include "render/html_report.h"
 #include "render/markdown_report.h"
 #include "render/terminal_summary.h"
-#include "reports/chrome_trace.h"
 #include "reports/json_report.h"
-#include "reports/perfetto_writer.h"
 #include "reports/progress.h"
 #include "trace/reader.h"
 
@@ -58,12 +59,15 @@ int RunAnalyze(int argc, char** argv) {
   StyleApp(app, "analyze");
   app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
   std::vector<std::string> inputs;
-  std::string report_path, chrome_path, perfetto_path, html_path, markdown_path, steps_text, gpu, pattern;
+  std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
   bool quiet = false, no_color = false, verbose = false;
   app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
+  app.add_option("--sqlite", sqlite_path,
+                 "Write the kernels, ops, steps, copies, syncs, idle gaps, findings, checklist and matrix as a SQLite "
+                 "database (tables: docs/sqlite_schema.md)");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
   app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
@@ -107,7 +111,7 @@ int RunAnalyze(int argc, char** argv) {
     options.last_step = range->last;
   }
   // Before reading anything: no output may overwrite an input or another output.
-  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, html_path, markdown_path});
+  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path});
       !paths.ok()) {
     std::fprintf(stderr, "ampscope analyze: %s\n", paths.message().c_str());
     return 2;
@@ -149,6 +153,13 @@ int RunAnalyze(int argc, char** argv) {
     outputs.push_back({chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }});
   if (!perfetto_path.empty())
     outputs.push_back({perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }});
+  if (!sqlite_path.empty()) {
+    SqliteExportOptions sqlite_options;
+    sqlite_options.tool_version = AMPSCOPE_VERSION;
+    outputs.push_back({sqlite_path, [&traces, &job, sqlite_options](std::ostream& o) {
+                         return WriteSqliteExport(traces, job, sqlite_options, o);
+                       }});
+  }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
     return UsageError("analyze", written.message());
   }
@@ -165,7 +176,7 @@ int RunAnalyze(int argc, char** argv) {
 
 }  // namespace
 
-AMPSCOPE_REGISTER_COMMAND("analyze", "analyse traces and write reports (JSON, HTML, Markdown, Chrome trace)",
+AMPSCOPE_REGISTER_COMMAND("analyze", "analyse traces and write reports (JSON, HTML, Markdown, Chrome trace, Perfetto, SQLite)",
                           RunAnalyze);
 
 }  // namespace ampscope::cli

@@ -1,7 +1,7 @@
 // The annotated Chrome trace, read back: the format is valid, every input event is there
 // with the same (exact ns) times, flows are paired, names are given, and the analysis
 // tracks match the analysis and the report.
-#include "reports/chrome_trace.h"
+#include "export/chrome_trace.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The Perfetto protobuf writer: the encoder's wire format by hand, and the whole trace
 // decoded by protoc against tests/reports/perfetto_trace_subset.proto (copied from
 // Perfetto's protos), then rebuilt into slices and compared with the input.
-#include "reports/perfetto_writer.h"
+#include "export/perfetto_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 
 #include "analyzers/analyze.h"
 #include "report_fixtures.h"
-#include "reports/chrome_trace.h"
+#include "export/chrome_trace.h"
 #include "support/test_support.h"
 
 namespace ampscope {

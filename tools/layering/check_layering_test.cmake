@@ -62,7 +62,7 @@ set(clean
   analyzers/analysis.h "#include \"trace/model.h\""
   analyzers/analyze.h "#include \"analyzers/analysis.h\""
   reports/json_report.cc "#include \"analyzers/analysis.h\""
-  reports/chrome_trace.cc "#include \"analyzers/analysis.h\"\n#include \"trace/model.h\""
+  export/chrome_trace.cc "#include \"analyzers/analysis.h\"\n#include \"trace/model.h\""
   render/html_report.cc "#include \"render/format.h\"\n#include \"base/strings.h\""
   reports/progress.cc "#include \"render/format.h\""
   collector/session.h "#include \"trace/formats/amptrace/amptrace_writer.h\"\n#include <cupti.h>"
@@ -80,9 +80,12 @@ expect_check(trace_must_not_include_analyzers "${tree}" "${none}" FALSE
 make_tree("${tree}" ${clean} collector/bad.cc "#include \"trace/model.h\"")
 expect_check(collector_only_amptrace_and_base "${tree}" "${none}" FALSE "collector/ may use only")
 
-make_tree("${tree}" ${clean} reports/chrome_trace.h "#include \"analyzers/analyze.h\"")
+make_tree("${tree}" ${clean} export/chrome_trace.h "#include \"analyzers/analyze.h\"")
 expect_check(export_gets_results_not_internals "${tree}" "${none}" FALSE
-             "reports/chrome_trace.h: #include \"analyzers/analyze.h\": export -> analyzers is forbidden")
+             "export/chrome_trace.h: #include \"analyzers/analyze.h\": export -> analyzers is forbidden")
+
+make_tree("${tree}" ${clean} export/sqlite/bad.cc "#include \"render/format.h\"")
+expect_check(export_never_uses_render "${tree}" "${none}" FALSE "export -> render is forbidden")
 
 make_tree("${tree}" ${clean} render/html_report.h "#include \"trace/model.h\"")
 expect_check(render_reads_only_report_json "${tree}" "${none}" FALSE "render -> trace is forbidden")

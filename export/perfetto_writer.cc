@@ -1,4 +1,4 @@
-#include "reports/perfetto_writer.h"
+#include "export/perfetto_writer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "reports/chrome_trace.h"
+#include "export/chrome_trace.h"
+#include "export/event_sink.h"
 
 namespace ampscope {
 namespace perfetto_proto {
@@ -254,6 +255,7 @@ size_t RefIndex(Ref r) { return static_cast<size_t>(r & ((1ull << 56) - 1)); }
 
 struct RankState {
   const Trace* trace = nullptr;
+  const RankAnalysis* analysis_result = nullptr;  // null: the rank was not analysed
   size_t index = 0;
   std::unique_ptr<EventDescriber> describe;
   trace_export::RankPids pids;
@@ -399,6 +401,44 @@ bool BindFlow(const RankState& r, const Cursor& c, const std::vector<Ref>& items
   return false;
 }
 
+// The rank's events per track, collected by one walk of the rank (export/event_sink.h).
+struct TrackCollector : trace_export::EventSink {
+  explicit TrackCollector(int64_t host_pid) : host_pid(host_pid) {}
+  void Kernel(size_t i, const KernelEvent& e, const trace_export::KernelFacts&) override {
+    by_track[EventDescriber::KernelTrack(e)].push_back(MakeRef(Src::kKernel, i));
+  }
+  void Memcpy(size_t i, const MemcpyEvent& e) override {
+    by_track[EventDescriber::MemcpyTrack(e)].push_back(MakeRef(Src::kMemcpy, i));
+  }
+  void Memset(size_t i, const MemsetEvent& e) override {
+    by_track[EventDescriber::MemsetTrack(e)].push_back(MakeRef(Src::kMemset, i));
+  }
+  void Api(size_t i, const ApiCall& e) override { by_track[{e.pid, e.tid}].push_back(MakeRef(Src::kApi, i)); }
+  void Sync(size_t i, const SyncEvent& e) override {
+    by_track[EventDescriber::SyncTrack(e)].push_back(MakeRef(Src::kSync, i));
+  }
+  void Range(size_t i, const ampscope::Range& e) override {
+    by_track[EventDescriber::RangeTrack(e)].push_back(MakeRef(Src::kRange, i));
+  }
+  void CpuOp(size_t i, const ampscope::CpuOp& e) override { by_track[{e.pid, e.tid}].push_back(MakeRef(Src::kCpuOp, i)); }
+  void Other(size_t i, const OtherEvent& e) override { by_track[{e.pid, e.tid}].push_back(MakeRef(Src::kOther, i)); }
+  void Memory(size_t i, const MemoryEvent&) override { memory.push_back(MakeRef(Src::kMemory, i)); }
+  void Counter(size_t i, const CounterSample& s) override {
+    counters[{s.device >= 0 ? s.device : host_pid, s.name}].push_back(MakeRef(Src::kCounter, i));
+  }
+  bool WantsAnalysisTracks() const override { return true; }
+  void AnalysisTracksBegin(const trace_export::AnalysisTracks& tracks) override { spans.assign(tracks.tracks.size(), {}); }
+  void AnalysisSpan(size_t track, size_t index, const trace_export::AnalysisSpan&) override {
+    spans[track].push_back(MakeRef(Src::kAnalysisSpan, index));
+  }
+
+  int64_t host_pid;
+  std::map<std::pair<int64_t, int64_t>, std::vector<Ref>> by_track;
+  std::vector<Ref> memory;
+  std::map<std::pair<int64_t, StringId>, std::vector<Ref>> counters;
+  std::vector<std::vector<Ref>> spans;  // per analysis track
+};
+
 class PerfettoTraceWriter {
  public:
   explicit PerfettoTraceWriter(std::ostream& out) : w_(out) {}
@@ -479,17 +519,10 @@ void PerfettoTraceWriter::SetUpRank(RankState& r, size_t ranks, const RankAnalys
     return uuid;
   };
 
-  // Items per (pid, tid).
-  std::map<std::pair<int64_t, int64_t>, std::vector<Ref>> by_track;
-  for (size_t i = 0; i < t.kernels.size(); ++i) by_track[EventDescriber::KernelTrack(t.kernels[i])].push_back(MakeRef(Src::kKernel, i));
-  for (size_t i = 0; i < t.memcpys.size(); ++i) by_track[EventDescriber::MemcpyTrack(t.memcpys[i])].push_back(MakeRef(Src::kMemcpy, i));
-  for (size_t i = 0; i < t.memsets.size(); ++i) by_track[EventDescriber::MemsetTrack(t.memsets[i])].push_back(MakeRef(Src::kMemset, i));
-  for (size_t i = 0; i < t.api_calls.size(); ++i) by_track[{t.api_calls[i].pid, t.api_calls[i].tid}].push_back(MakeRef(Src::kApi, i));
-  for (size_t i = 0; i < t.syncs.size(); ++i) by_track[EventDescriber::SyncTrack(t.syncs[i])].push_back(MakeRef(Src::kSync, i));
-  for (size_t i = 0; i < t.ranges.size(); ++i) by_track[EventDescriber::RangeTrack(t.ranges[i])].push_back(MakeRef(Src::kRange, i));
-  for (size_t i = 0; i < t.cpu_ops.size(); ++i) by_track[{t.cpu_ops[i].pid, t.cpu_ops[i].tid}].push_back(MakeRef(Src::kCpuOp, i));
-  for (size_t i = 0; i < t.other_events.size(); ++i)
-    by_track[{t.other_events[i].pid, t.other_events[i].tid}].push_back(MakeRef(Src::kOther, i));
+  // Items per (pid, tid), [memory] instants, counters and analysis spans, from one walk of the rank.
+  TrackCollector collected(r.describe->HostPid());
+  trace_export::WalkRank(t, analysis, collected, &r.analysis);
+  std::map<std::pair<int64_t, int64_t>, std::vector<Ref>>& by_track = collected.by_track;
 
   Cursor plain;  // for StartOf/EndOf of input events (no analysis pointers needed)
   for (auto& [key, items] : by_track) SortItems(r, plain, items);
@@ -547,40 +580,33 @@ void PerfettoTraceWriter::SetUpRank(RankState& r, size_t ranks, const RankAnalys
   }
 
   // [memory] instants on the host process track; input counters on counter tracks.
-  if (!t.memory_events.empty()) {
+  if (!collected.memory.empty()) {
     auto c = std::make_unique<Cursor>();
     c->uuid = process_of(r.describe->HostPid());
     c->rank = &r;
-    for (size_t i = 0; i < t.memory_events.size(); ++i) c->items.push_back(MakeRef(Src::kMemory, i));
+    c->items = std::move(collected.memory);
     cursors_.push_back(std::move(c));
   }
-  {
-    std::map<std::pair<int64_t, StringId>, std::vector<Ref>> counters;
-    for (size_t i = 0; i < t.counters.size(); ++i) {
-      const CounterSample& s = t.counters[i];
-      counters[{s.device >= 0 ? s.device : r.describe->HostPid(), s.name}].push_back(MakeRef(Src::kCounter, i));
-    }
-    for (auto& [key, items] : counters) {
-      auto c = std::make_unique<Cursor>();
-      c->uuid = NewUuid();
-      c->rank = &r;
-      c->items = std::move(items);
-      CounterDescriptor(c->uuid, process_of(key.first), t.str(key.second));
-      cursors_.push_back(std::move(c));
-    }
+  for (auto& [key, items] : collected.counters) {
+    auto c = std::make_unique<Cursor>();
+    c->uuid = NewUuid();
+    c->rank = &r;
+    c->items = std::move(items);
+    CounterDescriptor(c->uuid, process_of(key.first), t.str(key.second));
+    cursors_.push_back(std::move(c));
   }
 
   // The analysis process.
   uint64_t apid = NewUuid();
   ProcessDescriptor(apid, r.pids.analysis_pid, prefix + "ampscope analysis");
   if (analysis == nullptr) return;
-  r.analysis = trace_export::BuildAnalysisTracks(*analysis);
-  for (const AnalysisTrack& track : r.analysis.tracks) {
+  for (size_t k = 0; k < r.analysis.tracks.size(); ++k) {
+    const AnalysisTrack& track = r.analysis.tracks[k];
     auto c = std::make_unique<Cursor>();
     c->uuid = NewUuid();
     c->rank = &r;
     c->analysis_track = &track;
-    for (size_t i = 0; i < track.spans.size(); ++i) c->items.push_back(MakeRef(Src::kAnalysisSpan, i));
+    c->items = std::move(collected.spans[k]);
     Descriptor(c->uuid, apid, track.name);
     cursors_.push_back(std::move(c));
   }
@@ -626,7 +652,7 @@ void PerfettoTraceWriter::EmitEvent(Cursor& c, Ref ref, bool end) {
   switch (src) {
     case Src::kKernel:
       name_and_cat(NameIid(r, t.kernels[i].name), "kernel");
-      d.KernelArgs(t.kernels[i], args);
+      d.KernelArgs(t.kernels[i], trace_export::FactsOfKernel(r.analysis_result, i).cls, args);
       break;
     case Src::kMemcpy:
       name_and_cat(w_.InternName(d.MemcpyName(t.memcpys[i])), "gpu_memcpy");
@@ -708,13 +734,14 @@ Status PerfettoTraceWriter::Write(const std::vector<Trace>& traces, const JobAna
   for (size_t i = 0; i < traces.size(); ++i) {
     auto r = std::make_unique<RankState>();
     r->trace = &traces[i];
+    r->analysis_result = trace_export::FindRankAnalysis(traces, i, analysis);
     r->index = i;
     r->describe = std::make_unique<EventDescriber>(traces[i]);
     r->pids = pids[i];
     ranks_.push_back(std::move(r));
   }
   for (size_t i = 0; i < traces.size(); ++i)
-    SetUpRank(*ranks_[i], traces.size(), trace_export::FindRankAnalysis(traces, i, analysis));
+    SetUpRank(*ranks_[i], traces.size(), ranks_[i]->analysis_result);
   if (!w_.ok()) return Status::Error("cannot write the Perfetto trace (output stream failed)");
 
   // Merge all tracks by timestamp: each cursor yields its events in order (ends of open

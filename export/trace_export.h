@@ -1,18 +1,10 @@
-// The annotated Chrome trace (`ampscope analyze --chrome-trace out.json`).
-//
-// Every GPU and CPU event of the inputs is converted faithfully (Kineto's categories and
-// argument names, µs timestamps printed from the int64 ns with 3 fractional digits, flows,
-// process and thread names), and a separate "ampscope analysis" process per rank adds:
-// a span per step, the GPU idle gaps coloured by HTA category, sync points, findings
-// (id, evidence, recommendation in args) and per-step counters.
-//
-// The building blocks below (pid mapping, event descriptions, analysis tracks) are shared
-// with the Perfetto protobuf writer (perfetto_writer.cc) so both outputs show the same thing.
+// What the timeline exporters (Chrome JSON, Perfetto protobuf) share about the input events:
+// exact µs formatting, the pid mapping of ranks, the events' names, categories and arguments in
+// Kineto's vocabulary, and the process/thread names of the tracks.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <ostream>
 #include <set>
 #include <string>
 #include <string_view>
@@ -21,21 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
-#include "base/status.h"
+#include "trace/classify/kernel_classifier.h"
 #include "trace/model.h"
 
 namespace ampscope {
-
-// Writes the annotated trace as Chrome Trace Event JSON ({"traceEvents": [...]}) to `out`,
-// streaming (memory does not grow with the output size). Several traces are ranks of one
-// job: each rank gets its own block of pids and "rank N ..." process names.
-// Fails only when `out` fails.
-Status WriteChromeTrace(const std::vector<Trace>& traces, const JobAnalysis& analysis, std::ostream& out);
-
-// Browsers (chrome://tracing, ui.perfetto.dev's JSON importer) fail on JSON over about this size.
-inline constexpr uint64_t kChromeJsonBrowserLimitBytes = 512ull << 20;
-
 namespace trace_export {
 
 // ---- time formatting -------------------------------------------------------------------
@@ -96,11 +77,11 @@ class EventDescriber {
   std::string_view MemsetName(const MemsetEvent& e) const;
   static const char* SyncName(SyncType t);
   static const char* RangeCategory(RangeKind k);
-  const KernelClass& Classify(StringId name) const;
   // True when the interned string is valid JSON (cached per id).
   bool IsJson(StringId id) const;
 
-  void KernelArgs(const KernelEvent& e, ArgSink& sink) const;
+  // `cls` is the analysis' class of the kernel (KernelAnnotations); nullptr writes none.
+  void KernelArgs(const KernelEvent& e, const KernelClass* cls, ArgSink& sink) const;
   void MemcpyArgs(const MemcpyEvent& e, ArgSink& sink) const;
   void MemsetArgs(const MemsetEvent& e, ArgSink& sink) const;
   void ApiArgs(const ApiCall& e, ArgSink& sink) const;
@@ -122,8 +103,6 @@ class EventDescriber {
   const Trace& trace_;
   int64_t host_pid_ = -1;
   mutable std::vector<std::string> memcpy_names_;  // by (kind, src, dst) index
-  mutable std::vector<KernelClass> classes_;       // by StringId
-  mutable std::vector<uint8_t> classified_;
   mutable std::vector<uint8_t> json_state_;        // 0 unknown, 1 valid JSON, 2 not JSON
 };
 
@@ -136,54 +115,6 @@ struct TrackNames {
   std::set<int64_t> gpu_pids;                                   // input pids that are GPU devices
 };
 TrackNames NameTracks(const Trace& trace);
-
-// ---- analysis tracks -----------------------------------------------------------------------
-
-enum class SpanColor : uint8_t { kNone, kStep, kHostWait, kKernelWait, kOtherIdle, kSync, kInfo, kWarning, kCritical };
-// Chrome's reserved colour names (catapult ColorScheme), "" for kNone.
-const char* ChromeColorName(SpanColor c);
-
-struct AnalysisSpan {
-  TimeNs start_ns = 0;
-  TimeNs end_ns = 0;     // == start_ns for an instant
-  uint32_t name = 0;     // index into AnalysisTracks::names
-  int32_t args = -1;     // index into AnalysisTracks::args, -1 for none
-  SpanColor color = SpanColor::kNone;
-  bool instant = false;
-};
-
-// One track (a tid of the analysis process). Spans are sorted by start and properly nested
-// (no partial overlap): overlapping spans go to "<name> (overlap N)" lanes.
-struct AnalysisTrack {
-  std::string name;
-  std::string category;  // Chrome "cat"
-  std::vector<AnalysisSpan> spans;
-};
-
-struct AnalysisCounter {
-  std::string name;       // counter (track) name
-  std::string series;     // the args key (Chrome shows it as the series)
-  std::vector<std::pair<TimeNs, double>> samples;
-};
-
-struct AnalysisTracks {
-  std::vector<AnalysisTrack> tracks;
-  std::vector<AnalysisCounter> counters;
-  std::vector<std::string> names;
-  std::vector<nlohmann::json> args;
-  uint64_t dropped_finding_ranges = 0;  // over kMaxRangesPerFinding
-};
-
-// Time ranges drawn per finding (a finding with more, e.g. one per small kernel, is capped).
-inline constexpr size_t kMaxRangesPerFinding = 2000;
-
-// Builds the analysis tracks of one rank from its analysis alone: the exporter draws what the
-// analyzers computed (steps, idle gaps, sync points, findings, per-step counters).
-AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank);
-
-// The analysis of traces[index] inside `job` (matched by input path, else by position), or
-// nullptr when that trace failed to analyse.
-const RankAnalysis* FindRankAnalysis(const std::vector<Trace>& traces, size_t index, const JobAnalysis& job);
 
 }  // namespace trace_export
 }  // namespace ampscope

@@ -1,0 +1,261 @@
+#include "export/analysis_tracks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "base/units.h"
+#include "reports/fields_json.h"
+#include "reports/json_report.h"
+
+namespace ampscope {
+namespace trace_export {
+
+// ---------------------------------------------------------------------------------------
+// Analysis tracks
+
+const char* ChromeColorName(SpanColor c) {
+  // catapult's reserved colour names (tracing/base/color_scheme.html).
+  switch (c) {
+    case SpanColor::kStep: return "rail_response";
+    case SpanColor::kHostWait: return "terrible";
+    case SpanColor::kKernelWait: return "yellow";
+    case SpanColor::kOtherIdle: return "grey";
+    case SpanColor::kSync: return "bad";
+    case SpanColor::kInfo: return "good";
+    case SpanColor::kWarning: return "yellow";
+    case SpanColor::kCritical: return "terrible";
+    default: return "";
+  }
+}
+
+namespace {
+
+class TrackBuilder {
+ public:
+  explicit TrackBuilder(AnalysisTracks& out) : out_(out) {}
+
+  uint32_t Name(const std::string& s) {
+    auto it = name_ids_.find(s);
+    if (it != name_ids_.end()) return it->second;
+    out_.names.push_back(s);
+    uint32_t id = static_cast<uint32_t>(out_.names.size() - 1);
+    name_ids_.emplace(s, id);
+    return id;
+  }
+  int32_t Args(nlohmann::json args) {
+    out_.args.push_back(std::move(args));
+    return static_cast<int32_t>(out_.args.size() - 1);
+  }
+
+  // Sorts `spans` and splits them into properly nested lanes, appended as tracks.
+  void AddTrack(const std::string& name, const std::string& category, std::vector<AnalysisSpan> spans) {
+    if (spans.empty()) return;
+    std::stable_sort(spans.begin(), spans.end(), [](const AnalysisSpan& a, const AnalysisSpan& b) {
+      if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+      return a.end_ns > b.end_ns;  // enclosing first
+    });
+    std::vector<std::vector<TimeNs>> open;  // per lane: a stack of open span ends
+    std::vector<std::vector<AnalysisSpan>> lanes;
+    for (const AnalysisSpan& s : spans) {
+      size_t lane = 0;
+      for (; lane < open.size(); ++lane) {
+        std::vector<TimeNs>& stack = open[lane];
+        while (!stack.empty() && stack.back() <= s.start_ns) stack.pop_back();
+        if (stack.empty() || stack.back() >= s.end_ns) break;
+      }
+      if (lane == open.size()) {
+        open.emplace_back();
+        lanes.emplace_back();
+      }
+      if (!s.instant) open[lane].push_back(s.end_ns);
+      lanes[lane].push_back(s);
+    }
+    for (size_t l = 0; l < lanes.size(); ++l) {
+      AnalysisTrack t;
+      t.name = l == 0 ? name : fmt::format("{} (overlap {})", name, l);
+      t.category = category;
+      t.spans = std::move(lanes[l]);
+      out_.tracks.push_back(std::move(t));
+    }
+  }
+
+ private:
+  AnalysisTracks& out_;
+  std::unordered_map<std::string, uint32_t> name_ids_;
+};
+
+SpanColor SeverityColor(FindingSeverity s) {
+  switch (s) {
+    case FindingSeverity::kCritical: return SpanColor::kCritical;
+    case FindingSeverity::kWarning: return SpanColor::kWarning;
+    default: return SpanColor::kInfo;
+  }
+}
+
+// Per-step counter samples: the value from the step's start; 0 after the last step and
+// in gaps between steps, so a value never spills outside its step.
+AnalysisCounter StepCounter(const std::string& name, const std::string& series, const std::vector<StepWindow>& steps,
+                            const std::vector<std::optional<double>>& values) {
+  AnalysisCounter c;
+  c.name = name;
+  c.series = series;
+  for (size_t i = 0; i < steps.size() && i < values.size(); ++i) {
+    if (!values[i]) continue;
+    c.samples.emplace_back(steps[i].start_ns, *values[i]);
+    bool next_starts_later = i + 1 >= steps.size() || steps[i + 1].start_ns > steps[i].end_ns || !values[i + 1];
+    if (next_starts_later) c.samples.emplace_back(steps[i].end_ns, 0.0);
+  }
+  return c;
+}
+
+std::optional<double> NumberAt(const nlohmann::json& per_step, size_t i, const char* key) {
+  if (!per_step.is_array() || i >= per_step.size()) return std::nullopt;
+  const nlohmann::json& s = per_step[i];
+  if (!s.is_object() || !s.contains(key) || !s[key].is_number()) return std::nullopt;
+  double v = s[key].get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
+  AnalysisTracks out;
+  TrackBuilder b(out);
+  const std::vector<StepWindow>& steps = rank.steps.steps;
+  const nlohmann::json per_step = PerStepJson(rank.per_step);
+
+  // Steps: one span per analysed step.
+  {
+    std::vector<AnalysisSpan> spans;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const StepWindow& w = steps[i];
+      nlohmann::json args = {{"step_index", i},
+                             {"number", w.number},
+                             {"step_source", StepSourceName(rank.steps.source)},
+                             {"duration_us", NsToUs(w.duration_ns())},
+                             {"cpu_start_us", NsToUs(w.cpu_start_ns)},
+                             {"cpu_end_us", NsToUs(w.cpu_end_ns)}};
+      if (per_step.is_array() && i < per_step.size() && per_step[i].is_object())
+        for (const char* key : {"busy_pct", "kernel_busy_pct", "tensor_core_kernel_pct", "kernels", "syncs"})
+          if (per_step[i].contains(key)) args[key] = per_step[i][key];
+      std::string name = w.name.empty() ? "step " + std::to_string(w.number) : w.name;
+      spans.push_back({w.start_ns, w.end_ns, b.Name(name), b.Args(std::move(args)), SpanColor::kStep, false});
+    }
+    b.AddTrack("steps", "ampscope.step", std::move(spans));
+  }
+
+  // Idle gaps per device, with HTA's categories.
+  {
+    const std::vector<IdleGap>& gaps = rank.gpu.idle_gaps;  // the analysis' gaps (analyzers/context)
+    static constexpr struct {
+      IdleKind kind;
+      SpanColor color;
+      const char* meaning;
+    } kKinds[] = {
+        {IdleKind::kHostWait, SpanColor::kHostWait,
+         "host_wait: the GPU waited for the CPU to launch the next work (the launch started after the GPU went idle)"},
+        {IdleKind::kKernelWait, SpanColor::kKernelWait,
+         "kernel_wait: a short gap (< 30 us) between back-to-back GPU work that was already launched"},
+        {IdleKind::kOther, SpanColor::kOtherIdle, "other: idle for another reason (e.g. waiting on a sync or event)"},
+    };
+    int32_t kind_args[3];
+    for (const auto& k : kKinds)
+      kind_args[static_cast<int>(k.kind)] = b.Args({{"idle_kind", IdleKindName(k.kind)}, {"meaning", k.meaning}});
+    std::map<int32_t, std::vector<AnalysisSpan>> by_device;
+    for (const IdleGap& g : gaps) {
+      const auto& k = kKinds[static_cast<int>(g.kind)];
+      by_device[g.device].push_back({g.start_ns, g.end_ns, b.Name(IdleKindName(g.kind)),
+                                     kind_args[static_cast<int>(g.kind)], k.color, false});
+    }
+    for (auto& [device, spans] : by_device)
+      b.AddTrack(fmt::format("GPU {} idle gaps", device), "ampscope.idle", std::move(spans));
+  }
+
+  // Sync points (host-blocking syncs).
+  {
+    std::vector<AnalysisSpan> spans;
+    for (const SyncPoint& p : rank.syncs.points) {
+      nlohmann::json args = {{"api", p.api},
+                             {"tid", p.tid},
+                             {"step_index", p.step_index},
+                             {"blocked_us", NsToUs(p.end_ns - p.start_ns)}};
+      spans.push_back({p.start_ns, std::max(p.start_ns, p.end_ns), b.Name(p.api), b.Args(std::move(args)),
+                       SpanColor::kSync, p.end_ns <= p.start_ns});
+    }
+    b.AddTrack("sync points", "ampscope.sync", std::move(spans));
+  }
+
+  // Findings: one track each, spans where the finding shows, an instant at the start of the
+  // analysed window when it has no time ranges.
+  for (const Finding& f : rank.findings) {
+    nlohmann::json args = {{"id", f.id},
+                           {"severity", FindingSeverityName(f.severity)},
+                           {"title", f.title},
+                           {"dimension", f.dimension},
+                           {"checklist", f.checklist},
+                           {"est_saving_pct", f.est_saving_pct},
+                           {"evidence", FieldsJson(f.evidence)},
+                           {"recommendation", f.recommendation}};
+    int32_t a = b.Args(std::move(args));
+    uint32_t name = b.Name(f.id + ": " + f.title);
+    std::vector<AnalysisSpan> spans;
+    for (const auto& [start, end] : f.time_ranges) {
+      if (spans.size() >= kMaxRangesPerFinding) {
+        out.dropped_finding_ranges++;
+        continue;
+      }
+      spans.push_back({start, std::max(start, end), name, a, SeverityColor(f.severity), end <= start});
+    }
+    if (spans.empty()) {
+      TimeNs at = rank.steps.window_start_ns;
+      spans.push_back({at, at, name, a, SeverityColor(f.severity), true});
+    }
+    b.AddTrack("finding " + f.id, "ampscope.finding", std::move(spans));
+  }
+
+  // Counters per step.
+  if (!steps.empty()) {
+    static constexpr struct {
+      const char* key;
+      const char* name;
+    } kCounters[] = {
+        {"busy_pct", "GPU busy per step"},
+        {"kernel_busy_pct", "GPU kernel busy per step"},
+        {"tensor_core_kernel_pct", "Tensor Core kernel share per step"},
+    };
+    for (const auto& c : kCounters) {
+      std::vector<std::optional<double>> values;
+      for (size_t i = 0; i < steps.size(); ++i) values.push_back(NumberAt(per_step, i, c.key));
+      AnalysisCounter counter = StepCounter(c.name, c.key, steps, values);
+      if (!counter.samples.empty()) out.counters.push_back(std::move(counter));
+    }
+    // Sampled Tensor Core activity: the per-step means the analysis computed.
+    if (!rank.tensor_active_per_step_pct.empty()) {
+      const std::vector<std::optional<double>>& values = rank.tensor_active_per_step_pct;
+      AnalysisCounter counter = StepCounter("Tensor Core active per step", "tensor_active_pct", steps, values);
+      if (!counter.samples.empty()) out.counters.push_back(std::move(counter));
+    }
+  }
+  return out;
+}
+
+const RankAnalysis* FindRankAnalysis(const std::vector<Trace>& traces, size_t index, const JobAnalysis& job) {
+  const std::string& path = traces[index].metadata.path;
+  // Paths identify inputs unless two inputs share one (tests build traces in memory).
+  size_t same_path = 0;
+  for (const Trace& t : traces) same_path += t.metadata.path == path;
+  if (same_path == 1)
+    for (const RankAnalysis& r : job.ranks)
+      if (r.input_path == path) return &r;
+  if (job.ranks.size() == traces.size()) return &job.ranks[index];
+  if (job.ranks.empty() && traces.size() == 1 && !job.job.steps.steps.empty()) return &job.job;
+  return nullptr;
+}
+
+}  // namespace trace_export
+}  // namespace ampscope

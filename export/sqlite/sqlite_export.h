@@ -1,0 +1,36 @@
+// The analysis as a SQLite database (`ampscope analyze ... --sqlite out.db`), for SQL and pandas:
+// one row per kernel, CPU op, step, copy, memset, sync point, idle gap, finding (and its time
+// ranges), checklist item and matrix dimension, every table with a `rank` column; `meta` holds
+// the schema version, the tool version and the inputs. docs/sqlite_schema.md is the contract
+// (every table, column and unit).
+//
+// The database is a sink of the rank walk (export/event_sink.h): what it stores about a kernel
+// is what the analysis decided. It is built in memory, in one transaction with prepared
+// statements, indexed, and then serialised into `out`: the caller (base/atomic_write.h's
+// WriteOutputs) writes it to a temporary file next to the output and renames it over a regular
+// file only when the whole set of outputs was written.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analyzers/analysis.h"
+#include "base/status.h"
+#include "trace/model.h"
+
+namespace ampscope {
+
+// Bumped when a table or column changes meaning or goes away (adding one keeps the version).
+inline constexpr int kSqliteSchemaVersion = 1;
+
+struct SqliteExportOptions {
+  std::string tool_version;  // written to meta.tool_version
+};
+
+// `traces[i]` is the input of the rank analysed in `analysis` (matched as the timeline exporters
+// do). Fails when SQLite fails (out of memory) or `out` fails.
+Status WriteSqliteExport(const std::vector<Trace>& traces, const JobAnalysis& analysis,
+                         const SqliteExportOptions& options, std::ostream& out);
+
+}  // namespace ampscope
