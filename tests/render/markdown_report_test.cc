@@ -265,7 +265,7 @@ json ReportOf(const std::string& shared_trace) {
   if (!t.ok()) return json();
   traces.push_back(std::move(t).value());
   JobAnalysis job = AnalyzeJob(traces, AnalysisOptions{});
-  return BuildJsonReport(job, traces, AnalysisOptions{});
+  return BuildJsonReport(job, AnalysisOptions{});
 }
 
 TEST(MarkdownReport, RealTracesFollowTheRules) {
