@@ -37,7 +37,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     -DAMPSCOPE_BUILD_BENCH=ON >/dev/null
   cmake --build "$BUILD_DIR" --target make_large_trace read_kineto ampscope
 fi
-GEN="$BUILD_DIR/bench/make_large_trace"
+GEN="${GEN:-$BUILD_DIR/bench/make_large_trace}"
 READ="$BUILD_DIR/bench/read_kineto"
 CLI="$BUILD_DIR/cli/ampscope"
 
