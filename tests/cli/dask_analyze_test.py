@@ -42,7 +42,8 @@ def main(script, ampscope, shared):
         import distributed  # noqa: F401
     except ImportError:
         return missing("python3-distributed is not installed (scripts/setup.sh installs it)")
-    files = sorted(glob.glob(os.path.join(shared, "traces/kineto/param_dlrm_8ranks/*.json.gz")))
+    # Absolute, normalised paths: what dask_analyze.py hands its workers (and so the report names).
+    files = sorted(os.path.abspath(f) for f in glob.glob(os.path.join(shared, "traces/kineto/param_dlrm_8ranks/*.json.gz")))
     if len(files) != 8:
         return missing("shared traces: traces/kineto/param_dlrm_8ranks (8 rank files) under " + shared)
     with tempfile.TemporaryDirectory(prefix="ampscope-dask-test-") as tmp:
