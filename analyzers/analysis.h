@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzers/fields.h"
+#include "analyzers/gpu_peaks.h"
 #include "analyzers/precision_result.h"
 #include "analyzers/results.h"
 #include "trace/classify/kernel_classifier.h"
@@ -231,6 +232,30 @@ struct KernelAnnotations {
   const KernelClass& class_of_kernel(size_t i) const { return classes[class_of[i]]; }
 };
 
+// A device the rank used (every listed device when it recorded no GPU work), with the peak row
+// found for it in the options' table (--gpu-peaks, else the built-in one; --gpu overrides the
+// name): the one lookup the report's `devices[].peak` shows.
+struct DeviceInfo {
+  Device device;
+  std::optional<GpuPeak> peak;  // absent: no row matches
+};
+
+// What the report says about one input, kept so that the trace itself can be dropped once the
+// rank is analysed (the report, summaries and merge need only this).
+struct InputInfo {
+  std::string path;
+  SourceFormat format = SourceFormat::kUnknown;
+  uint64_t events = 0;          // events seen in the input
+  uint64_t bytes = 0;           // size as read (uncompressed bytes for .gz)
+  uint64_t file_bytes = 0;      // size of the file on disk (0: unknown)
+  int32_t trace_rank = -1;      // the rank the trace names (-1: none)
+  int32_t world_size = -1;
+  std::string host, driver_version, cuda_runtime_version, cupti_version, framework_version;
+  std::vector<DeviceInfo> devices;
+  Diagnostics diagnostics;      // the reader's
+};
+InputInfo DescribeInput(const Trace& trace, const AnalysisOptions& options);
+
 // Everything computed for one trace (one rank).
 struct RankAnalysis {
   int32_t rank = -1;
@@ -257,14 +282,42 @@ struct RankAnalysis {
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
   // Per-kernel facts of this rank (null for the job summary of several ranks).
   std::shared_ptr<const KernelAnnotations> kernels;
+  InputInfo input;                           // the file, its format, device and reader facts
+};
+
+// An input that could not be read or analysed (--keep-going): named in the report.
+struct MissingInput {
+  std::string path;
+  std::string error;  // one line
+};
+
+// The job view's per-rank balance: a synchronous job runs at its slowest rank's pace, so each
+// number is shown per rank with its imbalance (max / mean over ranks; 1 = balanced).
+struct RankBalance {
+  int32_t rank = -1;
+  std::string path;
+  std::string device;                 // the rank's first device ("" when the trace lists none)
+  std::optional<double> step_time_us;  // mean step time (empty without steps)
+  TimeNs compute_ns = 0;              // kernel time of every kernel but communication, in the window
+  TimeNs communication_ns = 0;        // communication (NCCL/RCCL) kernel time in the window
+};
+struct JobBalance {
+  std::vector<RankBalance> ranks;
+  std::optional<double> step_time_imbalance;  // max / mean (empty: a mean of 0 or no steps)
+  std::optional<double> compute_imbalance;
+  std::optional<double> communication_imbalance;
 };
 
 struct JobAnalysis {
   std::vector<RankAnalysis> ranks;
   // Job-level view: for one rank it is that rank; for several, the job summary (see job.cc).
   RankAnalysis job;
-  std::vector<Device> devices;
-  Diagnostics diagnostics;
+  std::vector<DeviceInfo> devices;     // union over ranks (by name and id)
+  Diagnostics diagnostics;             // the job's own (analysis failures, job consistency)
+  std::vector<MissingInput> missing;   // inputs left out (--keep-going)
+  JobBalance balance;                  // several ranks: per-rank step/compute/communication time
+  // Why the inputs may not be one job (different world sizes or GPUs, a rank twice): one line each.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace ampscope

@@ -262,6 +262,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   ra.input_path = trace.metadata.path;
   ra.format = trace.metadata.format;
   ra.input_events = trace.metadata.event_count;
+  ra.input = DescribeInput(trace, ctx.options());
   ra.steps = ctx.steps();
   ra.step_stats = ComputeStepStats(ra.steps);
   AnalyzeGpuTime(ctx, ra.gpu, ra.per_step);

@@ -22,6 +22,10 @@ RankAnalysis AnalyzeRank(const RankContext& context);
 // Several traces are ranks of one job. ranks[i] is the analysis of traces[i]; `job` is the
 // job-level summary (the rank itself when there is one).
 JobAnalysis AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& options);
+// The job of ranks already analysed (their traces may be gone): ranks without a rank number get
+// their position; `diagnostics` are the job's own (failures); `missing` names inputs left out.
+JobAnalysis BuildJob(std::vector<RankAnalysis> ranks, Diagnostics diagnostics = {},
+                     std::vector<MissingInput> missing = {});
 
 // The building blocks (LaunchIndex, DetectSteps, Interval, MergeIntervals, OverlapNs) and the
 // rank's analysis context are in analyzers/context.h, included above.

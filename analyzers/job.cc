@@ -1,7 +1,10 @@
 // Multi-rank analysis: several traces are ranks of one job.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <type_traits>
 
 #include "analyzers/analyze.h"
 
@@ -26,6 +29,104 @@ int CheckSeverity(CheckStatus s) {
     case CheckStatus::kNotApplicable: return 0;
     default: return 0;
   }
+}
+
+// Kernels by name summed over ranks, so that each one's share of the job's kernel time (also a
+// sum) is right (before, rank 0's list over the sum of all ranks halved every share on 2 ranks).
+std::vector<KernelSummary> SumKernels(const std::vector<RankAnalysis>& ranks) {
+  std::map<std::string, KernelSummary> by_name;
+  for (const RankAnalysis& r : ranks) {
+    for (const KernelSummary& k : r.top_kernels) {
+      auto [it, fresh] = by_name.try_emplace(k.name_str, k);
+      if (fresh) {
+        it->second.name = kNoString;  // ids are per trace
+        continue;
+      }
+      KernelSummary& j = it->second;
+      j.count += k.count;
+      j.total_ns = SaturatingAdd(j.total_ns, k.total_ns);
+      j.min_ns = std::min(j.min_ns, k.min_ns);
+      j.max_ns = std::max(j.max_ns, k.max_ns);
+    }
+  }
+  std::vector<KernelSummary> out;
+  out.reserve(by_name.size());
+  for (auto& [name, k] : by_name) out.push_back(std::move(k));
+  std::stable_sort(out.begin(), out.end(), [](const KernelSummary& a, const KernelSummary& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
+std::optional<double> Imbalance(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double sum = 0, max = values.front();
+  for (double v : values) {
+    sum += v;
+    max = std::max(max, v);
+  }
+  const double mean = sum / static_cast<double>(values.size());
+  if (mean <= 0) return std::nullopt;
+  return max / mean;
+}
+
+JobBalance Balance(const std::vector<RankAnalysis>& ranks) {
+  JobBalance b;
+  std::vector<double> steps, compute, comm;
+  const size_t comm_index = static_cast<size_t>(KernelCategory::kCommunication);
+  for (const RankAnalysis& r : ranks) {
+    RankBalance rb;
+    rb.rank = r.rank;
+    rb.path = r.input.path;
+    if (!r.input.devices.empty()) rb.device = r.input.devices.front().device.name;
+    if (r.step_stats.known()) rb.step_time_us = r.step_stats.mean_us;
+    rb.communication_ns = r.gpu.kernel_time_by_category_ns[comm_index];
+    rb.compute_ns = SaturatingSub(r.gpu.kernel_time_total_ns, rb.communication_ns);
+    if (rb.step_time_us) steps.push_back(*rb.step_time_us);
+    compute.push_back(static_cast<double>(rb.compute_ns));
+    comm.push_back(static_cast<double>(rb.communication_ns));
+    b.ranks.push_back(std::move(rb));
+  }
+  if (steps.size() == ranks.size()) b.step_time_imbalance = Imbalance(steps);
+  b.compute_imbalance = Imbalance(compute);
+  b.communication_imbalance = Imbalance(comm);
+  return b;
+}
+
+// Signs that the inputs are not the ranks of one job: one line each, for the report.
+std::vector<std::string> JobWarnings(const std::vector<RankAnalysis>& ranks) {
+  std::vector<std::string> warnings;
+  std::set<int32_t> world_sizes;
+  std::set<std::string> gpus;
+  std::map<int32_t, std::string> seen;
+  std::set<int32_t> twice;
+  std::string first_twice;
+  for (const RankAnalysis& r : ranks) {
+    if (r.input.world_size >= 0) world_sizes.insert(r.input.world_size);
+    for (const DeviceInfo& d : r.input.devices) gpus.insert(d.device.name);
+    if (r.input.trace_rank < 0) continue;
+    auto [it, fresh] = seen.try_emplace(r.input.trace_rank, r.input.path);
+    if (!fresh && twice.insert(r.input.trace_rank).second && first_twice.empty())
+      first_twice = " (rank " + std::to_string(r.input.trace_rank) + ": " + it->second + " and " + r.input.path + ")";
+  }
+  auto list = [](const auto& set) {
+    std::string s;
+    for (const auto& v : set) {
+      if (!s.empty()) s += ", ";
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) s += v;
+      else s += std::to_string(v);
+    }
+    return s;
+  };
+  if (!twice.empty())
+    warnings.push_back(std::to_string(twice.size()) + " rank number" + (twice.size() == 1 ? " appears" : "s appear") +
+                       " in more than one input" + first_twice + ": these may be several runs, not one job");
+  if (world_sizes.size() > 1)
+    warnings.push_back("the inputs name different world sizes (" + list(world_sizes) + "): they are not one job");
+  if (gpus.size() > 1)
+    warnings.push_back("the inputs ran on different GPUs (" + list(gpus) + "): the job view mixes them");
+  if (!world_sizes.empty() && world_sizes.size() == 1 && static_cast<size_t>(*world_sizes.begin()) < ranks.size())
+    warnings.push_back(std::to_string(ranks.size()) + " inputs for a world size of " + std::to_string(*world_sizes.begin()) +
+                       ": some are not ranks of this job");
+  return warnings;
 }
 
 // The job summary of several ranks. A synchronous data-parallel job runs at the pace of its
@@ -122,7 +223,7 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
     if (have > 0) job.tensor_cores.kernel_time_pct = tc / have;
   }
   job.precision = first.precision;
-  job.top_kernels = first.top_kernels;
+  job.top_kernels = SumKernels(ranks);
 
   // Matrix and checklist: worst status over ranks.
   job.matrix = first.matrix;
@@ -172,38 +273,43 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
 
 }  // namespace
 
-JobAnalysis AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& options) {
+JobAnalysis BuildJob(std::vector<RankAnalysis> ranks, Diagnostics diagnostics, std::vector<MissingInput> missing) {
   JobAnalysis job;
+  job.diagnostics = std::move(diagnostics);
+  job.missing = std::move(missing);
+  for (const MissingInput& m : job.missing) job.diagnostics.Add(DiagCode::kAnalysisFailed, -1, m.path + ": " + m.error);
   std::set<std::string> seen_devices;
-  for (size_t i = 0; i < traces.size(); ++i) {
-    const Trace& t = traces[i];
-    StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
-    if (!ra.ok()) {
-      job.diagnostics.Add(DiagCode::kAnalysisFailed, -1, t.metadata.path + ": " + ra.status().message());
-      continue;
-    }
-    RankAnalysis r = std::move(ra).value();
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    RankAnalysis& r = ranks[i];
     if (r.rank < 0) r.rank = static_cast<int32_t>(i);
-    job.ranks.push_back(std::move(r));
-    // Kineto lists every visible device; report the ones this process used (all of them
-    // when it recorded no GPU work).
-    std::set<int32_t> used;
-    for (const KernelEvent& k : t.kernels) used.insert(k.device);
-    for (const MemcpyEvent& m : t.memcpys) used.insert(m.device);
-    for (const MemsetEvent& m : t.memsets) used.insert(m.device);
-    for (const Device& d : t.devices) {
-      if (!used.empty() && used.count(d.id) == 0) continue;
-      std::string key = d.name + "#" + std::to_string(d.id);
+    for (const DeviceInfo& d : r.input.devices) {
+      std::string key = d.device.name + "#" + std::to_string(d.device.id);
       if (seen_devices.insert(key).second) job.devices.push_back(d);
     }
-    job.diagnostics.Merge(t.diagnostics);
   }
+  job.ranks = std::move(ranks);
   if (job.ranks.size() == 1) {
     job.job = job.ranks.front();
   } else {
     job.job = SummarizeJob(job.ranks);
+    job.balance = Balance(job.ranks);
+    job.warnings = JobWarnings(job.ranks);
   }
   return job;
+}
+
+JobAnalysis AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& options) {
+  std::vector<RankAnalysis> ranks;
+  Diagnostics diagnostics;
+  for (const Trace& t : traces) {
+    StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
+    if (!ra.ok()) {
+      diagnostics.Add(DiagCode::kAnalysisFailed, -1, t.metadata.path + ": " + ra.status().message());
+      continue;
+    }
+    ranks.push_back(std::move(ra).value());
+  }
+  return BuildJob(std::move(ranks), std::move(diagnostics));
 }
 
 }  // namespace ampscope

@@ -284,3 +284,19 @@ Status CheckOutputPaths(const std::vector<std::string>& inputs, const std::vecto
 }
 
 }  // namespace ampscope
+
+namespace ampscope {
+
+Status CheckDistinctInputs(const std::vector<std::string>& inputs) {
+  std::vector<FileId> ids;
+  for (const std::string& p : inputs) ids.push_back(Identify(p));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (SameFile(ids[i], ids[k]))
+        return Status::Error(inputs[i] + ": is given twice" +
+                             (inputs[i] != inputs[k] ? " (also as " + inputs[k] + ")" : std::string()) +
+                             "; each input is one rank of the job");
+  return Status::Ok();
+}
+
+}  // namespace ampscope

@@ -52,4 +52,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents);
 // file. Character devices (/dev/null) may be named more than once. Empty paths are ignored.
 Status CheckOutputPaths(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs);
 
+// An error if two inputs are the same file (same device and inode, or the same normalised path):
+// each input of `analyze` / `merge` is one rank, and one file twice is not two ranks.
+Status CheckDistinctInputs(const std::vector<std::string>& inputs);
+
 }  // namespace ampscope

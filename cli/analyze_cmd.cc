@@ -1,30 +1,35 @@
 // ampscope analyze TRACE... : read traces (ranks of one job), analyse, write reports.
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "analyzers/analyze.h"
 #include "analyzers/gpu_peaks.h"
+#include "analyzers/job_runner.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/report_outputs.h"
 #include "cli/stdout_check.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
 #include "export/sqlite/sqlite_export.h"
-#include "render/html_report.h"
-#include "render/markdown_report.h"
-#include "render/terminal_summary.h"
 #include "reports/json_report.h"
 #include "reports/progress.h"
+#include "reports/summary_json.h"
 #include "trace/reader.h"
 
 namespace ampscope::cli {
@@ -34,8 +39,8 @@ namespace {
 // --steps selects by position among the steps detected in each trace. A range that starts past
 // the last step is an error naming how many there are; one that runs past it is cut with a
 // warning (before: `--steps 5..9` on 6 steps silently analysed one).
-std::optional<int> CheckStepRange(const Trace& trace, const AnalysisOptions& options, const std::string& text) {
-  if (!options.first_step && !options.last_step) return std::nullopt;  // "..": every step, none needed
+Status CheckStepRange(const Trace& trace, const AnalysisOptions& options, const std::string& text) {
+  if (!options.first_step && !options.last_step) return Status::Ok();  // "..": every step, none needed
   AnalysisOptions all = options;
   all.first_step.reset();
   all.last_step.reset();
@@ -44,14 +49,40 @@ std::optional<int> CheckStepRange(const Trace& trace, const AnalysisOptions& opt
   const int64_t first = options.first_step.value_or(0);
   const std::string& path = trace.metadata.path;
   if (count == 0)
-    return UsageError("analyze", fmt::format("--steps {}: {} has no detected steps (no ProfilerStep#N and no range "
-                                             "matching --step-pattern)", text, path));
+    return Status::Error(fmt::format("--steps {}: {} has no detected steps (no ProfilerStep#N and no range "
+                                     "matching --step-pattern)", text, path));
   const std::string have = fmt::format("{} has {} step{} (0..{})", path, count, count == 1 ? "" : "s", count - 1);
-  if (first >= count) return UsageError("analyze", fmt::format("--steps {} selects no step: {}", text, have));
+  if (first >= count) return Status::Error(fmt::format("--steps {} selects no step: {}", text, have));
   if (options.last_step && *options.last_step >= count)
     std::fprintf(stderr, "ampscope analyze: warning: --steps %s cut to %lld..%lld: %s\n", text.c_str(),
                  static_cast<long long>(first), static_cast<long long>(count - 1), have.c_str());
-  return std::nullopt;
+  return Status::Ok();
+}
+
+// "0,7,9" -> {0, 7, 9}.
+StatusOr<std::set<int32_t>> ParseRanks(const std::string& text) {
+  std::set<int32_t> ranks;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    int32_t r = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), r);
+    if (ec != std::errc() || end != item.data() + item.size() || r < 0)
+      return Status::Error("--ranks " + text + ": '" + item + "' is not a rank number (expected e.g. 0,7)");
+    ranks.insert(r);
+  }
+  if (ranks.empty()) return Status::Error("--ranks: no rank given (expected e.g. 0,7)");
+  return ranks;
+}
+
+// With several inputs, each exported rank gets its own file: trace.json -> trace.rank7.json.
+std::string PerRankPath(const std::string& path, int32_t rank, size_t inputs) {
+  if (inputs <= 1) return path;
+  const std::filesystem::path p(path);
+  std::string ext = p.extension().string();
+  std::filesystem::path stem = p;
+  stem.replace_extension();
+  return stem.string() + ".rank" + std::to_string(rank) + ext;
 }
 
 int RunAnalyze(int argc, char** argv) {
@@ -60,7 +91,9 @@ int RunAnalyze(int argc, char** argv) {
   app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
-  bool quiet = false, no_color = false, verbose = false;
+  std::string peaks_path, ranks_text, summary_path;
+  bool quiet = false, no_color = false, verbose = false, keep_going = false;
+  int jobs = 0;
   app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
@@ -70,6 +103,16 @@ int RunAnalyze(int argc, char** argv) {
                  "database (tables: docs/sqlite_schema.md)");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
+  app.add_option("--summary-out", summary_path,
+                 "Write this rank's summary (what `ampscope merge` needs to build the job report); one input only");
+  app.add_option("-j,--jobs", jobs, "Ranks read and analysed at once (default: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--ranks", ranks_text,
+                 "Ranks drawn by --chrome-trace/--perfetto/--sqlite (e.g. 0,7; default: all). With several inputs each "
+                 "Chrome/Perfetto rank gets its own file (t.json -> t.rank7.json); SQLite keeps them in one database");
+  app.add_flag("--keep-going", keep_going,
+               "An input that cannot be read or analysed is named on stderr and left out; the report lists it");
+  app.add_option("--gpu-peaks", peaks_path,
+                 "GPU peak table (gpu_peaks.tsv format) used instead of the built-in one for every peak lookup");
   app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
   app.add_option("--steps", steps_text,
                  "Analyse only steps N..M (0-based positions among the detected steps, inclusive; N.., ..M and N "
@@ -83,9 +126,16 @@ int RunAnalyze(int argc, char** argv) {
   if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
 
   AnalysisOptions options;
+  std::vector<GpuPeak> peaks = BuiltinGpuPeaks();
+  if (!peaks_path.empty()) {
+    StatusOr<std::vector<GpuPeak>> loaded = LoadGpuPeaksTsv(peaks_path);
+    if (!loaded.ok()) return UsageError("analyze", "--gpu-peaks: " + loaded.status().message());
+    peaks = std::move(loaded).value();
+    options.gpu_peaks_path = peaks_path;
+  }
   if (!gpu.empty()) {
     // Exact names only (a fuzzy match silently used another GPU's peaks): say what is close.
-    StatusOr<const GpuPeak*> row = ResolveGpuOverride(gpu, BuiltinGpuPeaks());
+    StatusOr<const GpuPeak*> row = ResolveGpuOverride(gpu, peaks);
     if (!row.ok()) {
       std::fprintf(stderr, "ampscope analyze: %s\n", row.status().message().c_str());
       return 2;
@@ -110,67 +160,101 @@ int RunAnalyze(int argc, char** argv) {
     options.first_step = range->first;
     options.last_step = range->last;
   }
-  // Before reading anything: no output may overwrite an input or another output.
-  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path});
+  std::set<int32_t> export_ranks;
+  if (!ranks_text.empty()) {
+    StatusOr<std::set<int32_t>> parsed = ParseRanks(ranks_text);
+    if (!parsed.ok()) return UsageError("analyze", parsed.status().message());
+    export_ranks = std::move(parsed).value();
+  }
+  if (!summary_path.empty() && inputs.size() != 1)
+    return UsageError("analyze", "--summary-out writes one rank's summary: give one input (got " +
+                                     std::to_string(inputs.size()) + ")");
+  // Before reading anything: no output may overwrite an input or another output, and no input
+  // may be given twice (it would count as two ranks).
+  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, sqlite_path, html_path,
+                                               markdown_path, summary_path});
       !paths.ok()) {
     std::fprintf(stderr, "ampscope analyze: %s\n", paths.message().c_str());
     return 2;
   }
+  if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
 
-  std::vector<Trace> traces;
-  traces.reserve(inputs.size());
-  for (const std::string& path : inputs) {
-    std::error_code ec;
-    uint64_t size = std::filesystem::file_size(path, ec);
-    ProgressBar progress("reading " + path, ec ? 0 : size);
+  const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  RankRunOptions run;
+  run.analysis = options;
+  run.jobs = jobs > 0 ? jobs : cores;
+  run.keep_going = keep_going;
+  InputsProgress progress(inputs);
+  const int reader_threads = std::min<size_t>(run.jobs, inputs.size()) > 1 ? 1 : 0;
+  run.read = [&](size_t i) {
     ReadOptions ropts;
-    ropts.progress = [&progress](uint64_t done, uint64_t /*total*/) { progress.Update(done); };
-    StatusOr<Trace> trace = ReadTrace(path, ropts);
-    progress.Finish();
-    if (!trace.ok()) {
-      return UsageError("analyze", trace.status().message());
-    }
-    traces.push_back(std::move(trace).value());
-  }
-  if (!steps_text.empty()) {
-    for (const Trace& trace : traces)
-      if (std::optional<int> failed = CheckStepRange(trace, options, steps_text)) return *failed;
-  }
+    ropts.threads = reader_threads;
+    ropts.progress = [&progress, i](uint64_t done, uint64_t /*total*/) { progress.Update(i, done); };
+    return ReadTrace(inputs[i], ropts);
+  };
+  if (!steps_text.empty()) run.check = [&](const Trace& t) { return CheckStepRange(t, options, steps_text); };
+  run.keep_trace = [&](size_t i, const RankAnalysis& ra) {
+    // A trace that names no rank is numbered by its position (as BuildJob does).
+    return exporting && (export_ranks.empty() || export_ranks.count(ra.rank >= 0 ? ra.rank : static_cast<int32_t>(i)) > 0);
+  };
+  StatusOr<RankRunResult> ran = RunRanks(inputs, run);
+  progress.Finish();
+  if (!ran.ok()) return UsageError("analyze", ran.status().message());
+  for (const MissingInput& m : ran->missing) std::fprintf(stderr, "ampscope analyze: left out: %s\n", m.error.c_str());
 
-  JobAnalysis job = AnalyzeJob(traces, options);
+  std::vector<KeptTrace> kept = std::move(ran->kept);
+  const std::vector<size_t> rank_inputs = ran->rank_inputs;
+  // The summary keeps the trace's own rank (-1 when it names none): its place in a job is the
+  // merge's to give, as analysing the files together gives it.
+  const std::string summary_text =
+      summary_path.empty() || ran->ranks.empty() ? std::string() : RankSummaryText(ran->ranks.front(), options);
+  JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
   if (job.ranks.empty()) {
     return UsageError("analyze", "no trace could be analysed");
   }
-  nlohmann::json report = BuildJsonReport(job, traces, options);
+  for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
+  nlohmann::json report = BuildJsonReport(job, options);
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
-  std::vector<OutputSpec> outputs;
-  if (!report_path.empty())
-    outputs.push_back(TextOutput(report_path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
-  if (!html_path.empty()) outputs.push_back(TextOutput(html_path, render::RenderHtml(report)));
-  if (!markdown_path.empty()) outputs.push_back(TextOutput(markdown_path, render::RenderMarkdown(report)));
-  if (!chrome_path.empty())
-    outputs.push_back({chrome_path, [&](std::ostream& o) { return WriteChromeTrace(traces, job, o); }});
-  if (!perfetto_path.empty())
-    outputs.push_back({perfetto_path, [&](std::ostream& o) { return WritePerfettoTrace(traces, job, o); }});
+  std::vector<OutputSpec> outputs = ReportOutputs(report, {report_path, html_path, markdown_path});
+  if (!summary_path.empty()) outputs.push_back(TextOutput(summary_path, summary_text));
+  // Chrome and Perfetto draw events: one file per kept rank, each with that rank's own analysis.
+  // SQLite holds every kept rank in one database, with the job's own rows.
+  std::vector<std::vector<Trace>> export_traces;
+  std::vector<JobAnalysis> export_jobs;
+  export_traces.reserve(kept.size());
+  export_jobs.reserve(kept.size());
+  for (KeptTrace& k : kept) {
+    const RankAnalysis* ra = nullptr;
+    for (size_t r = 0; r < rank_inputs.size(); ++r)
+      if (rank_inputs[r] == k.index) ra = &job.ranks[r];
+    if (ra == nullptr) continue;
+    export_jobs.push_back(inputs.size() == 1 ? job : BuildJob({*ra}));
+    export_traces.emplace_back();
+    export_traces.back().push_back(std::move(k.trace));
+    const std::vector<Trace>& traces = export_traces.back();
+    const JobAnalysis& one = export_jobs.back();
+    if (!chrome_path.empty())
+      outputs.push_back({PerRankPath(chrome_path, ra->rank, inputs.size()),
+                         [&traces, &one](std::ostream& o) { return WriteChromeTrace(traces, one, o); }});
+    if (!perfetto_path.empty())
+      outputs.push_back({PerRankPath(perfetto_path, ra->rank, inputs.size()),
+                         [&traces, &one](std::ostream& o) { return WritePerfettoTrace(traces, one, o); }});
+  }
   if (!sqlite_path.empty()) {
+    std::vector<const Trace*> sqlite_traces;
+    for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
     SqliteExportOptions sqlite_options;
     sqlite_options.tool_version = AMPSCOPE_VERSION;
-    outputs.push_back({sqlite_path, [&traces, &job, sqlite_options](std::ostream& o) {
-                         return WriteSqliteExport(traces, job, sqlite_options, o);
+    outputs.push_back({sqlite_path, [sqlite_traces, &job, sqlite_options](std::ostream& o) {
+                         return WriteSqliteExport(sqlite_traces, job, sqlite_options, o);
                        }});
   }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
     return UsageError("analyze", written.message());
   }
-
-  if (!quiet) {
-    render::TerminalOptions terminal;
-    terminal.width = render::TerminalWidth(STDOUT_FILENO);
-    terminal.color = !no_color && render::TerminalWantsColor(stdout);
-    terminal.verbose = verbose;
-    std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
-  }
+  PrintTerminalSummary(report, {quiet, no_color, verbose});
   return FinishStdout("analyze", 0);
 }
 

@@ -244,17 +244,24 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
   return out;
 }
 
-const RankAnalysis* FindRankAnalysis(const std::vector<Trace>& traces, size_t index, const JobAnalysis& job) {
-  const std::string& path = traces[index].metadata.path;
+const RankAnalysis* FindRankAnalysis(const std::vector<const Trace*>& traces, size_t index, const JobAnalysis& job) {
+  const std::string& path = traces[index]->metadata.path;
   // Paths identify inputs unless two inputs share one (tests build traces in memory).
   size_t same_path = 0;
-  for (const Trace& t : traces) same_path += t.metadata.path == path;
+  for (const Trace* t : traces) same_path += t->metadata.path == path;
   if (same_path == 1)
     for (const RankAnalysis& r : job.ranks)
       if (r.input_path == path) return &r;
   if (job.ranks.size() == traces.size()) return &job.ranks[index];
   if (job.ranks.empty() && traces.size() == 1 && !job.job.steps.steps.empty()) return &job.job;
   return nullptr;
+}
+
+const RankAnalysis* FindRankAnalysis(const std::vector<Trace>& traces, size_t index, const JobAnalysis& job) {
+  std::vector<const Trace*> pointers;
+  pointers.reserve(traces.size());
+  for (const Trace& t : traces) pointers.push_back(&t);
+  return FindRankAnalysis(pointers, index, job);
 }
 
 }  // namespace trace_export

@@ -63,6 +63,7 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank);
 // The analysis of traces[index] inside `job` (matched by input path, else by position), or
 // nullptr when that trace failed to analyse.
 const RankAnalysis* FindRankAnalysis(const std::vector<Trace>& traces, size_t index, const JobAnalysis& job);
+const RankAnalysis* FindRankAnalysis(const std::vector<const Trace*>& traces, size_t index, const JobAnalysis& job);
 
 }  // namespace trace_export
 }  // namespace ampscope

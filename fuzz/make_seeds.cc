@@ -92,7 +92,7 @@ std::string ReportOf(const std::string& json, const std::string& name) {
   AnalysisOptions options;
   JobAnalysis job = AnalyzeJob(traces, options);
   if (job.ranks.empty()) return "";
-  return BuildJsonReport(job, traces, options).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  return BuildJsonReport(job, options).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 template <typename T>

@@ -87,7 +87,7 @@ void AnalyseAndRender(const std::vector<Trace>& traces) {
   const AnalysisOptions options;
   JobAnalysis job = AnalyzeJob(traces, options);
   if (job.ranks.empty()) return;  // the CLI: "no trace could be analysed", exit 2
-  nlohmann::json report = BuildJsonReport(job, traces, options);
+  nlohmann::json report = BuildJsonReport(job, options);
   const std::string report_text = Dump(report);
   MustParse(report_text, "JSON report");
   (void)render::RenderHtml(report);
@@ -136,7 +136,7 @@ nlohmann::json ScenarioReport(scenario::Problem problem) {
   traces.push_back(std::move(trace).value());
   const AnalysisOptions options;
   JobAnalysis job = AnalyzeJob(traces, options);
-  return nlohmann::json::parse(Dump(BuildJsonReport(job, traces, options)));
+  return nlohmann::json::parse(Dump(BuildJsonReport(job, options)));
 }
 
 const FixedReports& Fixed() {

@@ -250,14 +250,20 @@ void Header(std::string& h, const json& r) {
   h += HtmlCard("Device", DevicesSummary(r), String(r, "/environment/driver").empty()
                                                   ? ""
                                                   : "driver " + String(r, "/environment/driver"));
+  // A job of several ranks: each card says which definition it shows (report "job.definitions").
+  const bool job = Number(r, "/job/ranks").value_or(1) > 1;
   h += HtmlCard("Steps", Count(Number(r, "/steps/count")), StepsSummary(r));
-  h += HtmlCard("Step time (mean)", DurationUs(Number(r, "/steps/time_us/mean")),
-            "median " + DurationUs(Number(r, "/steps/time_us/median")) + ", p90 " +
-                DurationUs(Number(r, "/steps/time_us/p90")));
-  h += HtmlCard("GPU busy", Pct(Number(r, "/gpu/busy_pct")),
+  h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)",
+                DurationUs(Number(r, "/steps/time_us/mean")),
+                "median " + DurationUs(Number(r, "/steps/time_us/median")) + ", p90 " +
+                    DurationUs(Number(r, "/steps/time_us/p90")) +
+                    (job && Number(r, "/job/imbalance/step_time")
+                         ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *Number(r, "/job/imbalance/step_time"))
+                         : std::string()));
+  h += HtmlCard(job ? "GPU busy (mean over ranks)" : "GPU busy", Pct(Number(r, "/gpu/busy_pct")),
             "kernels " + Pct(Number(r, "/gpu/kernel_busy_pct")) + ", host_wait " +
                 Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")));
-  h += HtmlCard("Tensor Core kernel time", Pct(Number(r, "/tensor_cores/kernel_time_pct")),
+  h += HtmlCard(job ? "Tensor Core kernel time (mean over ranks)" : "Tensor Core kernel time", Pct(Number(r, "/tensor_cores/kernel_time_pct")),
             String(r, "/tensor_cores/source", "estimated") +
                 (Number(r, "/tensor_cores/active_pct")
                      ? ", active " + Pct(Number(r, "/tensor_cores/active_pct")) + " (sampled)"
@@ -473,7 +479,8 @@ void Ranks(std::string& h, const json& r) {
                    ranks.size() <= kOpenRankTableUpTo ? " open" : "", ranks.size());
   h += "<table>\n<thead><tr><th class=\"num\">Rank</th><th class=\"num\">Steps</th><th class=\"num\">Step mean</th>"
        "<th class=\"num\">p90</th><th class=\"num\">GPU busy</th><th class=\"num\">Kernels busy</th>"
-       "<th class=\"num\">host_wait</th><th class=\"num\">Tensor Core</th></tr></thead>\n<tbody>\n";
+       "<th class=\"num\">host_wait</th><th class=\"num\">Tensor Core</th><th>Device</th><th>File</th></tr></thead>\n"
+       "<tbody>\n";
   size_t rows = std::min(ranks.size(), kMaxRankRows);
   for (size_t i = 0; i < rows; ++i) {
     const json& rk = ranks[i];
@@ -484,9 +491,20 @@ void Ranks(std::string& h, const json& r) {
          H(Pct(Number(rk, "/gpu/busy_pct"))) + "</td><td class=\"num\">" +
          H(Pct(Number(rk, "/gpu/kernel_busy_pct"))) + "</td><td class=\"num\">" +
          H(Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait"))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, "/tensor_cores/kernel_time_pct"))) + "</td></tr>\n";
+         H(Pct(Number(rk, "/tensor_cores/kernel_time_pct"))) + "</td><td>" + H(String(rk, "/device")) +
+         "</td><td class=\"name\">" + H(String(rk, "/input")) + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
+  // What the job's top-level numbers are (report job.definitions) and how uneven the ranks are.
+  const json& imb = Section(r, "/job/imbalance");
+  auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
+  if (imb.is_object())
+    h += "<p>Imbalance (max / mean over ranks): step time " + H(factor(Number(imb, "/step_time"))) + ", compute " +
+         H(factor(Number(imb, "/compute"))) + ", communication " + H(factor(Number(imb, "/communication"))) +
+         ". The job's step time is its slowest rank's per step; GPU busy and Tensor Core shares are means over "
+         "ranks; kernel time and shares are of the sum over ranks.</p>\n";
+  for (const json& w : Section(r, "/job/warnings"))
+    if (w.is_string()) h += "<p class=\"warn\">" + H(w.get<std::string>()) + "</p>\n";
   if (ranks.size() > rows)
     h += fmt::format("<p class=\"empty\">{} more ranks in the JSON report.</p>\n", ranks.size() - rows);
   h += "</details>\n</section>\n";

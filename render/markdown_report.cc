@@ -212,14 +212,23 @@ std::string RenderMarkdown(const json& r) {
     });
     line(fmt::format("### Ranks ({}), slowest first", ranks.size()));
     line();
-    line("| Rank | Step mean | GPU busy | host\\_wait | Tensor Core |");
-    line("|---:|---:|---:|---:|---:|");
+    line("| Rank | Step mean | GPU busy | host\\_wait | Tensor Core | Device | File |");
+    line("|---:|---:|---:|---:|---:|---|---|");
     for (size_t i = 0; i < order.size() && i < kMaxRanks; ++i) {
       const json& rk = *order[i];
-      line(fmt::format("| {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")), DurationUs(Number(rk, "/steps/time_us/mean")),
-                       Pct(Number(rk, "/gpu/busy_pct")), Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait")),
-                       Pct(Number(rk, "/tensor_cores/kernel_time_pct"))));
+      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")),
+                       DurationUs(Number(rk, "/steps/time_us/mean")), Pct(Number(rk, "/gpu/busy_pct")),
+                       Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait")), Pct(Number(rk, "/tensor_cores/kernel_time_pct")),
+                       Esc(String(rk, "/device")), CellCode(String(rk, "/input"))));
     }
+    const json& imb = Section(r, "/job/imbalance");
+    auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
+    if (imb.is_object())
+      line(fmt::format("\nImbalance (max / mean over ranks): step time {}, compute {}, communication {}. The job's "
+                       "step time is its slowest rank's; GPU numbers are means over ranks; kernel shares are of the "
+                       "summed kernel time.",
+                       factor(Number(imb, "/step_time")), factor(Number(imb, "/compute")),
+                       factor(Number(imb, "/communication"))));
     if (order.size() > kMaxRanks)
       line("\n_" + Plural(static_cast<double>(order.size() - kMaxRanks), "more rank") + " in the HTML report._");
     line();

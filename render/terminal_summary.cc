@@ -1,6 +1,7 @@
 #include "render/terminal_summary.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -309,14 +310,23 @@ void Ranks(Out& o, const json& r) {
     return Number(*a, "/steps/time_us/mean").value_or(0) > Number(*b, "/steps/time_us/mean").value_or(0);
   });
   TextTable t({Col("RANK", Align::kRight), Col("STEP MEAN", Align::kRight), Col("BUSY", Align::kRight),
-               Col("KERNELS", Align::kRight), Col("HOST_WAIT", Align::kRight), Col("TC", Align::kRight)});
+               Col("KERNELS", Align::kRight), Col("HOST_WAIT", Align::kRight), Col("TC", Align::kRight),
+               Col("DEVICE", Align::kLeft), Col("FILE", Align::kLeft)});
   for (size_t i = 0; i < order.size() && i < kMaxRankRows; ++i) {
     const json& rk = *order[i];
     t.AddRow({{Count(Number(rk, "/rank"))}, {DurationUs(Number(rk, "/steps/time_us/mean"))}, {Pct(Number(rk, "/gpu/busy_pct"))},
               {Pct(Number(rk, "/gpu/kernel_busy_pct"))}, {Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait"))},
-              {Pct(Number(rk, "/tensor_cores/kernel_time_pct"))}});
+              {Pct(Number(rk, "/tensor_cores/kernel_time_pct"))}, {String(rk, "/device")},
+              {std::filesystem::path(String(rk, "/input")).filename().string()}});
   }
   o.Table(t);
+  // Imbalance = max / mean over ranks; the job's step time is its slowest rank's.
+  const json& imb = Section(r, "/job/imbalance");
+  auto Factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
+  if (imb.is_object())
+    o.Paragraph(kIndent, "", fmt::format("Imbalance (max/mean over ranks): step time {}, compute {}, communication {}",
+                                         Factor(Number(imb, "/step_time")), Factor(Number(imb, "/compute")),
+                                         Factor(Number(imb, "/communication"))));
   if (order.size() > kMaxRankRows)
     o.Paragraph(kIndent, "", Plural(static_cast<double>(order.size() - kMaxRankRows), "more rank") + " (slowest shown first)");
 }

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/units.h"
 #include "reports/fields_json.h"
@@ -307,7 +306,8 @@ json FindingsSection(const RankAnalysis& ra) {
   return out;
 }
 
-json DeviceJson(const Device& d, const std::string& gpu_override) {
+json DeviceJson(const DeviceInfo& info) {
+  const Device& d = info.device;
   json dev = {{"id", d.id},
               {"name", d.name},
               {"vendor", GpuVendorName(d.vendor)},
@@ -317,13 +317,8 @@ json DeviceJson(const Device& d, const std::string& gpu_override) {
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
-  GpuQuery q;
-  q.name = gpu_override.empty() ? std::string_view(d.name) : std::string_view(gpu_override);
-  if (gpu_override.empty()) {
-    q.sm_count = d.sm_count;
-    q.memory_bytes = d.total_memory_bytes;
-  }
-  if (const GpuPeak* p = MatchGpu(q).peak) {
+  // The row the analysis found (analyzers/input_info.cc: --gpu-peaks or the built-in table).
+  if (const std::optional<GpuPeak>& p = info.peak) {
     peak = {{"fp16_tflops", p->fp16_tflops},
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
@@ -334,12 +329,50 @@ json DeviceJson(const Device& d, const std::string& gpu_override) {
   return dev;
 }
 
+json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// What each top-level number of a job is (one rank: that rank), the per-rank balance and the
+// warnings that the inputs may not be one job.
+json JobSection(const JobAnalysis& analysis) {
+  const bool several = analysis.ranks.size() > 1;
+  json job = {{"ranks", analysis.ranks.size()}, {"missing_ranks", analysis.missing.size()}};
+  job["definitions"] = several ? json{{"steps", "slowest rank: each job step lasts as long as its slowest rank's step"},
+                                      {"gpu", "mean over ranks"},
+                                      {"tensor_cores", "mean over ranks of each rank's share"},
+                                      {"kernels", "sum over ranks (shares of the job's summed kernel time)"},
+                                      {"memory_traffic", "sum over ranks"},
+                                      {"syncs", "sum over ranks; per_step: mean over ranks"},
+                                      {"launches", "sum over ranks; per-step and median values: mean over ranks"},
+                                      {"matrix", "worst rank per dimension"},
+                                      {"checklist", "worst rank per item"},
+                                      {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen"},
+                                      {"precision", "rank 0 (the first input)"},
+                                      {"roofline", "per rank: see ranks[].roofline"}}
+                               : json{{"all", "the one rank"}};
+  json per_rank = json::array();
+  for (const RankBalance& b : analysis.balance.ranks)
+    per_rank.push_back({{"rank", b.rank},
+                        {"input", b.path},
+                        {"device", NullIfEmpty(b.device)},
+                        {"step_time_us", Optional(b.step_time_us)},
+                        {"compute_us", NsToUs(b.compute_ns)},
+                        {"communication_us", NsToUs(b.communication_ns)}});
+  job["per_rank"] = per_rank;
+  job["imbalance"] = {{"definition", "max / mean over ranks (1 = balanced)"},
+                      {"step_time", Optional(analysis.balance.step_time_imbalance)},
+                      {"compute", Optional(analysis.balance.compute_imbalance)},
+                      {"communication", Optional(analysis.balance.communication_imbalance)}};
+  job["warnings"] = analysis.warnings;
+  return job;
+}
+
 }  // namespace
 
 json RankSection(const RankAnalysis& ra) {
   json r;
   r["rank"] = ra.rank;
   r["input"] = ra.input_path;
+  r["device"] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
   r["steps"] = StepsSection(ra);
   r["gpu"] = GpuSection(ra);
   r["tensor_cores"] = TensorCoresSection(ra);
@@ -357,35 +390,39 @@ json RankSection(const RankAnalysis& ra) {
   return r;
 }
 
-json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& traces, const AnalysisOptions& options) {
+json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options) {
   const RankAnalysis& job = analysis.job;
   json report;
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "ampscope"}, {"version", AMPSCOPE_VERSION}};
 
   json inputs = json::array();
-  for (size_t i = 0; i < traces.size(); ++i) {
-    const Trace& t = traces[i];
-    int32_t rank = i < analysis.ranks.size() ? analysis.ranks[i].rank : t.metadata.rank;
-    inputs.push_back({{"path", t.metadata.path},
-                      {"format", SourceFormatName(t.metadata.format)},
-                      {"rank", rank},
-                      {"events", t.metadata.event_count},
-                      {"bytes", t.metadata.input_bytes},
-                      {"world_size", t.metadata.world_size >= 0 ? json(t.metadata.world_size) : json(nullptr)}});
+  for (const RankAnalysis& ra : analysis.ranks) {
+    const InputInfo& in = ra.input;
+    inputs.push_back({{"path", in.path},
+                      {"format", SourceFormatName(in.format)},
+                      {"rank", ra.rank},
+                      {"events", in.events},
+                      {"bytes", in.bytes},
+                      {"world_size", in.world_size >= 0 ? json(in.world_size) : json(nullptr)}});
   }
   report["inputs"] = inputs;
+  if (!analysis.missing.empty()) {
+    json missing = json::array();
+    for (const MissingInput& m : analysis.missing) missing.push_back({{"path", m.path}, {"error", m.error}});
+    report["missing_inputs"] = missing;
+  }
 
   json devices = json::array();
-  for (const Device& d : analysis.devices) devices.push_back(DeviceJson(d, options.gpu_override));
+  for (const DeviceInfo& d : analysis.devices) devices.push_back(DeviceJson(d));
   report["devices"] = devices;
 
   // Environment fingerprint for `ampscope gate`.
   json env = {{"gpu", nullptr}, {"driver", nullptr}, {"cuda", nullptr}, {"cupti", nullptr},
               {"framework", nullptr}, {"host", nullptr}};
-  if (!analysis.devices.empty()) env["gpu"] = analysis.devices.front().name;
-  if (!traces.empty()) {
-    const TraceMetadata& m = traces.front().metadata;
+  if (!analysis.devices.empty()) env["gpu"] = analysis.devices.front().device.name;
+  if (!analysis.ranks.empty()) {
+    const InputInfo& m = analysis.ranks.front().input;
     env["driver"] = NullIfEmpty(m.driver_version);
     env["cuda"] = NullIfEmpty(m.cuda_runtime_version);
     env["cupti"] = NullIfEmpty(m.cupti_version);
@@ -411,6 +448,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   json ranks = json::array();
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
   report["ranks"] = ranks;
+  report["job"] = JobSection(analysis);
 
   // Diagnostics: counters by code, and one message per code with where it was first seen and
   // what the code means (base/diagnostic_codes_table.h; null for a code the table does not
@@ -421,21 +459,20 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
     return *d != '\0' ? json(d) : json(nullptr);
   };
   json counters = json::object(), messages = json::array();
-  for (size_t i = 0; i < traces.size(); ++i) {
-    for (const auto& [code, e] : traces[i].diagnostics.entries()) {
+  for (const RankAnalysis& ra : analysis.ranks) {
+    for (const auto& [code, e] : ra.input.diagnostics.entries()) {
       counters[code] = counters.value(code, uint64_t{0}) + e.count;
       messages.push_back({{"code", code},
                           {"severity", SeverityName(e.severity)},
                           {"description", description(code)},
                           {"count", e.count},
-                          {"file", traces[i].metadata.path},
+                          {"file", ra.input.path},
                           {"first_offset", e.first_offset},
                           {"message", e.first_message}});
     }
   }
   for (const auto& [code, e] : analysis.diagnostics.entries()) {
-    if (counters.contains(code)) continue;  // trace diagnostics were merged into the job's
-    counters[code] = e.count;
+    counters[code] = counters.value(code, uint64_t{0}) + e.count;
     messages.push_back({{"code", code},
                         {"severity", SeverityName(e.severity)},
                         {"description", description(code)},

@@ -13,9 +13,9 @@ namespace ampscope {
 
 inline constexpr const char* kReportSchema = "ampscope.report/1";
 
-// Builds the report of a job. `traces[i]` is the input that produced `analysis.ranks[i]`.
-nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& traces,
-                               const AnalysisOptions& options);
+// Builds the report of a job from its analysis alone (each rank's InputInfo says what its file
+// was): the traces may be gone, or the ranks read back from summaries (reports/summary_json.h).
+nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options);
 
 // steps.per_step: one object per analysed step ({number, name, start_us, end_us, duration_us,
 // busy_pct, kernel_busy_pct, tensor_core_kernel_pct, kernels, syncs[, slowest_rank]}).

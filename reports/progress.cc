@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -101,6 +102,38 @@ void ProgressBar::Finish() {
     std::fputs("\r\x1b[K", out_);  // leave the line clean for the summary that follows
     std::fflush(out_);
   }
+}
+
+namespace {
+
+uint64_t TotalSize(const std::vector<std::string>& paths) {
+  uint64_t total = 0;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(p, ec);
+    if (!ec) total += static_cast<uint64_t>(size);
+  }
+  return total;
+}
+
+}  // namespace
+
+InputsProgress::InputsProgress(const std::vector<std::string>& paths)
+    : done_(paths.size(), 0),
+      bar_(paths.size() == 1 ? "reading " + paths.front() : fmt::format("reading {} files", paths.size()),
+           TotalSize(paths)) {}
+
+void InputsProgress::Update(size_t input, uint64_t done) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (input >= done_.size() || done < done_[input]) return;
+  sum_ += done - done_[input];
+  done_[input] = done;
+  bar_.Update(sum_);
+}
+
+void InputsProgress::Finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  bar_.Finish();
 }
 
 }  // namespace ampscope

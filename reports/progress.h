@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <mutex>
+#include <vector>
 #include <string>
 
 namespace ampscope {
@@ -46,6 +48,21 @@ class ProgressBar {
   Clock::time_point last_draw_{};
   bool drawn_ = false;
   bool finished_ = false;
+};
+
+// One bar over several inputs read at once (`analyze -j N`): the bytes read of all of them
+// against their total size. Update may be called from any thread.
+class InputsProgress {
+ public:
+  explicit InputsProgress(const std::vector<std::string>& paths);
+  void Update(size_t input, uint64_t done);
+  void Finish();
+
+ private:
+  std::mutex mutex_;
+  std::vector<uint64_t> done_;
+  uint64_t sum_ = 0;
+  ProgressBar bar_;
 };
 
 }  // namespace ampscope

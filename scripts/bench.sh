@@ -8,6 +8,10 @@
 #   plain   a ~400 MB plain JSON trace: read vs python3's json.load (goal: >= 25x faster,
 #           peak RSS <= 0.3x the input)
 #   unique  2 M events with all-unique 1 KB names (issue 16's memory case): peak RSS
+#   ranks   32 rank files of RANK_MB (35) MB: `analyze -j 2` vs `-j 1`, time and peak RSS next to
+#           one rank's (goal: >= 1.55x faster, RSS <= 3x one rank + 50 MB)
+#   scaling 8, 32 and 128 rank files of SCALE_MB (8) MB with -j $(nproc): time vs bytes / cores
+#   merge   `ampscope merge` of 1,024 rank summaries (goal: < 1 s)
 # Environment:
 #   BUILD_DIR    build directory (default: build-bench, configured Release)
 #   SKIP_BUILD   1 = use BUILD_DIR as it is
@@ -23,7 +27,9 @@ SIZE_MB="${SIZE_MB:-400}"
 RUNS="${RUNS:-3}"
 NICE="${NICE:-10}"
 CASES=("$@")
-[[ ${#CASES[@]} -eq 0 || "${CASES[0]}" == all ]] && CASES=(gzip plain unique)
+[[ ${#CASES[@]} -eq 0 || "${CASES[0]}" == all ]] && CASES=(gzip plain unique ranks scaling merge)
+RANK_MB="${RANK_MB:-35}"
+SCALE_MB="${SCALE_MB:-8}"
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   echo "== build ($BUILD_DIR, Release)"
@@ -31,7 +37,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     -DAMPSCOPE_BUILD_BENCH=ON >/dev/null
   cmake --build "$BUILD_DIR" --target make_large_trace read_kineto ampscope
 fi
-GEN="$BUILD_DIR/bench/make_large_trace"
+GEN="${GEN:-$BUILD_DIR/bench/make_large_trace}"
 READ="$BUILD_DIR/bench/read_kineto"
 CLI="$BUILD_DIR/cli/ampscope"
 
@@ -131,7 +137,64 @@ for case in "${CASES[@]}"; do
       summary "$U"
       echo "   goal (issue 16): peak RSS near 0.3x the input (was 6.7 GB, 10.8 GB with --chrome-trace)"
       rm -f "$F" ;;
-    *) echo "unknown case $case (gzip | plain | unique | all)" >&2; exit 2 ;;
+    ranks)
+      # One generated rank, copied: every file is its own rank file (distinct paths).
+      mkdir -p "$WORK/ranks"
+      "$GEN" --size-mb "$RANK_MB" --out "$WORK/ranks/rank00.json" >/dev/null
+      for i in $(seq -w 1 31); do cp "$WORK/ranks/rank00.json" "$WORK/ranks/rank$i.json"; done
+      U=$(stat -c %s "$WORK/ranks/rank00.json")
+      echo "== ranks: 32 rank files of $((U / 1000000)) MB JSON"
+      for _ in $(seq "$RUNS"); do
+        measure "one rank: analyze rank00 -j 1" "$CLI" analyze "$WORK/ranks/rank00.json" -j 1 -q -o "$WORK/r.json"
+        measure "32 ranks: analyze -j 1" "$CLI" analyze "$WORK"/ranks/*.json -j 1 -q -o "$WORK/r.json"
+        measure "32 ranks: analyze -j 2" "$CLI" analyze "$WORK"/ranks/*.json -j 2 -q -o "$WORK/r.json"
+      done
+      summary "$U" "32 ranks: analyze -j 1|32 ranks: analyze -j 2"
+      echo "   goal (issue 13): -j 2 >= 1.55x faster than -j 1; peak RSS <= 3x one rank's + 50 MB"
+      rm -rf "$WORK/ranks" ;;
+    scaling)
+      mkdir -p "$WORK/scale"
+      "$GEN" --size-mb "$SCALE_MB" --out "$WORK/scale/rank000.json" >/dev/null
+      U=$(stat -c %s "$WORK/scale/rank000.json")
+      for i in $(seq -w 1 127); do cp "$WORK/scale/rank000.json" "$WORK/scale/rank$(printf %03d $((10#$i))).json"; done
+      echo "== scaling: 8, 32, 128 rank files of $((U / 1000000)) MB, -j $(nproc)"
+      for _ in $(seq "$RUNS"); do
+        for n in 8 32 128; do
+          measure "$n ranks" "$CLI" analyze $(ls "$WORK"/scale/*.json | head -n "$n") -q -o "$WORK/r.json"
+        done
+      done
+      summary "$U" "32 ranks|8 ranks" "128 ranks|32 ranks"
+      echo "   linear in bytes / cores: each ratio near 4.00x (4x the ranks, the same cores)"
+      rm -rf "$WORK/scale" ;;
+    merge)
+      # 1,024 summaries: the 8 DLRM ranks' summaries, each copied 128 times under new rank numbers.
+      mkdir -p "$WORK/sum"
+      DLRM="$ROOT/../shared/traces/kineto/param_dlrm_8ranks"
+      for f in "$DLRM"/*.json.gz; do
+        "$CLI" analyze "$f" -q --summary-out "$WORK/sum/$(basename "$f" .json.gz).summary.json"
+      done
+      python3 - "$WORK/sum" <<'PY'
+import glob, json, os, sys
+d = sys.argv[1]
+base = sorted(glob.glob(os.path.join(d, "*.summary.json")))
+for i in range(1024):
+    s = json.load(open(base[i % len(base)]))
+    s["rank"]["rank"] = s["rank"]["input"]["trace_rank"] = i
+    s["rank"]["input"]["path"] = s["rank"]["input_path"] = "rank%04d.json.gz" % i
+    s["rank"]["input"]["world_size"] = 1024
+    json.dump(s, open(os.path.join(d, "r%04d.summary.json" % i), "w"), separators=(",", ":"))
+for b in base:
+    os.remove(b)
+PY
+      B=$(cat "$WORK"/sum/r*.summary.json | wc -c)
+      echo "== merge: 1,024 summaries, $((B / 1000)) kB in all ($((B / 1024)) bytes each)"
+      for _ in $(seq "$RUNS"); do
+        measure "merge 1024 summaries -o r.json" "$CLI" merge "$WORK"/sum/r*.summary.json -q -o "$WORK/r.json"
+      done
+      summary "$B"
+      echo "   goal (issue 13): under 1 s"
+      rm -rf "$WORK/sum" ;;
+    *) echo "unknown case $case (gzip | plain | unique | ranks | scaling | merge | all)" >&2; exit 2 ;;
   esac
   rm -f "$WORK/r.json" "$WORK/c.json"
 done

@@ -44,6 +44,7 @@ StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
   }
   KinetoReadOptions kopts;
   kopts.progress = options.progress;
+  kopts.threads = options.threads;
   return ReadKinetoTrace(path, kopts);
 }
 

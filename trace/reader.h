@@ -13,6 +13,9 @@ namespace ampscope {
 struct ReadOptions {
   // Called now and then with (bytes read, total bytes); may be empty.
   std::function<void(uint64_t, uint64_t)> progress;
+  // Threads for one Kineto file (KinetoReadOptions::threads): 0 one per core, at most 8; 1 the
+  // calling thread only (what `analyze -j N` uses when it reads N files at once).
+  int threads = 0;
 };
 
 // .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,

@@ -258,16 +258,24 @@ class SqliteRankSink : public trace_export::EventSink {
 
 static_assert(kIdleCauses == 7, "idle_gaps has one column per IdleCause: update the schema and the docs");
 
-void WriteMeta(Statements& st, const std::vector<Trace>& traces, const SqliteExportOptions& options) {
+// A rank's number in every table: the job's (BuildJob numbers traces that name no rank by their
+// position among the inputs), else the trace's own, else its position here.
+int64_t RankNumber(const Trace& trace, const RankAnalysis* rank, size_t index) {
+  if (rank != nullptr && rank->rank >= 0) return rank->rank;
+  return trace.metadata.rank >= 0 ? trace.metadata.rank : static_cast<int64_t>(index);
+}
+
+void WriteMeta(Statements& st, const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
+               const SqliteExportOptions& options) {
   const std::string version = std::to_string(kSqliteSchemaVersion);
   st.meta.Text("schema_version").Null().Text(version).Run();
   st.meta.Text("tool").Null().Text("ampscope").Run();
   st.meta.Text("tool_version").Null().Text(options.tool_version).Run();
-  const std::string ranks = std::to_string(traces.size());
+  const std::string ranks = std::to_string(std::max(traces.size(), analysis.ranks.size()));
   st.meta.Text("ranks").Null().Text(ranks).Run();
   for (size_t i = 0; i < traces.size(); ++i) {
-    const TraceMetadata& m = traces[i].metadata;
-    const int64_t rank = m.rank >= 0 ? m.rank : static_cast<int64_t>(i);
+    const TraceMetadata& m = traces[i]->metadata;
+    const int64_t rank = RankNumber(*traces[i], trace_export::FindRankAnalysis(traces, i, analysis), i);
     st.meta.Text("input_path").Int(rank).Text(m.path).Run();
     st.meta.Text("input_format").Int(rank).Text(SourceFormatName(m.format)).Run();
   }
@@ -277,20 +285,27 @@ void WriteMeta(Statements& st, const std::vector<Trace>& traces, const SqliteExp
 
 Status WriteSqliteExport(const std::vector<Trace>& traces, const JobAnalysis& analysis,
                          const SqliteExportOptions& options, std::ostream& out) {
+  std::vector<const Trace*> pointers;
+  pointers.reserve(traces.size());
+  for (const Trace& t : traces) pointers.push_back(&t);
+  return WriteSqliteExport(pointers, analysis, options, out);
+}
+
+Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
+                         const SqliteExportOptions& options, std::ostream& out) {
   Db db;
   db.Exec(kSchema);
   {
     Statements st(db);
     db.Exec("BEGIN");
-    WriteMeta(st, traces, options);
+    WriteMeta(st, traces, analysis, options);
     for (size_t i = 0; i < traces.size() && db.status().ok(); ++i) {
       const RankAnalysis* rank = trace_export::FindRankAnalysis(traces, i, analysis);
-      const int64_t number = traces[i].metadata.rank >= 0 ? traces[i].metadata.rank : static_cast<int64_t>(i);
-      SqliteRankSink sink(st, traces[i], rank, RankKey{false, number});
-      trace_export::WalkRank(traces[i], rank, sink);
+      SqliteRankSink sink(st, *traces[i], rank, RankKey{false, RankNumber(*traces[i], rank, i)});
+      trace_export::WalkRank(*traces[i], rank, sink);
     }
     // Several ranks: the job's own findings, checklist and matrix, with rank NULL.
-    if (traces.size() > 1 && !analysis.ranks.empty()) {
+    if (analysis.ranks.size() > 1) {
       ResultRows job(st, RankKey{true, 0});
       for (size_t i = 0; i < analysis.job.findings.size(); ++i) job.Finding(i, analysis.job.findings[i]);
       for (const ChecklistItem& c : analysis.job.checklist) job.Checklist(c);

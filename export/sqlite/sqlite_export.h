@@ -28,8 +28,12 @@ struct SqliteExportOptions {
   std::string tool_version;  // written to meta.tool_version
 };
 
-// `traces[i]` is the input of the rank analysed in `analysis` (matched as the timeline exporters
-// do). Fails when SQLite fails (out of memory) or `out` fails.
+// `traces[i]` is the input of a rank analysed in `analysis` (matched as the timeline exporters
+// do): every rank of the job, or the ones `analyze --ranks` kept. One database for all of them,
+// with the job's own rows (rank NULL) when the job has several ranks. Fails when SQLite fails
+// (out of memory) or `out` fails.
+Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
+                         const SqliteExportOptions& options, std::ostream& out);
 Status WriteSqliteExport(const std::vector<Trace>& traces, const JobAnalysis& analysis,
                          const SqliteExportOptions& options, std::ostream& out);
 

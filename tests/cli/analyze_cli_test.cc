@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -234,6 +235,100 @@ TEST_F(AnalyzeCli, HugeStepNumberIsAUsageError) {
   RunResult r = RunAmpscope("analyze " + dir_ + "/t.json --steps 1..99999999999999999999999 -q");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "ampscope analyze: --steps: step 99999999999999999999999 is out of range (at most 9223372036854775807)\n");
+}
+
+// ---- many ranks: -j, --keep-going, --ranks, summaries and merge (docs/scale.md) ----------
+
+std::string DlrmFiles() {
+  std::vector<std::string> paths;
+  for (const auto& e : std::filesystem::directory_iterator(SharedPath("traces/kineto/param_dlrm_8ranks")))
+    paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  std::string all;
+  for (const std::string& p : paths) all += " " + p;
+  return all;
+}
+
+// Reading ranks in parallel changes nothing in the report (the shared 8-rank DLRM job).
+TEST_F(AnalyzeCli, ParallelRanksGiveTheSameReport) {
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared traces (../shared/traces/kineto/param_dlrm_8ranks)");
+  const std::string files = DlrmFiles();
+  ASSERT_EQ(RunAmpscope("analyze" + files + " -q -j 1 -o " + dir_ + "/j1.json").exit_code, 0);
+  ASSERT_EQ(RunAmpscope("analyze" + files + " -q -j 3 -o " + dir_ + "/j3.json").exit_code, 0);
+  const nlohmann::json j1 = nlohmann::json::parse(ReadFile(dir_ + "/j1.json"));
+  EXPECT_EQ(j1, nlohmann::json::parse(ReadFile(dir_ + "/j3.json")));
+  EXPECT_EQ(j1["ranks"].size(), 8u);
+  EXPECT_EQ(j1["job"]["per_rank"].size(), 8u);
+  EXPECT_TRUE(j1["job"]["warnings"].empty()) << j1["job"]["warnings"];
+}
+
+TEST_F(AnalyzeCli, SameFileTwiceIsRefused) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json " + dir_ + "/../" +
+                            std::filesystem::path(dir_).filename().string() + "/t.json -q -o " + dir_ + "/out.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("t.json: is given twice"), std::string::npos) << r.out;
+  EXPECT_TRUE(NoOutputs());
+}
+
+TEST_F(AnalyzeCli, KeepGoingNamesTheBadRankAndAnalysesTheRest) {
+  WriteFile(dir_ + "/a.json", kSmallTrace);
+  WriteFile(dir_ + "/b.json", kSmallTrace);
+  WriteFile(dir_ + "/bad.json", "this is not json at all");
+  const std::string inputs = " " + dir_ + "/a.json " + dir_ + "/bad.json " + dir_ + "/b.json";
+  // Without --keep-going: exit 2, one line, nothing written.
+  RunResult stopped = RunAmpscope("analyze" + inputs + " -q -o " + dir_ + "/out.json");
+  ExpectOneLineError(stopped, "bad.json", "byte [0-9]+");
+  EXPECT_TRUE(NoOutputs());
+  RunResult r = RunAmpscope("analyze" + inputs + " -q --keep-going -o " + dir_ + "/out.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("left out: .*bad.json.*byte [0-9]+"))) << r.out;
+  const nlohmann::json rep = nlohmann::json::parse(ReadFile(dir_ + "/out.json"));
+  EXPECT_EQ(rep["ranks"].size(), 2u);
+  ASSERT_EQ(rep["missing_inputs"].size(), 1u);
+  EXPECT_EQ(rep["missing_inputs"][0]["path"], dir_ + "/bad.json");
+  EXPECT_EQ(rep["job"]["missing_ranks"], 1);
+}
+
+TEST_F(AnalyzeCli, TimelinesOfSeveralRanksAreOneFilePerSelectedRank) {
+  WriteFile(dir_ + "/a.json", kSmallTrace);
+  WriteFile(dir_ + "/b.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/b.json -q --ranks 1 --chrome-trace " + dir_ +
+                            "/out.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/out.rank1.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/out.rank0.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/out.json"));
+  EXPECT_TRUE(nlohmann::json::parse(ReadFile(dir_ + "/out.rank1.json"))["traceEvents"].is_array());
+  EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/a.json --ranks 0,x -q").exit_code, 2);
+}
+
+// analyze --summary-out per rank, then merge: the report of analysing the files together.
+TEST_F(AnalyzeCli, MergeOfSummariesEqualsAnalyzeTogether) {
+  WriteFile(dir_ + "/a.json", kSmallTrace);
+  std::string second = kSmallTrace;
+  second.replace(second.find("\"dur\": 20"), 9, "\"dur\": 30");  // a slower kernel on rank 1
+  WriteFile(dir_ + "/b.json", second);
+  for (const char* rank : {"a", "b"})
+    ASSERT_EQ(RunAmpscope("analyze " + dir_ + "/" + rank + ".json -q --summary-out " + dir_ + "/" + rank + ".sum").exit_code, 0);
+  RunResult merged = RunAmpscope("merge " + dir_ + "/a.sum " + dir_ + "/b.sum -q -o " + dir_ + "/merged.json");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  ASSERT_EQ(RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/b.json -q -o " + dir_ + "/together.json").exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(dir_ + "/merged.json")), nlohmann::json::parse(ReadFile(dir_ + "/together.json")));
+  // A summary of several inputs does not exist; a report is not a summary.
+  EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/b.json -q --summary-out " + dir_ + "/x.sum").exit_code, 2);
+  RunResult not_summary = RunAmpscope("merge " + dir_ + "/merged.json -q");
+  EXPECT_EQ(not_summary.exit_code, 2);
+  EXPECT_NE(not_summary.out.find("merged.json: not an ampscope rank summary"), std::string::npos) << not_summary.out;
+}
+
+TEST_F(AnalyzeCli, GpuPeaksTableIsUsedAndCheckedFirst) {
+  WriteFile(dir_ + "/t.json", kSmallTrace);
+  WriteFile(dir_ + "/bad.tsv", "not a table\n");
+  RunResult bad = RunAmpscope("analyze " + dir_ + "/t.json -q --gpu-peaks " + dir_ + "/bad.tsv -o " + dir_ + "/out.json");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--gpu-peaks"), std::string::npos) << bad.out;
+  EXPECT_TRUE(NoOutputs());
 }
 
 }  // namespace

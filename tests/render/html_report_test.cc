@@ -282,7 +282,7 @@ json ReportOf(const std::string& shared_trace) {
   if (!t.ok()) return json();
   traces.push_back(std::move(t).value());
   JobAnalysis job = AnalyzeJob(traces, AnalysisOptions{});
-  return BuildJsonReport(job, traces, AnalysisOptions{});
+  return BuildJsonReport(job, AnalysisOptions{});
 }
 
 class HtmlInBrowser : public ::testing::Test {
@@ -469,7 +469,7 @@ TEST_F(HtmlInBrowser, ScenarioTraceWithTwoRanks) {
     traces.push_back(std::move(t).value());
   }
   JobAnalysis job = AnalyzeJob(traces, AnalysisOptions{});
-  json report = BuildJsonReport(job, traces, AnalysisOptions{});
+  json report = BuildJsonReport(job, AnalysisOptions{});
   ASSERT_EQ(report["ranks"].size(), 2u);
   std::vector<std::string> charts = kCharts;
   charts.push_back("ranks");

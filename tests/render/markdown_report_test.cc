@@ -245,7 +245,7 @@ TEST(MarkdownReport, ManyRanksAreCapped) {
   EXPECT_THAT(GfmProblems(md), ::testing::IsEmpty());
   EXPECT_EQ(MatchInOrder(md, {R"(## ampscope: 100 ranks: rank0\.pt\.trace\.json\.gz, rank1\.pt\.trace\.json\.gz, .*)",
                               R"(### Ranks \(100\), slowest first)",
-                              R"(\| Rank \| Step mean \| GPU busy \| host\\_wait \| Tensor Core \|)",
+                              R"(\| Rank \| Step mean \| GPU busy \| host\\_wait \| Tensor Core \| Device \| File \|)",
                               R"(_90 more ranks in the HTML report\._)"}),
             "")
       << md;
@@ -265,7 +265,7 @@ json ReportOf(const std::string& shared_trace) {
   if (!t.ok()) return json();
   traces.push_back(std::move(t).value());
   JobAnalysis job = AnalyzeJob(traces, AnalysisOptions{});
-  return BuildJsonReport(job, traces, AnalysisOptions{});
+  return BuildJsonReport(job, AnalysisOptions{});
 }
 
 TEST(MarkdownReport, RealTracesFollowTheRules) {

@@ -163,7 +163,7 @@ TEST_F(SmallTraceTest, StepSpansMatchTheAnalysisAndTheReport) {
   EXPECT_EQ(spans[0].first, kBaseNs);
   EXPECT_EQ(spans[1].first + spans[1].second, kBaseNs + 200'000);
   // The report (doubles in µs: at epoch scale a double resolves 0.25 µs).
-  json report = BuildJsonReport(job_, traces_, AnalysisOptions{});
+  json report = BuildJsonReport(job_, AnalysisOptions{});
   const json& windows = report["steps"]["windows"];
   ASSERT_EQ(windows.size(), spans.size());
   for (size_t i = 0; i < spans.size(); ++i) {
@@ -333,7 +333,7 @@ void CheckRealTrace(const std::vector<Trace>& traces) {
   EXPECT_EQ(actual.size(), expected.size());
   EXPECT_TRUE(actual == expected) << "kernels differ";
 
-  json report = BuildJsonReport(job, traces, AnalysisOptions{});
+  json report = BuildJsonReport(job, AnalysisOptions{});
   for (size_t r = 0; r < traces.size(); ++r) {
     std::string name = traces.size() > 1 ? trace_export::RankLabel(traces[r], r) + " \xC2\xB7 ampscope analysis"
                                          : "ampscope analysis";

@@ -23,7 +23,7 @@ json ReportFor(const std::vector<std::string>& rels) {
   }
   AnalysisOptions opt;
   JobAnalysis job = AnalyzeJob(traces, opt);
-  return BuildJsonReport(job, traces, opt);
+  return BuildJsonReport(job, opt);
 }
 
 void ExpectContract(const json& r) {
@@ -125,6 +125,33 @@ TEST_F(JsonReportTest, SeveralFilesAreRanksOfOneJob) {
   // The job's step is the slower rank's step, so its mean is at least each rank's mean.
   double job_mean = r["steps"]["time_us"]["mean"].get<double>();
   for (const json& rk : r["ranks"]) EXPECT_GE(job_mean + 1e-6, rk["steps"]["time_us"]["mean"].get<double>());
+  // The ranks table names each rank's file and device; the job says what its numbers are.
+  EXPECT_EQ(r["ranks"][1]["input"], SharedPath("traces/kineto/tb_plugin/worker0.1623143566756.pt.trace.json.gz"));
+  EXPECT_EQ(r["ranks"][0]["device"], "Tesla V100-DGXS-32GB");
+  EXPECT_EQ(r["job"]["ranks"], 2);
+  EXPECT_EQ(r["job"]["definitions"]["steps"], "slowest rank: each job step lasts as long as its slowest rank's step");
+  EXPECT_EQ(r["job"]["per_rank"].size(), 2u);
+  // Both files are named worker0.* and have no distributedInfo, so the reader gives both rank 0
+  // (from the name): the job view warns that they may be two runs (they are).
+  ASSERT_EQ(r["job"]["warnings"].size(), 1u) << r["job"]["warnings"];
+  EXPECT_NE(r["job"]["warnings"][0].get<std::string>().find("appears in more than one input"), std::string::npos);
+}
+
+// Top-kernel shares are of the job's summed kernel time, not rank 0's kernels over the sum
+// (which halved every share on two ranks): the same trace twice has the one trace's shares.
+TEST_F(JsonReportTest, JobKernelSharesAreNotHalved) {
+  const std::string rel = "traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz";
+  const json one = ReportFor({rel});
+  const json two = ReportFor({rel, rel});
+  ASSERT_FALSE(one["kernels"]["top"].empty());
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(two["kernels"]["top"][i]["name"], one["kernels"]["top"][i]["name"]);
+    EXPECT_NEAR(two["kernels"]["top"][i]["pct"].get<double>(), one["kernels"]["top"][i]["pct"].get<double>(), 1e-9);
+    EXPECT_EQ(two["kernels"]["top"][i]["count"].get<int64_t>(), 2 * one["kernels"]["top"][i]["count"].get<int64_t>());
+  }
+  // One rank: the job is that rank, and nothing to balance.
+  EXPECT_EQ(one["job"]["definitions"]["all"], "the one rank");
+  EXPECT_TRUE(one["job"]["imbalance"]["step_time"].is_null());
 }
 
 TEST(JsonReport, NoGpuActivityIsSaidClearly) {
@@ -139,7 +166,7 @@ TEST(JsonReport, NoGpuActivityIsSaidClearly) {
   FinalizeTrace(t);
   std::vector<Trace> traces{t};
   JobAnalysis job = AnalyzeJob(traces, {});
-  json rep = BuildJsonReport(job, traces, {});
+  json rep = BuildJsonReport(job, {});
   ExpectContract(rep);
   EXPECT_EQ(rep["steps"]["count"], 1);
   EXPECT_EQ(rep["steps"]["source"], "nvtx");
@@ -183,7 +210,7 @@ TEST(JsonReport, TypedEvidenceAndUnits) {
   d.id = "memory_bandwidth";
   d.metrics = {{"h2d_bytes_per_step", 1024.0, Unit::kBytesPerStep}, {"memory_unavailable", "why"}};
   job.job.matrix.push_back(d);
-  const json r = BuildJsonReport(job, {}, AnalysisOptions());
+  const json r = BuildJsonReport(job, AnalysisOptions());
 
   const json& ev = r["findings"][0]["evidence"];
   EXPECT_TRUE(ev["grad_scaler_syncs"].is_number_integer());

@@ -1,0 +1,94 @@
+// ampscope merge S... : the job report from rank summaries (`analyze FILE --summary-out S`),
+// equal to the report of analysing the same files together.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "analyzers/analyze.h"
+#include "cli/cli_style.h"
+#include "cli/command.h"
+#include "cli/report_outputs.h"
+#include "cli/stdout_check.h"
+#include "reports/json_report.h"
+#include "reports/summary_json.h"
+
+namespace ampscope::cli {
+
+namespace {
+
+// Reads every summary, `threads` at a time; the first failure by input order is returned.
+StatusOr<std::vector<RankSummary>> ReadSummaries(const std::vector<std::string>& paths, size_t threads) {
+  std::vector<std::optional<StatusOr<RankSummary>>> read(paths.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next.fetch_add(1); i < paths.size(); i = next.fetch_add(1)) read[i] = ReadRankSummary(paths[i]);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(threads, paths.size()); ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  std::vector<RankSummary> out;
+  out.reserve(paths.size());
+  for (auto& r : read) {
+    if (!r->ok()) return r->status();
+    out.push_back(std::move(*r).value());
+  }
+  return out;
+}
+
+int RunMerge(int argc, char** argv) {
+  CLI::App app{"Build the job report from rank summaries (ampscope analyze FILE --summary-out S): the same report "
+               "as analysing the rank files together."};
+  StyleApp(app, "merge");
+  app.footer("Exit codes: 0 merged, 2 usage or input error (one line on stderr, no output written).");
+  std::vector<std::string> inputs;
+  ReportPaths paths;
+  SummaryStyle style;
+  int jobs = 0;
+  app.add_option("summaries", inputs, "Rank summaries (.summary.json), one per rank")->required();
+  app.add_option("-o,--output", paths.json, "Write the JSON report here");
+  app.add_option("--html", paths.html, "Write a self-contained HTML report");
+  app.add_option("--markdown", paths.markdown, "Write a Markdown summary");
+  app.add_option("-j,--jobs", jobs, "Summaries read at once (default: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_flag("-q,--quiet", style.quiet, "Do not print the terminal summary");
+  app.add_flag("--no-color", style.no_color, "No colour in the terminal summary");
+  app.add_flag("-v,--verbose", style.verbose, "Terminal summary with thresholds, sources and full kernel names");
+  if (std::optional<int> done = ParseArgs(app, "merge", argc, argv)) return *done;
+
+  if (Status p = CheckOutputPaths(inputs, {paths.json, paths.html, paths.markdown}); !p.ok())
+    return UsageError("merge", p.message());
+  if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("merge", distinct.message());
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  StatusOr<std::vector<RankSummary>> summaries = ReadSummaries(inputs, jobs > 0 ? static_cast<size_t>(jobs) : cores);
+  if (!summaries.ok()) return UsageError("merge", summaries.status().message());
+
+  // One job, one set of options: the report states them.
+  const AnalysisOptions options = summaries->front().options;
+  std::vector<RankAnalysis> ranks;
+  ranks.reserve(summaries->size());
+  for (size_t i = 0; i < summaries->size(); ++i) {
+    const AnalysisOptions& o = (*summaries)[i].options;
+    if (o.step_range_pattern != options.step_range_pattern || o.first_step != options.first_step ||
+        o.last_step != options.last_step || o.gpu_override != options.gpu_override)
+      return UsageError("merge", inputs[i] + ": analysed with other options (--steps, --step-pattern, --gpu) than " +
+                                     inputs.front() + "; analyse every rank with the same ones");
+    ranks.push_back(std::move((*summaries)[i].rank));
+  }
+  summaries->clear();
+  JobAnalysis job = BuildJob(std::move(ranks));
+  for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "merge", w.c_str());
+  nlohmann::json report = BuildJsonReport(job, options);
+  if (Status written = WriteOutputs(ReportOutputs(report, paths)); !written.ok()) return UsageError("merge", written.message());
+  PrintTerminalSummary(report, style);
+  return FinishStdout("merge", 0);
+}
+
+}  // namespace
+
+AMPSCOPE_REGISTER_COMMAND("merge", "build the job report from rank summaries (analyze --summary-out)", RunMerge);
+
+}  // namespace ampscope::cli

@@ -1,0 +1,31 @@
+#include "cli/report_outputs.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "render/html_report.h"
+#include "render/markdown_report.h"
+#include "render/terminal_summary.h"
+
+namespace ampscope::cli {
+
+std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const ReportPaths& paths) {
+  std::vector<OutputSpec> outputs;
+  if (!paths.json.empty())
+    outputs.push_back(TextOutput(paths.json, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  if (!paths.html.empty()) outputs.push_back(TextOutput(paths.html, render::RenderHtml(report)));
+  if (!paths.markdown.empty()) outputs.push_back(TextOutput(paths.markdown, render::RenderMarkdown(report)));
+  return outputs;
+}
+
+void PrintTerminalSummary(const nlohmann::json& report, const SummaryStyle& style) {
+  if (style.quiet) return;
+  render::TerminalOptions terminal;
+  terminal.width = render::TerminalWidth(STDOUT_FILENO);
+  terminal.color = !style.no_color && render::TerminalWantsColor(stdout);
+  terminal.verbose = style.verbose;
+  std::fputs(render::RenderTerminalSummary(report, terminal).c_str(), stdout);
+}
+
+}  // namespace ampscope::cli

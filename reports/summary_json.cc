@@ -1,0 +1,359 @@
+#include "reports/summary_json.h"
+
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "analyzers/roofline/roofline_result.h"
+
+#ifndef AMPSCOPE_VERSION
+#define AMPSCOPE_VERSION "0.1.0"
+#endif
+
+namespace ampscope {
+
+namespace summary {
+
+using nlohmann::json;
+
+template <typename T> json ToJson(const T& v);
+template <typename T> void FromJson(const json& j, T& v);
+
+// The two walkers of the field lists below.
+struct Writer {
+  json& out;
+  template <typename T> void operator()(const char* key, const T& v) { out[key] = ToJson(v); }
+};
+struct Reader {
+  const json& in;
+  template <typename T> void operator()(const char* key, T& v) {
+    auto it = in.find(key);
+    if (it == in.end()) throw std::runtime_error(std::string("missing field '") + key + "'");
+    FromJson(*it, v);
+  }
+};
+
+template <typename T> struct IsOptional : std::false_type {};
+template <typename T> struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T> struct IsVector : std::false_type {};
+template <typename T, typename A> struct IsVector<std::vector<T, A>> : std::true_type {};
+template <typename T> struct IsPair : std::false_type {};
+template <typename A, typename B> struct IsPair<std::pair<A, B>> : std::true_type {};
+template <typename T> struct IsArray : std::false_type {};
+template <typename T, size_t N> struct IsArray<std::array<T, N>> : std::true_type {};
+template <typename T> struct IsMap : std::false_type {};
+template <typename K, typename V, typename C, typename A> struct IsMap<std::map<K, V, C, A>> : std::true_type {};
+template <typename T> struct IsSharedConst : std::false_type {};
+template <typename T> struct IsSharedConst<std::shared_ptr<const T>> : std::true_type {};
+template <typename T> struct IsVariant : std::false_type {};
+template <typename... T> struct IsVariant<std::variant<T...>> : std::true_type {};
+
+// const char* fields point at static texts ("on", "input_type"): a text read back is kept
+// alive here for the life of the program (a handful of distinct values).
+const char* Intern(const std::string& s) {
+  static std::mutex mutex;
+  static std::set<std::string> texts;
+  std::lock_guard<std::mutex> lock(mutex);
+  return texts.insert(s).first->c_str();
+}
+
+// Puts a diagnostics entry back: through its table code (count, severity, first occurrence as
+// they were), or, for a code a collector wrote into its file, one occurrence at a time.
+void RestoreEntry(Diagnostics& d, const std::string& code, const DiagnosticEntry& e) {
+  if (const DiagnosticInfo* info = FindDiagnostic(code)) {
+    d.AddCountEscalated(info->code, e.severity, e.count, e.first_offset, e.first_message);
+    return;
+  }
+  for (uint64_t i = 0; i < e.count; ++i) d.AddFromInput(code, e.severity, e.first_offset, e.first_message);
+}
+
+template <typename V, size_t I = 0> void VariantFrom(size_t index, const json& j, V& v) {
+  if constexpr (I < std::variant_size_v<V>) {
+    if (index == I) {
+      std::variant_alternative_t<I, V> alt{};
+      FromJson(j, alt);
+      v = std::move(alt);
+      return;
+    }
+    VariantFrom<V, I + 1>(index, j, v);
+  } else {
+    throw std::runtime_error("bad variant index " + std::to_string(index));
+  }
+}
+
+template <typename T> json ToJson(const T& v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T> || std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::isfinite(v) ? json(v) : json(nullptr);
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<int64_t>(v);
+  } else if constexpr (std::is_same_v<T, const char*>) {
+    return v == nullptr ? json(nullptr) : json(v);
+  } else if constexpr (IsOptional<T>::value || IsSharedConst<T>::value) {
+    return v ? ToJson(*v) : json(nullptr);
+  } else if constexpr (IsVector<T>::value || IsArray<T>::value || IsMap<T>::value) {
+    json a = json::array();
+    for (const auto& e : v) a.push_back(ToJson(e));
+    return a;
+  } else if constexpr (IsPair<T>::value) {
+    return json::array({ToJson(v.first), ToJson(v.second)});
+  } else if constexpr (IsVariant<T>::value) {
+    return json::array({v.index(), std::visit([](const auto& alt) { return ToJson(alt); }, v)});
+  } else if constexpr (std::is_same_v<T, std::monostate>) {
+    return nullptr;
+  } else if constexpr (std::is_same_v<T, Diagnostics>) {
+    return ToJson(v.entries());
+  } else {
+    json o = json::object();
+    Writer w{o};
+    SummaryFields(w, const_cast<T&>(v));  // the writer only reads
+    return o;
+  }
+}
+
+template <typename T> void FromJson(const json& j, T& v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+    v = j.get<T>();
+  } else if constexpr (std::is_integral_v<T>) {
+    v = j.get<T>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    v = j.is_null() ? std::numeric_limits<T>::quiet_NaN() : j.get<T>();
+  } else if constexpr (std::is_enum_v<T>) {
+    using U = std::underlying_type_t<T>;
+    const int64_t n = j.get<int64_t>();
+    if (n < static_cast<int64_t>(std::numeric_limits<U>::min()) || n > static_cast<int64_t>(std::numeric_limits<U>::max()))
+      throw std::runtime_error("enum value out of range");
+    v = static_cast<T>(n);
+  } else if constexpr (std::is_same_v<T, const char*>) {
+    v = j.is_null() ? nullptr : Intern(j.get<std::string>());
+  } else if constexpr (IsOptional<T>::value) {
+    if (j.is_null()) {
+      v.reset();
+    } else {
+      typename T::value_type x{};
+      FromJson(j, x);
+      v = std::move(x);
+    }
+  } else if constexpr (IsSharedConst<T>::value) {
+    if (j.is_null()) {
+      v.reset();
+    } else {
+      auto x = std::make_shared<std::remove_const_t<typename T::element_type>>();
+      FromJson(j, *x);
+      v = std::move(x);
+    }
+  } else if constexpr (IsVector<T>::value) {
+    v.clear();
+    for (const json& e : j) {
+      typename T::value_type x{};
+      FromJson(e, x);
+      v.push_back(std::move(x));
+    }
+  } else if constexpr (IsArray<T>::value) {
+    if (!j.is_array() || j.size() != v.size()) throw std::runtime_error("array of the wrong size");
+    for (size_t i = 0; i < v.size(); ++i) FromJson(j[i], v[i]);
+  } else if constexpr (IsMap<T>::value) {
+    v.clear();
+    for (const json& e : j) {
+      std::pair<typename T::key_type, typename T::mapped_type> x{};
+      FromJson(e, x);
+      v.insert(std::move(x));
+    }
+  } else if constexpr (IsPair<T>::value) {
+    if (!j.is_array() || j.size() != 2) throw std::runtime_error("pair expected");
+    FromJson(j[0], v.first);
+    FromJson(j[1], v.second);
+  } else if constexpr (IsVariant<T>::value) {
+    if (!j.is_array() || j.size() != 2) throw std::runtime_error("variant expected");
+    VariantFrom(j[0].get<size_t>(), j[1], v);
+  } else if constexpr (std::is_same_v<T, std::monostate>) {
+  } else if constexpr (std::is_same_v<T, Diagnostics>) {
+    std::map<std::string, DiagnosticEntry> entries;
+    FromJson(j, entries);
+    v = Diagnostics();
+    for (const auto& [code, e] : entries) RestoreEntry(v, code, e);
+  } else {
+    if (!j.is_object()) throw std::runtime_error("object expected");
+    Reader r{j};
+    SummaryFields(r, v);
+  }
+}
+
+}  // namespace summary
+
+// ---- the field lists: one line per field ----------------------------------------------------
+// Found by argument-dependent lookup from summary::ToJson / FromJson, so they live in the
+// namespaces of their types. Left out on purpose: GpuTimeAnalysis::idle_gaps and
+// SyncAnalysis::points (only the exporters draw them), KernelSummary::name (an id into the
+// trace's string table; name_str is the name).
+#define F(field) a(#field, t.field)
+
+template <class A> void SummaryFields(A& a, StepWindow& t) { F(number); F(name); F(cpu_start_ns); F(cpu_end_ns); F(start_ns); F(end_ns); }
+template <class A> void SummaryFields(A& a, StepAnalysis& t) { F(source); F(steps); F(window_start_ns); F(window_end_ns); }
+template <class A> void SummaryFields(A& a, IdleBreakdownNs& t) {
+  F(host_wait_ns); F(kernel_wait_ns); F(other_ns); F(host_wait_gaps); F(kernel_wait_gaps); F(other_gaps);
+}
+template <class A> void SummaryFields(A& a, GpuTimeAnalysis& t) {
+  F(window_ns); F(busy_ns); F(kernel_busy_ns); F(memcpy_busy_ns); F(memset_busy_ns); F(idle);
+  F(kernel_time_by_category_ns); F(kernel_time_by_precision_ns); F(kernel_time_total_ns); F(kernel_count);
+  F(kernels_under_10us); F(busy_by_device_ns);
+}
+template <class A> void SummaryFields(A& a, MemcpyKindStats& t) { F(count); F(bytes); F(time_ns); F(pageable_count); F(pageable_bytes); }
+template <class A> void SummaryFields(A& a, MemoryTrafficAnalysis& t) { F(memcpy_by_kind); F(memset_count); F(memset_bytes); F(memset_time_ns); }
+template <class A> void SummaryFields(A& a, SyncAnalysis& t) {
+  F(api_sync_count); F(cuda_sync_event_count); F(by_api); F(api_sync_time_ns); F(syncs_per_step);
+}
+template <class A> void SummaryFields(A& a, LaunchAnalysis& t) {
+  F(kernels); F(kernels_per_step); F(launch_api_calls); F(launch_api_time_ns); F(median_kernel_ns);
+  F(pct_kernels_under_10us); F(graph_launched_kernels);
+}
+template <class A> void SummaryFields(A& a, KernelClass& t) {
+  F(category); F(precision); F(tensor_core); F(fp32_simt_gemm); F(rocm); F(fused_cast); F(role); F(multi_tensor_apply); F(rule);
+}
+template <class A> void SummaryFields(A& a, KernelSummary& t) { F(name_str); F(count); F(total_ns); F(min_ns); F(max_ns); F(cls); }
+template <class A> void SummaryFields(A& a, StepStats& t) { F(durations_us); F(mean_us); F(median_us); F(p90_us); F(min_us); F(max_us); }
+template <class A> void SummaryFields(A& a, StepMetrics& t) {
+  F(number); F(name); F(start_ns); F(end_ns); F(busy_pct); F(kernel_busy_pct); F(tensor_core_kernel_pct); F(kernels);
+  F(syncs); F(slowest_rank);
+}
+template <class A> void SummaryFields(A& a, KernelShare& t) { F(name); F(count); F(time_us); F(pct_of_kernel_time); F(category); F(precision); }
+template <class A> void SummaryFields(A& a, TensorCoreResult& t) {
+  F(computed); F(kernel_time_pct); F(tc_kernel_time_us); F(kernel_time_us); F(unknown_tc_kernel_time_pct); F(top_kernels);
+  F(unknown_top_kernels); F(rocm_kernel_time_pct); F(rocm_note); F(active_pct); F(active_samples);
+}
+template <class A> void SummaryFields(A& a, Tf32Result& t) {
+  F(used); F(gpu_supports); F(compute_capability_major); F(tf32_kernel_time_pct); F(tf32_pct_of_gemm);
+  F(fp32_gemm_on_ampere); F(allow_tf32_matmul); F(allow_tf32_cudnn); F(top);
+}
+template <class A> void SummaryFields(A& a, CastResult& t) { F(count); F(count_per_step); F(time_us); F(time_pct); F(top); F(fused_count); F(fused_time_us); }
+template <class A> void SummaryFields(A& a, OpKernel& t) { F(name); F(count); F(time_us); F(precision); F(tensor_core); }
+template <class A> void SummaryFields(A& a, OpPrecision& t) {
+  F(name); F(dtype); F(dtype_source); F(kernel_precision); F(calls); F(kernel_time_us); F(pct_of_eligible);
+  F(tensor_core_pct); F(kernels);
+}
+template <class A> void SummaryFields(A& a, OpLevelPrecision& t) {
+  F(available); F(reason); F(has_input_types); F(op_kernel_time_us); F(eligible_kernel_time_us); F(eligible_kernel_time_pct);
+  F(eligible_pct_of_all_kernel_time); F(unattributed_kernel_time_us); F(lowp_share_pct); F(fp32_share_pct);
+  F(unknown_dtype_pct); F(eligible_time_by_dtype_us); F(ops); F(fp32_ops_top);
+}
+template <class A> void SummaryFields(A& a, PrecisionResult& t) {
+  F(computed); F(kernel_time_us); F(kernel_count); F(kernel_time_by_category_pct); F(kernel_time_by_precision_pct);
+  F(gemm_conv_time_us); F(fp32_simt_gemm_time_us); F(fp32_simt_gemm_pct_of_gemm); F(fp32_simt_top); F(top_fp16);
+  F(top_bf16); F(top_tf32); F(top_fp32); F(tf32); F(casts); F(op_level);
+}
+template <class A> void SummaryFields(A& a, Headline& t) { F(name); F(value); F(unit); F(source); }
+template <class A> void SummaryFields(A& a, KernelTime& t) { F(name); F(count); F(time_us); }
+template <class A> void SummaryFields(A& a, TimeSpan& t) { F(start_us); F(end_us); F(dur_us); }
+template <class A> void SummaryFields(A& a, Field& t) { F(key); F(value); F(unit); }
+template <class A> void SummaryFields(A& a, DimensionResult& t) { F(id); F(status); F(headline); F(metrics); F(findings); }
+template <class A> void SummaryFields(A& a, ChecklistItem& t) {
+  F(id); F(status); F(value); F(unit); F(threshold); F(source); F(evidence); F(how_to_know);
+}
+template <class A> void SummaryFields(A& a, Finding& t) {
+  F(id); F(severity); F(dimension); F(checklist); F(title); F(evidence); F(recommendation); F(est_saving_pct); F(time_ranges);
+}
+template <class A> void SummaryFields(A& a, GpuPeak& t) {
+  F(id); F(fp16_tflops); F(tf32_tflops); F(fp32_tflops); F(hbm_gbs); F(nvlink_gbs); F(pcie_gbs); F(bf16); F(bf16_tflops);
+  F(fp64_tflops); F(fp64_matrix_tflops); F(fp32_matrix_tflops); F(fp8_tflops); F(int8_tops); F(fp4_tflops); F(name);
+  F(vendor); F(sm_count); F(source); F(device_names);
+}
+template <class A> void SummaryFields(A& a, Device& t) {
+  F(id); F(name); F(vendor); F(cc_major); F(cc_minor); F(sm_count); F(total_memory_bytes); F(max_threads_per_sm);
+  F(regs_per_sm); F(shared_mem_per_sm);
+}
+template <class A> void SummaryFields(A& a, DeviceInfo& t) { F(device); F(peak); }
+template <class A> void SummaryFields(A& a, DiagnosticEntry& t) { F(severity); F(count); F(first_offset); F(first_message); }
+template <class A> void SummaryFields(A& a, InputInfo& t) {
+  F(path); F(format); F(events); F(bytes); F(file_bytes); F(trace_rank); F(world_size); F(host); F(driver_version);
+  F(cuda_runtime_version); F(cupti_version); F(framework_version); F(devices); F(diagnostics);
+}
+template <class A> void SummaryFields(A& a, AnalysisOptions& t) {
+  F(step_range_pattern); F(first_step); F(last_step); F(gpu_override); F(gpu_peaks_path);
+}
+template <class A> void SummaryFields(A& a, RankAnalysis& t) {
+  F(rank); F(input_path); F(format); F(input_events); F(steps); F(gpu); F(memory); F(syncs); F(launches); F(top_kernels);
+  F(step_stats); F(per_step); F(gpu_activity_recorded); F(tensor_cores); F(precision); F(matrix); F(checklist);
+  F(findings); F(tensor_active_per_step_pct); F(roofline); F(input);
+}
+
+namespace roofline {
+template <class A> void SummaryFields(A& a, GemmDims& t) { F(batch); F(m); F(n); F(k); }
+template <class A> void SummaryFields(A& a, RooflineGpu& t) { F(device); F(device_name); F(peak); F(match); }
+template <class A> void SummaryFields(A& a, OpRow::Identity& t) { F(op); F(input_dims); F(input_types); F(precision); F(family); F(unit); F(backward); }
+template <class A> void SummaryFields(A& a, OpRow::Work& t) { F(known); F(gflop); F(bytes); F(flop_per_byte); F(note); F(gemm); }
+template <class A> void SummaryFields(A& a, OpRow::Timing& t) { F(count); F(calls_with_kernels); F(kernel_time_us); F(tflops); F(tbps); }
+template <class A> void SummaryFields(A& a, OpRow::Roof& t) { F(bound); F(peak_tflops); F(pct_of_peak); }
+template <class A> void SummaryFields(A& a, OpRow& t) { F(id); F(work); F(timing); F(roof); }
+template <class A> void SummaryFields(A& a, StepRoofline& t) {
+  F(number); F(time_us); F(model_gflop); F(hardware_gflop); F(achieved_tflops); F(mfu_pct); F(hfu_pct);
+}
+template <class A> void SummaryFields(A& a, RooflineSummary& t) {
+  F(step_gflop); F(achieved_tflops); F(peak_precision); F(peak_tflops); F(peak_source); F(mfu_pct); F(mfu_reason);
+  F(hfu_pct); F(recompute_gflop); F(activation_recompute); F(steps_used);
+}
+template <class A> void SummaryFields(A& a, RooflineCoverage::Unmodelled& t) { F(op); F(reason); F(count); F(kernel_time_us); }
+template <class A> void SummaryFields(A& a, RooflineCoverage& t) {
+  F(kernel_time_us); F(modelled_kernel_time_us); F(modelled_calls); F(unknown_calls); F(top_unknown);
+}
+template <class A> void SummaryFields(A& a, AttentionUse& t) {
+  F(impl); F(op); F(input_dims); F(input_types); F(backward); F(calls); F(kernel_time_us);
+}
+template <class A> void SummaryFields(A& a, RooflineResult& t) {
+  F(available); F(reason); F(gpu); F(ops); F(steps); F(summary); F(coverage); F(attention);
+}
+}  // namespace roofline
+
+#undef F
+
+nlohmann::json RankSummaryJson(const RankAnalysis& rank, const AnalysisOptions& options) {
+  return {{"schema", kSummarySchema},
+          {"tool_version", AMPSCOPE_VERSION},
+          {"analysis_options", summary::ToJson(options)},
+          {"rank", summary::ToJson(rank)}};
+}
+
+std::string RankSummaryText(const RankAnalysis& rank, const AnalysisOptions& options) {
+  return RankSummaryJson(rank, options).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string& path) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error(path + ": not JSON (expected an ampscope rank summary)");
+  if (!j.is_object() || j.value("schema", std::string()) != kSummarySchema)
+    return Status::Error(path + ": not an ampscope rank summary (expected \"schema\": \"" + kSummarySchema + "\")");
+  if (j.value("tool_version", std::string()) != AMPSCOPE_VERSION)
+    return Status::Error(path + ": written by ampscope " + j.value("tool_version", std::string("?")) +
+                         "; this is " + AMPSCOPE_VERSION + ": write the summaries again with this version");
+  RankSummary out;
+  try {
+    summary::FromJson(j.at("analysis_options"), out.options);
+    summary::FromJson(j.at("rank"), out.rank);
+  } catch (const std::exception& e) {
+    return Status::Error(path + ": bad rank summary: " + e.what());
+  }
+  return out;
+}
+
+StatusOr<RankSummary> ReadRankSummary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error(path + ": cannot open");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::Error(path + ": read failed");
+  return ParseRankSummary(text.str(), path);
+}
+
+}  // namespace ampscope

@@ -1,0 +1,37 @@
+// Rank summaries (`ampscope analyze FILE --summary-out rank.summary.json`, `ampscope merge`):
+// one rank's typed analysis written as JSON, so that the job report can be built later, on
+// another machine, from summaries alone. A summary holds everything BuildJob and the report need
+// (the rank's InputInfo, steps, GPU time, findings, precision, roofline ...) and leaves out what
+// only the exporters draw (idle gaps, the list of sync points): a few hundred kB for a trace of
+// hundreds of MB.
+//
+// The fields are listed once per struct (summary_json.cc, one line each); the writer and the
+// reader both walk that list, so a new field of RankAnalysis is one line there.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzers/analysis.h"
+#include "base/status.h"
+
+namespace ampscope {
+
+inline constexpr const char* kSummarySchema = "ampscope.summary/1";
+
+// A rank's analysis and the options it was analysed with (the merged report shows them).
+struct RankSummary {
+  RankAnalysis rank;
+  AnalysisOptions options;
+};
+
+nlohmann::json RankSummaryJson(const RankAnalysis& rank, const AnalysisOptions& options);
+std::string RankSummaryText(const RankAnalysis& rank, const AnalysisOptions& options);  // compact JSON + "\n"
+
+// Reads a summary back; errors name `path` ("r.summary.json: not an ampscope rank summary ...").
+StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string& path);
+StatusOr<RankSummary> ReadRankSummary(const std::string& path);
+
+}  // namespace ampscope
