@@ -15,6 +15,12 @@
 namespace ampscope::diagnosis {
 namespace {
 
+// TF32 Tensor Cores (sm80 on): the GPU's peak-table row has a TF32 peak, or its compute capability says so.
+bool HasTf32(const Facts& in) {
+  if (in.gpu.peak != nullptr) return in.gpu.peak->tf32_tflops > 0;
+  return in.run.cc_major >= 8;
+}
+
 void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   ChecklistItem& item = out.Item("tensor_core_utilization");
   item.threshold = fmt::format(">= {:.0f}% of kernel time on Tensor Cores", kTensorCorePassPct);
@@ -93,11 +99,9 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
     Finding& x = out.Add("amp_not_in_use", pct,
                      "AMP not in use: no fp16/bf16 matmul work although Tensor-Core-eligible ops run",
                      fmt::format("Kernels with {:.0f}% of op kernel time are launched by Tensor-Core-eligible ops but none runs "
-                                 "in fp16/bf16 (top: {}). Wrap the forward pass and loss in "
-                                 "torch.autocast(device_type='cuda', dtype=torch.bfloat16 or torch.float16) and use "
-                                 "torch.amp.GradScaler for fp16{}.",
-                                 eligible_pct, in.KernelList(top),
-                                 (in.gpu.peak && in.gpu.peak->tf32_tflops > 0) ? "; at least allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
+                                 "in fp16/bf16 (top: {}). Wrap the forward pass{} in {}{}.",
+                                 eligible_pct, in.KernelList(top), in.inference() ? "" : " and loss", in.AutocastAdvice(),
+                                 HasTf32(in) ? "; at least allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
                                                                      "torch.backends.cudnn.allow_tf32 = True)"
                                                                    : ""));
     x.evidence = {{"tensor_core_kernel_time_pct", Round(o.tc_pct), Unit::kPct},
@@ -117,24 +121,44 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   item.evidence = ev;
 }
 
-// Loss / norm ops that autocast keeps in fp32, called with fp16/bf16 inputs.
+// Loss / norm ops that autocast keeps in fp32, run in fp16/bf16. Under autocast such an op is
+// recorded first with the fp16/bf16 input it was called with; autocast then casts and
+// re-dispatches, and the inner op and its kernels run fp32. So an op counts only when nothing
+// under it ran fp32: no inner op with fp32 inputs, no fp32 kernel (the op tree's subtree).
+// Inference runs are not checked: a norm in bf16 for inference is normal.
 struct LowPrecisionLossOps {
   int64_t calls = 0;
   TimeNs kernel_ns = 0;
   std::vector<std::string> names;
 };
+bool IsLowPrecision(Precision p) { return p == Precision::kFp16 || p == Precision::kBf16; }
 LowPrecisionLossOps LossNormCheck(const Facts& in) {
   LowPrecisionLossOps loss;
+  if (in.inference()) return loss;
+  const OpTree& tree = in.ctx.op_tree();
   std::set<std::string> names;
-  for (const CpuOp& op : in.t.cpu_ops) {
-    if (!in.ctx.InWindows(op.start_ns) || op.input_types == kNoString) continue;
-    std::string_view n = in.t.str(op.name);
-    if (!IsAutocastFp32Op(n)) continue;
-    const Precision p = PrecisionFromTypeTags(in.t.str(op.input_types));
-    if (p == Precision::kFp16 || p == Precision::kBf16) {
-      ++loss.calls;
-      names.insert(std::string(n));
+  auto is_fp32_list_op = [&](OpTree::NodeId n) {
+    const CpuOp* op = tree.cpu_op(n);
+    return op != nullptr && IsAutocastFp32Op(in.t.str(op->name));
+  };
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
+    const CpuOp* op = tree.cpu_op(n);
+    if (op == nullptr || op->input_types == kNoString || !in.ctx.InWindows(op->start_ns) || !is_fp32_list_op(n)) continue;
+    if (!IsLowPrecision(PrecisionFromTypeTags(in.t.str(op->input_types)))) continue;
+    bool outer_listed = false;  // the inner call of an op already counted (or already judged)
+    for (OpTree::NodeId p = tree.parent(n); p != OpTree::kNoNode && !outer_listed; p = tree.parent(p)) outer_listed = is_fp32_list_op(p);
+    if (outer_listed) continue;
+    bool ran_fp32 = false;
+    for (OpTree::NodeId c = n + 1; c < tree.subtree_end(n) && !ran_fp32; ++c) {
+      const CpuOp* inner = tree.cpu_op(c);
+      ran_fp32 = inner != nullptr && inner->input_types != kNoString &&
+                 PrecisionFromTypeTags(in.t.str(inner->input_types)) == Precision::kFp32;
     }
+    for (uint32_t k : tree.subtree_kernels(n)) ran_fp32 = ran_fp32 || in.cls(k).precision == Precision::kFp32;
+    if (ran_fp32) continue;
+    ++loss.calls;
+    SatAccumulate(loss.kernel_ns, tree.subtree_kernel_ns(n));
+    names.insert(std::string(in.t.str(op->name)));
   }
   loss.names.assign(names.begin(), names.end());
   return loss;
@@ -200,9 +224,9 @@ void RuleAutocast(const Facts& in, FindingSink& out, ComputeOutcome& o) {
     Finding& x = out.Add("fp32_gemm_outside_autocast", pct,
                      fmt::format("{:.0f}% of GEMM/conv time runs in fp32 on CUDA cores", o.simt_share_pct),
                      fmt::format("fp32 SIMT GEMMs {} {}run outside autocast or with fp32 inputs. Run these layers under "
-                                 "torch.autocast (remove autocast(enabled=False) / .float() around them), or at least set "
-                                 "torch.set_float32_matmul_precision('high') so they use TF32 Tensor Cores.",
-                                 in.KernelList(top), ops.empty() ? "" : "launched by " + ops + " "));
+                                 "torch.autocast (remove autocast(enabled=False) / .float() around them){}.",
+                                 in.KernelList(top), ops.empty() ? "" : "launched by " + ops + " ",
+                                 HasTf32(in) ? ", or at least set torch.set_float32_matmul_precision('high') so they use TF32 Tensor Cores" : ""));
     x.evidence = {{"fp32_simt_gemm_share_pct", Round(o.simt_share_pct), Unit::kPct},
                   {"fp32_simt_gemm_time_us", NsToUsRounded3(simt), Unit::kUs},
                   {"top_kernels", top},

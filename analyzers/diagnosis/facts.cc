@@ -72,6 +72,67 @@ Facts::Facts(const RankContext& context, const RankAnalysis& analysis)
   BuildGpu();
   BuildSteps();
   BuildIdle();
+  BuildRun();
+}
+
+// Training or inference from what only training does: autograd (backward) nodes, an optimizer
+// step (its ranges, or optimizer / GradScaler kernels). Inference only when host ops were
+// recorded (a trace without cpu_ops cannot show a backward pass).
+void Facts::BuildRun() {
+  const HostRanges& host = ctx.host();
+  for (const std::string& name : host.optimizer_names) {
+    const std::string_view cls = OptimizerClassOfRange(name);
+    if (!cls.empty()) {
+      run.optimizer = std::string(cls);
+      break;
+    }
+  }
+  run.optimizer_options = OptimizerOptionsOf(run.optimizer);
+  bool optimizer_kernels = false;
+  for (size_t i = 0; i < t.kernels.size(); ++i) {
+    const KernelClass& c = cls(i);
+    run.fused_optimizer = run.fused_optimizer || c.role == KernelRole::kOptimizerFused;
+    run.foreach_optimizer = run.foreach_optimizer || c.role == KernelRole::kOptimizerForeach;
+    optimizer_kernels = optimizer_kernels || c.category == KernelCategory::kOptimizer || c.category == KernelCategory::kAmpScaler ||
+                        c.role == KernelRole::kOptimizerPerParam;
+  }
+  run.dataloader = !host.dataloader.empty();
+  if (gpu.info != nullptr && gpu.info->vendor != GpuVendor::kAmd && gpu.info->cc_major > 0) {
+    run.cc_major = gpu.info->cc_major;
+    run.cc_minor = gpu.info->cc_minor;
+  }
+  const bool backward = ctx.op_tree().stats().backward_roots > 0;
+  const bool optimizer = !host.optimizer_steps.empty() || optimizer_kernels;
+  if (backward || optimizer) {
+    run.kind = RunKind::kTraining;
+    run.kind_basis = backward && optimizer ? "backward ops and an optimizer step" : backward ? "backward ops" : "an optimizer step";
+  } else if (!t.cpu_ops.empty()) {
+    run.kind = RunKind::kInference;
+    run.kind_basis = "no backward ops, no optimizer step";
+  } else {
+    run.kind_basis = "no host ops recorded: training or inference unknown";
+  }
+}
+
+bool Facts::Bf16TensorCores() const {
+  if (gpu.amd) return true;
+  return run.cc_major >= 8;
+}
+
+std::string Facts::ArchName() const {
+  if (gpu.amd) return "an AMD GPU";
+  if (run.cc_major > 0) return fmt::format("sm{}{}", run.cc_major, run.cc_minor);
+  return "an unknown GPU";
+}
+
+std::string Facts::AutocastAdvice() const {
+  // ROCm builds of PyTorch use the "cuda" device type too.
+  if (Bf16TensorCores())
+    return fmt::format("torch.autocast(device_type='cuda', dtype=torch.bfloat16){}", training() ? " (bf16 needs no GradScaler)" : "");
+  const std::string scaler = training() || run.kind == RunKind::kUnknown ? " with torch.amp.GradScaler('cuda')" : "";
+  if (run.cc_major > 0)
+    return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} ({} has no bf16 Tensor Cores)", scaler, ArchName());
+  return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (bf16 only on sm80 and newer)", scaler);
 }
 
 void Facts::BuildGpu() {
@@ -96,10 +157,10 @@ void Facts::BuildGpu() {
   gpu.amd = gpu.info != nullptr && gpu.info->vendor == GpuVendor::kAmd;
 }
 
-int64_t Facts::OptimizerRangeAt(TimeNs at, int64_t tid) const {
-  // Ranges are sorted by start and do not nest (one per optimizer step): check the last few
-  // that start at or before t.
-  const std::vector<TidRange>& r = ctx.host().optimizer_steps;
+namespace {
+// The range of `r` (sorted by start, not nested: one per optimizer call) around host time t on
+// thread tid, or -1: checks the last few that start at or before t.
+int64_t TidRangeAt(const std::vector<TidRange>& r, TimeNs at, int64_t tid) {
   auto it = std::upper_bound(r.begin(), r.end(), at, [](TimeNs x, const TidRange& v) { return x < v.start_ns; });
   for (int n = 0; it != r.begin() && n < 8; ++n) {
     --it;
@@ -107,12 +168,22 @@ int64_t Facts::OptimizerRangeAt(TimeNs at, int64_t tid) const {
   }
   return -1;
 }
+}  // namespace
+
+int64_t Facts::OptimizerRangeAt(TimeNs at, int64_t tid) const { return TidRangeAt(ctx.host().optimizer_steps, at, tid); }
 
 int64_t Facts::OptimizerRangeOfKernel(size_t i) const {
   const int64_t call = ctx.kernels().launch_call[i];
   if (call < 0) return -1;
   const ApiCall& a = t.api_calls[static_cast<size_t>(call)];
   return OptimizerRangeAt(a.start_ns, a.tid);
+}
+
+int64_t Facts::ZeroGradRangeOfKernel(size_t i) const {
+  const int64_t call = ctx.kernels().launch_call[i];
+  if (call < 0) return -1;
+  const ApiCall& a = t.api_calls[static_cast<size_t>(call)];
+  return TidRangeAt(ctx.host().zero_grad, a.start_ns, a.tid);
 }
 
 void Facts::BuildSteps() {
@@ -272,6 +343,12 @@ Finding& FindingSink::Add(std::string_view id, double saving_pct, std::string ti
     case SeverityRule::kWarningWhen: if (condition) sev = std::max(sev, FindingSeverity::kWarning); break;
     case SeverityRule::kInfo: sev = FindingSeverity::kInfo; break;
   }
+  // A warning or critical finding carries a saving: without a time estimate (a risk, or a
+  // saving that rounds to 0) a finding is advice, and ranks by its saving like the others.
+  if (Round(std::max(0.0, saving_pct), 2) <= 0 && sev != FindingSeverity::kInfo) {
+    sev = FindingSeverity::kInfo;
+    risks_.emplace_back(e.id);
+  }
   Finding x;
   x.id = std::string(e.id);
   x.dimension = std::string(e.dimension);
@@ -282,6 +359,10 @@ Finding& FindingSink::Add(std::string_view id, double saving_pct, std::string ti
   x.recommendation = std::move(recommendation);
   findings_.push_back(std::move(x));
   return findings_.back();
+}
+
+bool FindingSink::IsRisk(std::string_view id) const {
+  return std::find(risks_.begin(), risks_.end(), id) != risks_.end();
 }
 
 ChecklistItem& FindingSink::Item(std::string_view id) {
@@ -300,8 +381,12 @@ bool FindingSink::HasFinding(std::string_view checklist) const {
 
 FindingSeverity FindingSink::WorstSeverity(std::string_view checklist) const {
   FindingSeverity w = FindingSeverity::kInfo;
-  for (const Finding& f : findings_)
-    if (f.checklist == checklist && f.severity > w) w = f.severity;
+  for (const Finding& f : findings_) {
+    if (f.checklist != checklist) continue;
+    // A risk counts as the warning its rule rated it (IsRisk): its item fails.
+    const FindingSeverity s = IsRisk(f.id) ? std::max(f.severity, FindingSeverity::kWarning) : f.severity;
+    w = std::max(w, s);
+  }
   return w;
 }
 

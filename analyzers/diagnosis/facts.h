@@ -16,6 +16,7 @@
 #include "analyzers/diagnosis.h"
 #include "analyzers/diagnosis/catalog.h"
 #include "analyzers/gpu_peaks.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope::diagnosis {
 
@@ -62,6 +63,19 @@ struct IdleFacts {
   bool host_active_known = false;
 };
 
+// What kind of run this is: the facts the advice depends on (docs/findings.md, "Facts").
+enum class RunKind : uint8_t { kUnknown, kTraining, kInference };
+struct RunFacts {
+  RunKind kind = RunKind::kUnknown;
+  std::string kind_basis;             // what told the kind ("backward ops", "no backward, no optimizer step" ...)
+  std::string optimizer;              // the class that ran ("SGD", "AdamW"), from Optimizer.step#<class>.step; "" unknown
+  OptimizerOptions optimizer_options; // what that class offers (foreach=, fused=)
+  bool fused_optimizer = false;       // fused optimizer kernels ran (role optimizer_fused)
+  bool foreach_optimizer = false;     // multi_tensor_apply optimizer kernels ran
+  bool dataloader = false;            // DataLoader ranges exist
+  int cc_major = -1, cc_minor = -1;   // NVIDIA compute capability; -1 unknown or not NVIDIA
+};
+
 class Facts {
  public:
   Facts(const RankContext& context, const RankAnalysis& ra);
@@ -75,6 +89,7 @@ class Facts {
   size_t nsteps = 1;  // at least 1 (per-step divisions)
   TimeNs kernel_total_ns = 0, rocm_ns = 0, busy_in_windows_ns = 0;
   GpuFacts gpu;
+  RunFacts run;
   std::vector<StepFacts> steps;
   IdleFacts idle;
 
@@ -84,6 +99,8 @@ class Facts {
   int64_t OptimizerRangeAt(TimeNs t, int64_t tid) const;
   // The optimizer range around kernel i's launch, or -1.
   int64_t OptimizerRangeOfKernel(size_t i) const;
+  // The Optimizer.zero_grad range (index into host().zero_grad) around kernel i's launch, or -1.
+  int64_t ZeroGradRangeOfKernel(size_t i) const;
   double PctOfWindow(double ns) const { return window_ns > 0 ? 100.0 * ns / static_cast<double>(window_ns) : 0.0; }
   TimeNs CauseNs(IdleCause c) const { return idle.ns[static_cast<size_t>(c)]; }
   double CausePct(IdleCause c) const { return PctOfWindow(static_cast<double>(CauseNs(c))); }
@@ -99,10 +116,22 @@ class Facts {
   double TcKernelPct() const;
   const OpLevelPrecision* OpLevel() const;
 
+  bool training() const { return run.kind == RunKind::kTraining; }
+  bool inference() const { return run.kind == RunKind::kInference; }
+  // bf16 Tensor Cores: NVIDIA from sm80 (Ampere) on; AMD CDNA matrix cores. False when unknown.
+  bool Bf16TensorCores() const;
+  // The GPU's architecture in words ("sm70", "an AMD GPU", "an unknown GPU").
+  std::string ArchName() const;
+  // The autocast to advise on this GPU: bf16 from sm80 on (no GradScaler), else fp16 with a
+  // GradScaler when training; e.g. "torch.autocast(device_type='cuda', dtype=torch.float16) with
+  // torch.amp.GradScaler('cuda') (sm70 has no bf16 Tensor Cores)".
+  std::string AutocastAdvice() const;
+
  private:
   void BuildGpu();
   void BuildSteps();
   void BuildIdle();
+  void BuildRun();
 };
 
 // Collects findings (into ra.findings) and checklist items.
@@ -115,13 +144,18 @@ class FindingSink {
                bool condition = true);
   ChecklistItem& Item(std::string_view id);
   bool HasFinding(std::string_view checklist) const;
+  // The worst severity of the item's findings, a risk counting as a warning.
   FindingSeverity WorstSeverity(std::string_view checklist) const;
   const std::vector<Finding>& findings() const { return findings_; }
   std::vector<ChecklistItem>& items() { return checklist_; }
+  // True for a finding its rule rated warning or worse that is info for want of a time saving
+  // (a risk: memory near capacity, fp16 without a scaler): its dimension still warns.
+  bool IsRisk(std::string_view id) const;
 
  private:
   std::vector<Finding>& findings_;
   std::vector<ChecklistItem> checklist_;
+  std::vector<std::string> risks_;
 };
 
 }  // namespace ampscope::diagnosis

@@ -13,10 +13,70 @@
 #include "base/units.h"
 
 namespace ampscope::diagnosis {
+namespace {
+
+bool IsModelElementwise(const KernelClass& c) {
+  return IsFusable(c.category) && c.category != KernelCategory::kCast && c.role != KernelRole::kFill &&
+         c.role != KernelRole::kCast && c.role != KernelRole::kCopy;
+}
+
+// zero_grad() that fills the gradients with zeros: set_to_none=True removes the fills.
+double RuleZeroGrad(const Facts& in, const std::vector<size_t>& kernels, FindingSink& out) {
+  if (kernels.empty()) return 0;
+  std::vector<Interval> host_idle = MergeIntervals(in.idle.gaps[static_cast<size_t>(IdleCause::kHost)]);
+  TimeNs fill_ns = 0, idle_ns = 0;
+  uint64_t fills = 0;
+  std::map<int64_t, std::pair<TimeNs, TimeNs>> span_of_range;  // zero_grad range -> GPU span of its fills
+  for (size_t i : kernels) {
+    if (in.cls(i).role != KernelRole::kFill) continue;
+    const KernelEvent& k = in.t.kernels[i];
+    ++fills;
+    SatAccumulate(fill_ns, k.duration_ns());
+    auto [it, fresh] = span_of_range.try_emplace(in.ZeroGradRangeOfKernel(i), k.start_ns, k.end_ns);
+    if (!fresh) it->second = {std::min(it->second.first, k.start_ns), std::max(it->second.second, k.end_ns)};
+  }
+  std::vector<std::pair<TimeNs, TimeNs>> ranges;
+  for (const auto& [r, span] : span_of_range) {
+    SatAccumulate(idle_ns, OverlapNs(host_idle, span.first, span.second));
+    ranges.push_back(span);
+  }
+  const double pct = in.PctOfWindow(static_cast<double>(SaturatingAdd(fill_ns, idle_ns)));
+  if (fills == 0 || pct < kMinSavingPct) return 0;
+  const std::string opt = in.run.optimizer.empty() ? std::string("optimizer") : in.run.optimizer;
+  Finding& x = out.Add("zero_grad_fills", pct,
+                       fmt::format("zero_grad fills the gradients: {:.0f} fill kernels per step", static_cast<double>(fills) / in.nsteps),
+                       fmt::format("{}.zero_grad() writes zeros into every gradient ({:.0f} fill kernels, {:.2f} ms per step). Call "
+                                   "zero_grad(set_to_none=True) (the default since PyTorch 2.0): the gradients become None and "
+                                   "the next backward writes them instead of adding to zeros.",
+                                   opt, static_cast<double>(fills) / in.nsteps, Ms(fill_ns) / static_cast<double>(in.nsteps)));
+  x.evidence = {{"fill_kernels", fills, Unit::kCount}, {"fill_kernels_per_step", Round(static_cast<double>(fills) / in.nsteps), Unit::kPerStep},
+                {"fill_time_us", NsToUsRounded3(fill_ns), Unit::kUs}, {"launch_idle_us", NsToUsRounded3(idle_ns), Unit::kUs},
+                {"estimate", "fill kernel time inside Optimizer.zero_grad ranges + host-launch idle between them"}};
+  x.time_ranges = ranges;
+  return pct;
+}
+
+// The fix for a per-parameter optimizer, for the class that ran and what it offers.
+std::string OptimizerAdvice(const Facts& in) {
+  const RunFacts& r = in.run;
+  if (r.optimizer.empty())
+    return "Use the multi-tensor or fused implementation of your optimizer where it has one: foreach=True, or fused=True "
+           "(torch.optim Adam, AdamW and SGD), one multi_tensor_apply launch per group of tensors.";
+  const OptimizerOptions& o = r.optimizer_options;
+  if (o.foreach && o.fused)
+    return fmt::format("Use its multi-tensor or fused implementation: torch.optim.{}(params, foreach=True) or fused=True "
+                       "(one multi_tensor_apply / fused launch per group of tensors).", r.optimizer);
+  if (o.foreach)
+    return fmt::format("Use its multi-tensor implementation: torch.optim.{}(params, foreach=True) (one multi_tensor_apply "
+                       "launch per group of tensors; {} has no fused implementation).", r.optimizer, r.optimizer);
+  return "";
+}
+
+}  // namespace
 
 void RuleFusion(const Facts& in, FindingSink& out) {
   ChecklistItem& item = out.Item("kernel_fusion");
-  item.threshold = fmt::format("no runs of >= {} memory-bound kernels or per-parameter optimizer kernels costing >= {:.0f}% of the step",
+  item.threshold = fmt::format("no runs of >= {} memory-bound model kernels, per-parameter optimizer kernels or zero_grad fills costing >= {:.0f}% of the step",
                                kMinChainKernels, kWarningSavingPct);
   item.source = "[proj] CK-FU; estimate [heur]";
   if (in.kernel_total_ns == 0) {
@@ -24,11 +84,17 @@ void RuleFusion(const Facts& in, FindingSink& out) {
     item.how_to_know = "profile with CUDA activities enabled";
     return;
   }
-  // Kernels per stream in start order, outside optimizer ranges.
+  // Kernels per stream in start order, outside optimizer.step and zero_grad ranges (their
+  // kernels are the optimizer's, not the model's: see the optimizer and zero_grad rules).
   std::map<std::pair<int32_t, int32_t>, std::vector<size_t>> by_stream;
+  std::vector<size_t> zero_grad_kernels;
   for (size_t i = 0; i < in.t.kernels.size(); ++i) {
     if (!in.InWindow(i)) continue;
     if (in.OptimizerRangeOfKernel(i) >= 0) continue;
+    if (in.ZeroGradRangeOfKernel(i) >= 0) {
+      zero_grad_kernels.push_back(i);
+      continue;
+    }
     by_stream[{in.t.kernels[i].device, in.t.kernels[i].stream}].push_back(i);
   }
   struct Chain {
@@ -58,7 +124,11 @@ void RuleFusion(const Facts& in, FindingSink& out) {
       }
       size_t j = i + 1;
       while (j < v.size() && IsFusable(in.cls(v[j]).category) && !sync_between(v[j - 1], v[j])) ++j;
-      if (j - i >= static_cast<size_t>(kMinChainKernels)) {
+      // Fills and casts join a chain but do not make one: a run of them is not a fusion
+      // opportunity of the model (zero_grad's fills, autocast's weight casts).
+      size_t model_kernels = 0;
+      for (size_t x = i; x < j; ++x) model_kernels += IsModelElementwise(in.cls(v[x]));
+      if (model_kernels >= static_cast<size_t>(kMinChainKernels)) {
         Chain c;
         TimeNs sum = 0, mx = 0;
         for (size_t x = i; x < j; ++x) {
@@ -116,6 +186,7 @@ void RuleFusion(const Facts& in, FindingSink& out) {
                   {"estimate", "per chain: sum of its kernel times - the longest (one fused pass) + host-launch idle inside it"}};
     x.time_ranges = ranges;
   }
+  total_pct += RuleZeroGrad(in, zero_grad_kernels, out);
   // Per-parameter optimizer kernels.
   double opt_kernels = 0, per_param = 0;
   for (const StepFacts& s : in.steps) {
@@ -124,7 +195,9 @@ void RuleFusion(const Facts& in, FindingSink& out) {
   }
   const double per_step = per_param / in.nsteps;
   const double share = opt_kernels > 0 ? 100.0 * per_param / opt_kernels : 0.0;
-  if (per_step >= kUnfusedOptimizerMinKernels && share >= kUnfusedOptimizerSharePct) {
+  // Advice only where the optimizer that ran has a multi-tensor or fused implementation.
+  const std::string advice = OptimizerAdvice(in);
+  if (per_step >= kUnfusedOptimizerMinKernels && share >= kUnfusedOptimizerSharePct && !advice.empty()) {
     // Idle inside the optimizer's GPU span: launch overhead that a foreach/fused step removes.
     TimeNs idle = 0, busy = 0;
     std::vector<std::pair<TimeNs, TimeNs>> ranges;
@@ -148,12 +221,12 @@ void RuleFusion(const Facts& in, FindingSink& out) {
     Finding& x = out.Add("unfused_optimizer", pct,
                      fmt::format("Per-parameter optimizer: {:.0f} kernels per step in {}", per_step,
                                  in.ctx.host().optimizer_names.empty() ? std::string("Optimizer.step") : *in.ctx.host().optimizer_names.begin()),
-                     fmt::format("The optimizer launches {:.0f} small elementwise kernels per step, one set per parameter; the GPU "
-                                 "idles {:.1f} ms per step between them. Use the multi-tensor or fused implementation: "
-                                 "torch.optim.AdamW(params, foreach=True) or fused=True (one multi_tensor_apply_kernel launch "
-                                 "per group of tensors).",
-                                 per_step, Ms(idle) / in.nsteps));
-    x.evidence = {{"per_parameter_kernels_per_step", Round(per_step), Unit::kPerStep}, {"optimizer_kernels_per_step", Round(opt_kernels / in.nsteps), Unit::kPerStep},
+                     fmt::format("The {} launches {:.0f} small elementwise kernels per step, one set per parameter; the GPU "
+                                 "idles {:.1f} ms per step between them. {}",
+                                 in.run.optimizer.empty() ? std::string("optimizer") : in.run.optimizer + " optimizer", per_step,
+                                 Ms(idle) / in.nsteps, advice));
+    x.evidence = {{"optimizer", in.run.optimizer.empty() ? std::string("unknown") : in.run.optimizer},
+                  {"per_parameter_kernels_per_step", Round(per_step), Unit::kPerStep}, {"optimizer_kernels_per_step", Round(opt_kernels / in.nsteps), Unit::kPerStep},
                   {"optimizer_gpu_busy_us", NsToUsRounded3(busy), Unit::kUs}, {"optimizer_gpu_idle_us", NsToUsRounded3(idle), Unit::kUs},
                   {"estimate", "GPU idle inside the optimizer's kernel span (launch overhead a fused step removes)"}};
     x.time_ranges = ranges;

@@ -34,11 +34,12 @@ DimensionStatus Worse(DimensionStatus a, DimensionStatus b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
-DimensionStatus FromFindings(const std::vector<Finding>& findings, const std::string& dim, std::vector<std::string>* ids) {
+DimensionStatus FromFindings(const FindingSink& out, const std::string& dim, std::vector<std::string>* ids) {
   DimensionStatus s = DimensionStatus::kGood;
-  for (const Finding& f : findings) {
+  for (const Finding& f : out.findings()) {
     if (f.dimension != dim) continue;
     ids->push_back(f.id);
+    if (out.IsRisk(f.id)) s = Worse(s, DimensionStatus::kWarn);
     if (f.severity == FindingSeverity::kCritical) s = Worse(s, DimensionStatus::kBad);
     if (f.severity == FindingSeverity::kWarning) s = Worse(s, DimensionStatus::kWarn);
   }
@@ -54,7 +55,7 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
     DimensionResult d;
     d.id = id;
     std::vector<std::string> ids;
-    const DimensionStatus from_findings = FromFindings(out.findings(), id, &ids);
+    const DimensionStatus from_findings = FromFindings(out, id, &ids);
     d.findings = ids;
     DimensionStatus head = DimensionStatus::kUnknown;
     const std::string dim = id;
@@ -144,6 +145,21 @@ void RankFindings(std::vector<Finding>& findings) {
     if (a.severity != b.severity) return sev(a.severity) > sev(b.severity);
     return CatalogOrder(a.id) < CatalogOrder(b.id);
   });
+}
+
+double JointSavingPct(const std::vector<Finding>& findings, double busy_pct) {
+  double idle = 0, busy = 0, step = 0;
+  for (const Finding& f : findings) {
+    switch (CatalogEntryOf(f.id).saving) {
+      case SavingKind::kIdle: idle += f.est_saving_pct; break;
+      case SavingKind::kBusy: busy += f.est_saving_pct; break;
+      case SavingKind::kStep: step += f.est_saving_pct; break;
+      case SavingKind::kNone: break;
+    }
+  }
+  const double b = std::clamp(busy_pct, 0.0, 100.0);
+  const double joint = std::min(idle, 100.0 - b) + std::min(busy, b) + step;
+  return Round(std::clamp(joint, 0.0, 100.0), 2);
 }
 
 }  // namespace ampscope::diagnosis

@@ -107,9 +107,14 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
   if (idle_start_pct > kIdleAtStepStartPct && dl_pct <= kDataLoaderPct) {
     Finding& x = out.Add("gpu_idle_at_step_start", idle_start_pct,
                      fmt::format("The GPU is idle for the first {:.1f}% of each step", idle_start_pct),
-                     "Each step starts with the GPU idle while the host prepares the batch. Prefetch the next batch "
-                     "(a background DataLoader, pin_memory=True and .to(device, non_blocking=True) issued one step ahead) "
-                     "and move per-step host work after the forward launch.");
+                     in.run.dataloader
+                         ? "Each step starts with the GPU idle while the host prepares the batch. Prefetch the next batch "
+                           "(DataLoader(num_workers=N, pin_memory=True) and .to(device, non_blocking=True) issued one step ahead) "
+                           "and move per-step host work after the forward launch."
+                         : "Each step starts with the GPU idle while the host prepares its input (no DataLoader ranges in the "
+                           "trace: a custom loader or host preprocessing). Prepare the next input while the GPU runs the "
+                           "current one (a background thread, pinned host buffers and .to(device, non_blocking=True) issued "
+                           "one step ahead) and move per-step host work after the forward launch.");
     x.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep}};
     item.status = CheckStatus::kFail;
   }
@@ -131,9 +136,13 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                      fmt::format("{:.1f} pageable host-to-device copies per step ({:.1f} MB/step at {:.1f} GB/s)",
                                  static_cast<double>(pg_count) / in.nsteps, pg_bytes / 1e6 / in.nsteps,
                                  pg_ns > 0 ? static_cast<double>(pg_bytes) / static_cast<double>(pg_ns) : 0.0),
-                     "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
-                     "after the transfer). Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and "
-                     ".to('cuda', non_blocking=True).");
+                     in.run.dataloader
+                         ? "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
+                           "after the transfer). Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and "
+                           ".to('cuda', non_blocking=True)."
+                         : "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
+                           "after the transfer). Copy from pinned memory (tensor.pin_memory(), or allocate the host buffers with "
+                           "pin_memory=True) with .to('cuda', non_blocking=True).");
     x.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},
                   {"pinned_bandwidth_gbs", Round(pinned_bw), Unit::kGbs}, {"pinned_bandwidth_basis", bw_basis},
                   {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};

@@ -67,5 +67,9 @@ struct Outcomes {
 };
 void AssembleMatrix(const Facts& f, const Outcomes& o, FindingSink& out, RankAnalysis& ra);
 void RankFindings(std::vector<Finding>& findings);
+// The saving if every finding were fixed (RankAnalysis::joint_saving_pct): per saving kind
+// (catalog.h) the sum of the findings' savings, capped at that kind's share of the window
+// (idle: 100 - GPU busy %; busy: GPU busy %); the total capped at 100.
+double JointSavingPct(const std::vector<Finding>& findings, double busy_pct);
 
 }  // namespace ampscope::diagnosis

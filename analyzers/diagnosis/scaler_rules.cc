@@ -14,8 +14,8 @@ namespace ampscope::diagnosis {
 
 void RuleGradScaler(const Facts& in, FindingSink& out) {
   ChecklistItem& item = out.Item("grad_scaler");
-  item.threshold = fmt::format("GradScaler present for fp16; no run of >= {} skipped steps at the start (init_scale 1024-65536); "
-                               "skip rate after step {} <= {:.0f}%",
+  item.threshold = fmt::format("GradScaler present for fp16; no run of >= {} skipped steps at the start of training (step < {}); "
+                               "skip rate after that run <= {:.0f}%",
                                kStartSkipsMin, kScalerWarmupSteps, kSkipRatePct);
   item.source = "[proj] init_scale 1024..65536; [heur] skip rate; GradScaler kernels (torch/amp/grad_scaler.py)";
   TimeNs fp16 = 0, bf16 = 0;
@@ -49,6 +49,11 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
     item.how_to_know = "profile with CUDA activities enabled";
     return;
   }
+  if (in.inference() && !scaler) {
+    item.status = CheckStatus::kNotApplicable;
+    item.evidence += "; inference (" + in.run.kind_basis + "): no gradients to scale";
+    return;
+  }
   if (!fp16_run && !scaler) {
     item.status = CheckStatus::kNotApplicable;
     item.evidence += lowp > 0 ? " (bf16 run: no loss scaling needed)" : " (no fp16 compute)";
@@ -59,8 +64,8 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
                      fmt::format("{:.0f}% of the low-precision GEMM time is fp16 and no GradScaler kernels "
                                  "(amp_update_scale_cuda_kernel, _amp_foreach_non_finite_check_and_unscale_) run: small "
                                  "gradients underflow in fp16. Use torch.amp.GradScaler('cuda') (scaler.scale(loss).backward(); "
-                                 "scaler.step(opt); scaler.update()), or switch autocast to bfloat16.",
-                                 fp16_share));
+                                 "scaler.step(opt); scaler.update()){}.",
+                                 fp16_share, in.Bf16TensorCores() ? ", or switch autocast to bfloat16 (this GPU has bf16 Tensor Cores)" : ""));
     x.evidence = {{"fp16_gemm_time_us", NsToUsRounded3(fp16), Unit::kUs}, {"bf16_gemm_time_us", NsToUsRounded3(bf16), Unit::kUs}, {"scaler_kernels", 0, Unit::kCount}};
     item.status = CheckStatus::kFail;
     item.value = 0;
@@ -83,7 +88,8 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
       if (step_skipped[i]) skipped.push_back(i);
     }
   }
-  // Consecutive skips from the first analysed step, when the window starts near step 0.
+  // Consecutive skips from the first analysed step, when the window starts near step 0: the
+  // scaler halving a too-high initial scale (warm-up). Every step after them is counted.
   size_t start_run = 0;
   const bool near_start = !in.steps.empty() && in.steps.front().number >= 0 && in.steps.front().number < kScalerWarmupSteps;
   if (near_start)
@@ -96,7 +102,6 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
       start_skip_ns = SaturatingAdd(start_skip_ns, d);
       continue;
     }
-    if (in.steps[i].number >= 0 && in.steps[i].number < kScalerWarmupSteps && near_start) continue;  // warm-up
     ++steady;
     if (step_skipped[i]) {
       ++steady_skipped;
@@ -110,7 +115,8 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
   item.status = CheckStatus::kPass;
   if (!can_tell) {
     item.status = fp16_run ? CheckStatus::kUnknown : CheckStatus::kPass;
-    item.evidence += fused ? "; fused optimizer: skipped steps happen on the device and cannot be seen in the trace"
+    item.evidence += fused ? "; fused optimizer: the scaler passes found_inf to the fused kernel, which skips the update on the "
+                             "device, so skipped steps cannot be seen in the trace (the optimizer kernels run either way)"
                            : "; skipped steps unknown (no Optimizer.step ranges or optimizer kernels)";
     if (fp16_run) {
       item.how_to_know = fused ? "log scaler.get_scale() per step (a halving = a skipped step)"
@@ -118,13 +124,15 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
     }
   }
   if (start_run >= static_cast<size_t>(kStartSkipsMin)) {
+    const int64_t factor = int64_t{1} << std::min<size_t>(start_run, 62);
     const double pct = in.PctOfWindow(static_cast<double>(start_skip_ns));
     Finding& x = out.Add("grad_scaler_init_scale_too_high", pct,
                      fmt::format("GradScaler skipped the first {} steps: initial scale too high", start_run),
                      fmt::format("Steps {}..{} ran amp_update_scale_cuda_kernel but no optimizer kernels: each found inf/NaN "
-                                 "gradients and halved the scale, so init_scale was at least 2^{} = {}x above a scale that "
-                                 "works. Use GradScaler(init_scale=65536) or lower (1024..65536).",
-                                 in.steps.front().number, in.steps[start_run - 1].number, start_run, 1ll << std::min<size_t>(start_run, 62)));
+                                 "gradients and halved the scale, so init_scale was {}x (2^{}) above the first scale that "
+                                 "worked. Start there: GradScaler(init_scale=<your init_scale> / {}){}.",
+                                 in.steps.front().number, in.steps[start_run - 1].number, factor, start_run, factor,
+                                 65536 / factor >= 1 ? fmt::format(" (from the default 65536 that is {})", 65536 / factor) : std::string()));
     std::vector<int64_t> nums;
     for (size_t i = 0; i < start_run; ++i) nums.push_back(in.steps[i].number);
     x.evidence = {{"skipped_steps", nums}, {"inferred_scale_factor_too_high", std::pow(2.0, static_cast<double>(start_run)), Unit::kFactor},
@@ -140,8 +148,8 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
                      fmt::format("GradScaler skips {:.0f}% of steps after warm-up", skip_rate),
                      fmt::format("Steps {} found inf/NaN gradients: their forward and backward were wasted and the scale "
                                  "keeps collapsing. Find the overflow source (fp16 activations, loss computed in fp16, a "
-                                 "too-high learning rate), compute the loss in fp32, or train in bf16.",
-                                 fmt::format("[{}]", fmt::join(nums, ","))));
+                                 "too-high learning rate), compute the loss in fp32{}.",
+                                 fmt::format("[{}]", fmt::join(nums, ",")), in.Bf16TensorCores() ? ", or train in bf16" : ""));
     x.evidence = {{"skipped_steps", nums}, {"skip_rate_pct", Round(skip_rate), Unit::kPct}, {"steps_after_warmup", steady, Unit::kCount},
                   {"wasted_time_us", NsToUsRounded3(steady_skip_ns), Unit::kUs}};
     item.status = CheckStatus::kFail;
