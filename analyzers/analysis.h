@@ -276,6 +276,10 @@ struct RankAnalysis {
   std::vector<DimensionResult> matrix;
   std::vector<ChecklistItem> checklist;
   std::vector<Finding> findings;             // ranked by est_saving_pct, descending
+  // The saving if every finding were fixed, % of the window (0-100): savings out of the same
+  // time (GPU idle, GPU busy, whole skipped steps) are capped at that time, so overlapping idle
+  // is counted once (analyzers/diagnosis/matrix.cc JointSavingPct).
+  double joint_saving_pct = 0;
   // Per step: the mean of the sampled Tensor Core activity (counter tensor_active_pct, 0-100)
   // inside the step; nullopt for a step without samples; empty when the trace has none.
   std::vector<std::optional<double>> tensor_active_per_step_pct;

@@ -281,7 +281,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   ra.gpu_activity_recorded = !no_gpu_activity;
 
   ra.tensor_active_per_step_pct = TensorActivePerStep(trace, ra.steps.steps);
-  AnalyzePrecision(trace, ctx.classes(), ra);
+  AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
   ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx));
   ra.kernels = AnnotateKernels(ctx);
   Diagnose(ctx, ra);

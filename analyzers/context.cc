@@ -253,6 +253,9 @@ void RankContext::BuildHostRanges() {
     } else if (role == HostRangeRole::kOptimizerStep) {
       host_.optimizer_steps.push_back({s, e, tid});
       host_.optimizer_names.insert(std::string(name));
+    } else if (role == HostRangeRole::kOptimizerZeroGrad) {
+      host_.zero_grad.push_back({s, e, tid});
+      host_.optimizer_names.insert(std::string(name));
     }
   };
   for (const Range& r : trace_.ranges)
@@ -261,12 +264,13 @@ void RankContext::BuildHostRanges() {
   for (const CpuOp& op : trace_.cpu_ops) {
     std::string_view n = trace_.str(op.name);
     const HostRangeRole role = ClassifyHostRange(n);
-    if (role == HostRangeRole::kDataLoader || role == HostRangeRole::kOptimizerStep)
+    if (role == HostRangeRole::kDataLoader || role == HostRangeRole::kOptimizerStep ||
+        role == HostRangeRole::kOptimizerZeroGrad)
       visit_range(n, op.start_ns, op.end_ns, op.tid);
   }
   host_.dataloader = MergeIntervals(std::move(host_.dataloader));
-  std::sort(host_.optimizer_steps.begin(), host_.optimizer_steps.end(),
-            [](const TidRange& a, const TidRange& b) { return a.start_ns < b.start_ns; });
+  for (std::vector<TidRange>* v : {&host_.optimizer_steps, &host_.zero_grad})
+    std::sort(v->begin(), v->end(), [](const TidRange& a, const TidRange& b) { return a.start_ns < b.start_ns; });
 
   // Allocator calls and pageable host-to-device copies (what the idle attribution charges).
   std::vector<Interval> pageable, alloc;

@@ -115,7 +115,8 @@ struct HostRanges {
   std::vector<Interval> dataloader;              // merged
   std::set<std::string> dataloader_names;
   std::vector<TidRange> optimizer_steps;         // sorted by start
-  std::set<std::string> optimizer_names;
+  std::set<std::string> optimizer_names;         // Optimizer.step#... and Optimizer.zero_grad#... names
+  std::vector<TidRange> zero_grad;               // Optimizer.zero_grad ranges, sorted by start
   std::vector<Interval> pageable_h2d_calls;      // memcpy calls of pageable H2D copies, merged
   std::vector<Interval> alloc_calls_merged;      // cudaMalloc*/cudaFree* calls, merged
   std::vector<Interval> free_calls;              // cudaFree* calls, sorted by start

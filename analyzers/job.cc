@@ -253,6 +253,8 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   }
   std::stable_sort(job.findings.begin(), job.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
+  // Each rank's joint saving is bounded by its own window; the job's is the largest.
+  for (const RankAnalysis& r : ranks) job.joint_saving_pct = std::max(job.joint_saving_pct, r.joint_saving_pct);
 
   // Per-step arrays: from the slowest rank of each step.
   for (size_t i = 0; i < nsteps; ++i) {

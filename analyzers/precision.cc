@@ -197,7 +197,8 @@ std::vector<OpKernel> OpKernelList(const Trace& trace, const OpGroup& g, ClassCa
 }
 
 // Op-level precision (see docs/classifier.md "Op-level precision").
-OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, ClassCache& cache, TimeNs window_kernel_ns) {
+OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const OpTree& tree, const WindowSet& window, ClassCache& cache,
+                                TimeNs window_kernel_ns) {
   OpLevelPrecision out;
   const size_t n_ops = trace.cpu_ops.size();
   if (n_ops == 0) {
@@ -206,52 +207,26 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
     return out;
   }
 
-  // Nesting per thread: sort by (start asc, end desc); a stack gives each op its parent.
-  std::unordered_map<int64_t, std::vector<uint32_t>> by_tid;
-  for (uint32_t i = 0; i < n_ops; ++i) by_tid[trace.cpu_ops[i].tid].push_back(i);
+  // Nesting and kernel -> op from the op tree (analyzers/op_tree.h, built once per rank): each
+  // op's parent is the nearest cpu_op above it (record_function ranges are skipped), and a
+  // kernel belongs to its node's nearest cpu_op. `order` lists the ops parents first.
   std::vector<int32_t> parent(n_ops, -1);
-  std::vector<uint32_t> order;  // all ops, each thread's ops in nesting order (parents first)
+  std::vector<uint32_t> order;
   order.reserve(n_ops);
-  for (auto& [tid, ids] : by_tid) {
-    std::stable_sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) {
-      const CpuOp& x = trace.cpu_ops[a];
-      const CpuOp& y = trace.cpu_ops[b];
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return x.end_ns > y.end_ns;
-    });
-    std::vector<uint32_t> stack;
-    for (uint32_t i : ids) {
-      const CpuOp& op = trace.cpu_ops[i];
-      while (!stack.empty()) {
-        const CpuOp& top = trace.cpu_ops[stack.back()];
-        if (op.start_ns >= top.start_ns && op.end_ns <= top.end_ns) break;
-        stack.pop_back();
-      }
-      if (!stack.empty()) parent[i] = static_cast<int32_t>(stack.back());
-      stack.push_back(i);
-      order.push_back(i);
-    }
+  std::vector<int32_t> op_of_node(tree.size(), -1);
+  auto nearest_op = [&](OpTree::NodeId n) -> int32_t {
+    for (; n != OpTree::kNoNode; n = tree.parent(n))
+      if (op_of_node[n] >= 0) return op_of_node[n];
+    return -1;
+  };
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
+    if (tree.kind(n) != OpTree::NodeKind::kCpuOp || tree.source_index(n) >= n_ops) continue;
+    const uint32_t i = tree.source_index(n);
+    parent[i] = nearest_op(tree.parent(n));  // parents come first in pre-order
+    op_of_node[n] = static_cast<int32_t>(i);
+    order.push_back(i);
   }
 
-  // External id -> ops (Kineto gives a runtime call the External id of the op that launched it).
-  std::unordered_map<int64_t, std::vector<uint32_t>> by_ext;
-  for (uint32_t i = 0; i < n_ops; ++i)
-    if (trace.cpu_ops[i].external_id > 0) by_ext[trace.cpu_ops[i].external_id].push_back(i);
-
-  // The innermost op on `tid` containing time t (-1 if none).
-  auto innermost_at = [&](int64_t tid, TimeNs t) -> int64_t {
-    auto it = by_tid.find(tid);
-    if (it == by_tid.end()) return -1;
-    const std::vector<uint32_t>& ids = it->second;
-    auto pos = std::upper_bound(ids.begin(), ids.end(), t,
-                                [&](TimeNs v, uint32_t i) { return v < trace.cpu_ops[i].start_ns; });
-    if (pos == ids.begin()) return -1;
-    int64_t cur = *(pos - 1);
-    while (cur >= 0 && trace.cpu_ops[cur].end_ns < t) cur = parent[cur];
-    return cur;
-  };
-
-  LaunchIndex launches(trace);
   std::vector<TimeNs> self_ns(n_ops, 0), self_tc_ns(n_ops, 0);
   std::vector<int64_t> kernel_op;  // per window kernel: the op, or -1
   std::vector<uint32_t> window_kernels;
@@ -259,26 +234,8 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const WindowSet& window, Cla
   for (uint32_t ki = 0; ki < trace.kernels.size(); ++ki) {
     const KernelEvent& k = trace.kernels[ki];
     if (!window.Contains(k.start_ns)) continue;
-    int64_t api = launches.Find(k.correlation);
-    const ApiCall* call = api >= 0 ? &trace.api_calls[static_cast<size_t>(api)] : nullptr;
-    int64_t ext = k.external_id > 0 ? k.external_id : (call ? call->external_id : -1);
-    int64_t op = -1;
-    auto it = ext > 0 ? by_ext.find(ext) : by_ext.end();
-    if (it != by_ext.end()) {
-      op = it->second.front();
-      if (it->second.size() > 1 && call) {  // ambiguous id: the innermost one around the launch
-        int64_t inner = innermost_at(call->tid, call->start_ns);
-        for (int64_t c = inner; c >= 0; c = parent[c])
-          if (trace.cpu_ops[c].external_id == ext) {
-            op = c;
-            break;
-          }
-      }
-    } else if (call) {
-      // No External id, or one that names no cpu_op (some Kineto versions copy the correlation id
-      // there): the innermost op around the launching call on its thread.
-      op = innermost_at(call->tid, call->start_ns);
-    }
+    const OpTree::NodeId node = tree.node_of_kernel(ki);
+    const int64_t op = node == OpTree::kNoNode ? -1 : nearest_op(node);
     TimeNs d = std::max<TimeNs>(0, k.duration_ns());
     window_kernels.push_back(ki);
     kernel_op.push_back(op);
@@ -448,9 +405,11 @@ std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalys
   return Summaries(trace, window, cache);
 }
 
-void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) { AnalyzePrecision(trace, KernelClassTable(trace), ra); }
+void AnalyzePrecision(const Trace& trace, RankAnalysis& ra) {
+  AnalyzePrecision(trace, KernelClassTable(trace), OpTree::Build(trace), ra);
+}
 
-void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, RankAnalysis& ra) {
+void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, const OpTree& tree, RankAnalysis& ra) {
   WindowSet window(ra.steps);
   ClassCache cache(classes);
   constexpr size_t kCats = static_cast<size_t>(KernelCategory::kCount);
@@ -586,7 +545,7 @@ void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, RankA
   casts.fused_count = fused_cast_count;
   casts.fused_time_us = NsToUsRounded3(fused_cast_ns);
 
-  pr.op_level = AnalyzeOpLevel(trace, window, cache, total_ns);
+  pr.op_level = AnalyzeOpLevel(trace, tree, window, cache, total_ns);
   ra.precision = std::move(pr);
   ra.top_kernels = std::move(summaries);
 }

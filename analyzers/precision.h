@@ -18,9 +18,10 @@ namespace ampscope {
 // report fields are in docs/classifier.md) and
 // ra.top_kernels, and ra.gpu.kernel_time_by_category_ns / kernel_time_by_precision_ns if they
 // are still all zero.
-// `classes` is the rank context's table (analyzers/context.h); the overload without it
-// classifies the trace's kernels itself (tests, tools).
-void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, RankAnalysis& ra);
+// `classes` and `tree` are the rank context's (analyzers/context.h): op nesting and kernel ->
+// op come from the op tree; the overload without them classifies the trace's kernels and builds
+// the tree itself (tests, tools).
+void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, const OpTree& tree, RankAnalysis& ra);
 void AnalyzePrecision(const Trace& trace, RankAnalysis& ra);
 
 // Per-distinct-kernel aggregation over the window, sorted by total time (descending, then name).

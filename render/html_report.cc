@@ -247,9 +247,7 @@ std::string ScriptJson(const json& j) {
 void Header(std::string& h, const json& r) {
   h += "<header>\n<h1>ampscope report</h1>\n<p class=\"sub\">" + H(InputsSummary(r)) + "</p>\n";
   h += "<div class=\"cards\">\n";
-  h += HtmlCard("Device", DevicesSummary(r), String(r, "/environment/driver").empty()
-                                                  ? ""
-                                                  : "driver " + String(r, "/environment/driver"));
+  h += HtmlCard("Device", DevicesSummary(r), DriverLabel(String(r, "/environment/driver")));
   // A job of several ranks: each card says which definition it shows (report "job.definitions").
   const bool job = Number(r, "/job/ranks").value_or(1) > 1;
   h += HtmlCard("Steps", Count(Number(r, "/steps/count")), StepsSummary(r));

@@ -40,13 +40,16 @@ std::string InputsSummary(const json& report) {
 
 std::string DevicesSummary(const json& report) {
   const json& devices = Section(report, "/devices");
-  if (!devices.is_array() || devices.empty()) return "unknown device";
+  if (!devices.is_array() || devices.empty()) return "unknown device (no deviceProperties in the trace)";
   std::vector<std::pair<std::string, int>> groups;  // label -> count, in order of appearance
   for (const json& d : devices) {
-    std::string label = String(d, "/name", "unknown GPU");
+    std::string label = String(d, "/name");
+    if (label.empty()) label = "unknown GPU (no deviceProperties in the trace)";
+    // An AMD device's "compute capability" in a trace is its gfx generation, not NVIDIA's cc.
+    const bool amd = String(d, "/vendor") == "amd";
     std::string cc = String(d, "/compute_capability");
-    if (!cc.empty()) label += " (cc " + cc + ")";
-    if (String(d, "/vendor") == "amd") label += " [AMD]";
+    if (!cc.empty() && !amd) label += " (cc " + cc + ")";
+    if (amd) label += " [AMD]";
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
     if (it == groups.end()) {
       groups.emplace_back(label, 1);
@@ -60,6 +63,14 @@ std::string DevicesSummary(const json& report) {
     out += n > 1 ? fmt::format("{}x {}", n, label) : label;
   }
   return out;
+}
+
+std::string DriverLabel(const std::string& driver) {
+  if (driver.empty()) return "";
+  const bool numeric = std::all_of(driver.begin(), driver.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!numeric || driver.size() > 9) return "driver " + driver;  // a release string (535.104.05)
+  const long v = std::stol(driver);  // cudaDriverGetVersion: 1000 * major + 10 * minor
+  return fmt::format("CUDA driver API {}.{} ({})", v / 1000, (v % 1000) / 10, driver);
 }
 
 std::string StepsSummary(const json& report) {

@@ -16,6 +16,9 @@ namespace ampscope::render {
 // the devices ("NVIDIA A100-SXM4-80GB (cc 8.0)", "2x Tesla V100 (cc 7.0)").
 std::string InputsSummary(const nlohmann::json& report);
 std::string DevicesSummary(const nlohmann::json& report);
+// environment.driver for people: Kineto's cuda_driver_version is the CUDA driver API version
+// (12040 -> "CUDA driver API 12.4"), not the driver's release; "" when unknown.
+std::string DriverLabel(const std::string& driver);
 // "6 steps (profiler_step)", "no steps found (the whole trace is analysed)".
 std::string StepsSummary(const nlohmann::json& report);
 

@@ -312,7 +312,8 @@ json DeviceJson(const DeviceInfo& info) {
               {"name", d.name},
               {"vendor", GpuVendorName(d.vendor)},
               {"compute_capability",
-               d.cc_major >= 0 ? json(std::to_string(d.cc_major) + "." + std::to_string(std::max(0, d.cc_minor)))
+               // AMD traces carry the gfx generation there, not an NVIDIA compute capability.
+               d.cc_major >= 0 && d.vendor != GpuVendor::kAmd ? json(std::to_string(d.cc_major) + "." + std::to_string(std::max(0, d.cc_minor)))
                                : json(nullptr)},
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
@@ -437,6 +438,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["matrix"] = MatrixSection(job);
   report["checklist"] = ChecklistSection(job);
   report["findings"] = FindingsSection(job);
+  report["joint_saving_pct"] = job.joint_saving_pct;
   report["gate_metrics"] = GateMetrics(job);
   report["memory_traffic"] = MemoryTrafficSection(job);
   report["syncs"] = SyncsSection(job);

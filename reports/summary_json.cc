@@ -286,7 +286,7 @@ template <class A> void SummaryFields(A& a, AnalysisOptions& t) {
 template <class A> void SummaryFields(A& a, RankAnalysis& t) {
   F(rank); F(input_path); F(format); F(input_events); F(steps); F(gpu); F(memory); F(syncs); F(launches); F(top_kernels);
   F(step_stats); F(per_step); F(gpu_activity_recorded); F(tensor_cores); F(precision); F(matrix); F(checklist);
-  F(findings); F(tensor_active_per_step_pct); F(roofline); F(input);
+  F(findings); F(joint_saving_pct); F(tensor_active_per_step_pct); F(roofline); F(input);
 }
 
 namespace roofline {

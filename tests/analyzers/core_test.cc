@@ -283,20 +283,21 @@ namespace {
 
 TEST(CoreAnalyzers, CpuOnlyRunHasNoGpuVerdicts) {
   // A CPU-only recording (NVTX steps, no kernels): every dimension and checklist item is
-  // unknown with the reason (except the host-side data pipeline), and there is no finding (a
-  // "GPU 0% busy" alarm would be false).
+  // unknown with the reason (data_pipeline too: there are no DataLoader ranges), and the one
+  // finding says that no GPU activity was recorded (a "GPU 0% busy" alarm would be false, and
+  // so would "nothing to fix").
   TraceBuilder b;
   for (int i = 0; i < 3; ++i) b.AddRange("step", i * 100 * kUs, (i + 1) * 100 * kUs, RangeKind::kNvtx);
   Trace t = b.Build();
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
   ASSERT_TRUE(ra.ok());
   EXPECT_EQ(ra->steps.steps.size(), 3u);
-  EXPECT_TRUE(ra->findings.empty());
+  ASSERT_EQ(ra->findings.size(), 1u);
+  EXPECT_EQ(ra->findings.front().id, "no_gpu_activity_recorded");
   ASSERT_EQ(ra->matrix.size(), 5u);
   for (const DimensionResult& d : ra->matrix) EXPECT_EQ(d.status, DimensionStatus::kUnknown) << d.id;
   ASSERT_EQ(ra->checklist.size(), 7u);
   for (const ChecklistItem& c : ra->checklist) {
-    if (c.id == "data_pipeline") continue;  // host-side: the DataLoader share needs no GPU
     EXPECT_EQ(c.status, CheckStatus::kUnknown) << c.id;
     EXPECT_NE(c.evidence.find("no GPU activity"), std::string::npos);
   }

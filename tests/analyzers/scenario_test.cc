@@ -212,16 +212,32 @@ INSTANTIATE_TEST_SUITE_P(
         Expectation{Problem::kScalerSkips, "grad_scaler_init_scale_too_high", {{"grad_scaler", CS::kFail}, {"memory_fragmentation", CS::kPass}}, {}},
         Expectation{Problem::kScalerSkipsSteady, "grad_scaler_skipped_steps", {{"grad_scaler", CS::kFail}}, {}},
         Expectation{Problem::kBf16WithScaler, "", {{"grad_scaler", CS::kPass}, {"tensor_core_utilization", CS::kPass}}, {}},
-        Expectation{Problem::kFp16NoScaler, "fp16_without_grad_scaler", {{"grad_scaler", CS::kFail}, {"autocast_coverage", CS::kWarn}}, {}},
+        Expectation{Problem::kFp16NoScaler, "", {{"grad_scaler", CS::kFail}, {"autocast_coverage", CS::kWarn}}, {}},
         Expectation{Problem::kUnfusedElementwise, "unfused_elementwise_chains", {{"kernel_fusion", CS::kFail}}, {{"memory_bandwidth", DS::kWarn}}},
         Expectation{Problem::kUnfusedOptimizer, "unfused_optimizer", {{"kernel_fusion", CS::kFail}}, {{"instruction_efficiency", DS::kWarn}}},
         Expectation{Problem::kExposedAllReduce, "exposed_communication", {{"distributed_sync", CS::kFail}}, {{"task_parallelism", DS::kWarn}}},
         Expectation{Problem::kLaunchBound, "launch_bound", {}, {{"instruction_efficiency", DS::kBad}, {"task_parallelism", DS::kBad}}},
         Expectation{Problem::kLayoutTransform, "layout_transforms", {}, {{"data_locality", DS::kWarn}}},
         Expectation{Problem::kLowTflops, "low_gemm_tflops", {}, {{"compute_intensity", DS::kWarn}}},
-        Expectation{Problem::kMemoryPeak, "memory_peak_near_capacity", {{"memory_fragmentation", CS::kFail}}, {{"data_locality", DS::kWarn}}},
-        Expectation{Problem::kFragmentation, "allocator_fragmentation", {{"memory_fragmentation", CS::kFail}}, {{"data_locality", DS::kWarn}}}),
+        Expectation{Problem::kMemoryPeak, "", {{"memory_fragmentation", CS::kFail}}, {{"data_locality", DS::kWarn}}},
+        Expectation{Problem::kFragmentation, "", {{"memory_fragmentation", CS::kFail}}, {{"data_locality", DS::kWarn}}}),
     [](const ::testing::TestParamInfo<Expectation>& info) { return std::string(scenario::ProblemName(info.param.problem)); });
+
+// Risks without a time cost (numerics, out-of-memory) are info findings ranked by their 0%
+// saving (issue 12: a warning carries a saving); their checklist item fails and their dimension
+// warns (the expectations above).
+TEST(Scenario, RisksWithoutATimeCostAreInfoFindings) {
+  const std::pair<Problem, const char*> risks[] = {{Problem::kFp16NoScaler, "fp16_without_grad_scaler"},
+                                                   {Problem::kMemoryPeak, "memory_peak_near_capacity"},
+                                                   {Problem::kFragmentation, "allocator_fragmentation"}};
+  for (const auto& [problem, id] : risks) {
+    Analyzed a = RunScenario(problem, 6);
+    const Finding* f = Find(a.ra, id);
+    ASSERT_NE(f, nullptr) << id << "\n" << Describe(a.ra);
+    EXPECT_EQ(f->severity, FindingSeverity::kInfo) << id;
+    EXPECT_EQ(f->est_saving_pct, 0.0) << id;
+  }
+}
 
 TEST(Scenario, Bf16WithScalerIsInfoOnly) {
   Analyzed a = RunScenario(Problem::kBf16WithScaler, 5);
@@ -265,6 +281,35 @@ TEST(Scenario, SkippedStepsMatchThePlan) {
   ASSERT_EQ(SkippedSteps(*f).size(), a.summary.skipped_step_numbers.size());
   for (size_t i = 0; i < a.summary.skipped_step_numbers.size(); ++i)
     EXPECT_EQ(SkippedSteps(*f)[i], a.summary.skipped_step_numbers[i]);
+}
+
+TEST(Scenario, GradScalerCountsTheStepsThatExist) {
+  // The plan: steps 0..7, the first 5 skipped (skip_first = 5), none after. After the warm-up
+  // run the 3 remaining steps are counted (not "0 steps after warm-up"), and the init_scale
+  // advice is the factor the skips show: 5 halvings = 32x, 65536 / 32 = 2048.
+  Analyzed a = RunScenario(Problem::kScalerSkips, 8);
+  ASSERT_EQ(a.summary.skipped_step_numbers.size(), 5u);
+  std::string evidence;
+  for (const ChecklistItem& c : a.ra.checklist)
+    if (c.id == "grad_scaler") evidence = c.evidence;
+  EXPECT_NE(evidence.find("5 at the start, 0.0% of 3 steps after warm-up"), std::string::npos) << evidence;
+  const Finding* f = Find(a.ra, "grad_scaler_init_scale_too_high");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("init_scale=<your init_scale> / 32"), std::string::npos) << f->recommendation;
+  EXPECT_NE(f->recommendation.find("2048"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(f->recommendation.find("65536) or lower"), std::string::npos) << f->recommendation;
+}
+
+TEST(Scenario, FusedOptimizerSaysWhySkipsCannotBeSeen) {
+  ScenarioOptions o;
+  o.fused_optimizer = true;
+  o.steps = 5;
+  Analyzed a = RunScenario(o);
+  for (const ChecklistItem& c : a.ra.checklist) {
+    if (c.id == "grad_scaler") {
+      EXPECT_NE(c.evidence.find("cannot be seen in the trace"), std::string::npos) << c.evidence;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -113,7 +113,14 @@ TEST_F(JsonReportTest, AmdTraceIsMarkedNotNvidia) {
   json r = ReportFor({"traces/kineto/hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz"});
   ExpectContract(r);
   ASSERT_FALSE(r["devices"].empty());
-  for (const json& d : r["devices"]) EXPECT_EQ(d["vendor"], "amd");
+  for (const json& d : r["devices"]) {
+    EXPECT_EQ(d["vendor"], "amd");
+    // The trace's computeMajor 9 is the gfx generation (gfx90a), not an NVIDIA compute capability.
+    EXPECT_TRUE(d["compute_capability"].is_null()) << d.dump();
+  }
+  // The joint saving counts overlapping idle once: never above 100 (issue 12).
+  ASSERT_TRUE(r["joint_saving_pct"].is_number());
+  EXPECT_LE(r["joint_saving_pct"].get<double>(), 100.0);
 }
 
 TEST_F(JsonReportTest, SeveralFilesAreRanksOfOneJob) {
@@ -172,6 +179,13 @@ TEST(JsonReport, NoGpuActivityIsSaidClearly) {
   EXPECT_EQ(rep["steps"]["source"], "nvtx");
   EXPECT_FALSE(rep["gpu"]["activity_recorded"].get<bool>());
   EXPECT_EQ(rep["diagnostics"]["counters"]["no_gpu_activity"], 1);
+  // Nothing measured is not "nothing to fix": a finding says so, with the likely cause (NVTX
+  // ranges only: CUPTI was not loaded), and every checklist item is unknown.
+  ASSERT_EQ(rep["findings"].size(), 1u);
+  EXPECT_EQ(rep["findings"][0]["id"], "no_gpu_activity_recorded");
+  EXPECT_NE(rep["findings"][0]["evidence"]["likely_cause"].get<std::string>().find("CUPTI was not loaded"), std::string::npos);
+  for (const json& c : rep["checklist"]) EXPECT_EQ(c["status"], "unknown") << c["id"];
+  EXPECT_EQ(rep["joint_saving_pct"], 0.0);
 }
 
 TEST(JsonReport, WriteIsAtomic) {

@@ -39,6 +39,23 @@ HostRangeRole ClassifyHostRange(std::string_view name) {
   return HostRangeRole::kOther;
 }
 
+std::string_view OptimizerClassOfRange(std::string_view name) {
+  if (!StartsWith(name, "Optimizer.")) return {};
+  const size_t hash = name.find('#');
+  if (hash == std::string_view::npos) return {};
+  std::string_view cls = name.substr(hash + 1);
+  const size_t dot = cls.find('.');
+  return dot == std::string_view::npos ? cls : cls.substr(0, dot);
+}
+
+OptimizerOptions OptimizerOptionsOf(std::string_view cls) {
+  for (size_t i = 0; i < host_rules::kOptimizerCount; ++i) {
+    const host_rules::OptimizerRow& r = host_rules::kOptimizers[i];
+    if (cls == r.name) return {true, r.foreach, r.fused, r.already_fused};
+  }
+  return {};
+}
+
 bool IsAnnotationOpName(std::string_view name) {
   switch (ClassifyHostRange(name)) {
     case HostRangeRole::kProfilerStep:

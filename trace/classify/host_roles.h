@@ -24,6 +24,20 @@ enum class HostRangeRole : uint8_t {
 const char* HostRangeRoleName(HostRangeRole r);
 HostRangeRole ClassifyHostRange(std::string_view name);
 
+// The optimizer class of an "Optimizer.step#SGD.step" / "Optimizer.zero_grad#AdamW.zero_grad"
+// range ("SGD", "AdamW"); "" when the name has none.
+std::string_view OptimizerClassOfRange(std::string_view name);
+
+// The implementations an optimizer class offers (torch.optim, PyTorch 2.x constructor arguments
+// foreach= and fused=; apex / DeepSpeed Fused* classes are fused already).
+struct OptimizerOptions {
+  bool known = false;    // the class is in the table
+  bool foreach = false;  // foreach=True (multi_tensor_apply) exists
+  bool fused = false;    // fused=True exists (CUDA)
+  bool already_fused = false;  // the class itself is a fused implementation (apex FusedAdam ...)
+};
+OptimizerOptions OptimizerOptionsOf(std::string_view optimizer_class);
+
 // 2021-format traces write record_function ranges as "Operator" (cpu_op) events: these names
 // are ranges, not ops.
 bool IsAnnotationOpName(std::string_view name);

@@ -13,4 +13,14 @@ extern const size_t kEligibleBackwardNodeCount;
 extern const std::string_view kAutocastFp32Ops[];
 extern const size_t kAutocastFp32OpCount;
 
+// Optimizer classes and the implementations they offer.
+struct OptimizerRow {
+  std::string_view name;
+  bool foreach;
+  bool fused;
+  bool already_fused;
+};
+extern const OptimizerRow kOptimizers[];
+extern const size_t kOptimizerCount;
+
 }  // namespace ampscope::host_rules

@@ -47,4 +47,17 @@ const std::string_view kAutocastFp32Ops[] = {
     "aten::kl_div", "aten::binary_cross_entropy_with_logits", "aten::cosine_embedding_loss", "aten::margin_ranking_loss"};
 const size_t kAutocastFp32OpCount = sizeof(kAutocastFp32Ops) / sizeof(kAutocastFp32Ops[0]);
 
+// torch.optim classes (PyTorch 2.x docs, "foreach" and "fused" constructor arguments; fused=True
+// on CUDA for Adam, AdamW and SGD), and the fused classes of apex and DeepSpeed.
+const OptimizerRow kOptimizers[] = {
+    {"Adam", true, true, false},     {"AdamW", true, true, false},    {"SGD", true, true, false},
+    {"Adagrad", true, false, false}, {"Adadelta", true, false, false}, {"Adamax", true, false, false},
+    {"ASGD", true, false, false},    {"NAdam", true, false, false},   {"RAdam", true, false, false},
+    {"RMSprop", true, false, false}, {"Rprop", true, false, false},   {"Adafactor", true, false, false},
+    {"LBFGS", false, false, false},  {"SparseAdam", false, false, false},
+    {"FusedAdam", false, false, true}, {"FusedLAMB", false, false, true}, {"FusedSGD", false, false, true},
+    {"FusedNovoGrad", false, false, true}, {"FusedAdagrad", false, false, true}, {"DeepSpeedCPUAdam", false, false, true},
+};
+const size_t kOptimizerCount = sizeof(kOptimizers) / sizeof(kOptimizers[0]);
+
 }  // namespace ampscope::host_rules

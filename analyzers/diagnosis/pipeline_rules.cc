@@ -1,0 +1,265 @@
+// Pipeline rules: the input pipeline (DataLoader, idle at step start, pageable copies), host
+// syncs, launch-bound steps and GPU utilization the other findings do not explain.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analyzers/diagnosis/rules.h"
+#include "base/saturating.h"
+#include "base/units.h"
+
+namespace ampscope::diagnosis {
+namespace {
+
+double SmallKernelPct(const Facts& in) {
+  uint64_t n = 0, small = 0;
+  for (size_t i = 0; i < in.t.kernels.size(); ++i) {
+    if (!in.InWindow(i)) continue;
+    ++n;
+    if (in.t.kernels[i].duration_ns() < kSmallKernelNs) ++small;
+  }
+  return n ? 100.0 * small / n : 0.0;
+}
+uint64_t KernelsInWindow(const Facts& in) {
+  uint64_t n = 0;
+  for (uint8_t b : in.ctx.kernels().in_window) n += b;
+  return n;
+}
+
+std::vector<TimeSpan> RangesJson(const std::vector<std::pair<TimeNs, TimeNs>>& r) {
+  std::vector<TimeSpan> a;
+  for (const auto& [s, e] : r) a.push_back({NsToUsRounded3(s), NsToUsRounded3(e), NsToUsRounded3(e - s)});
+  return a;
+}
+
+}  // namespace
+
+void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
+  ChecklistItem& item = out.Item("data_pipeline");
+  item.threshold = fmt::format("exposed DataLoader time <= {:.0f}% of step [kineto]; GPU idle at step start <= {:.0f}% [heur]; "
+                               "no pageable H2D copies [nsys]",
+                               kDataLoaderPct, kIdleAtStepStartPct);
+  item.source = "[kineto] DataLoader/step > 5%; [nsys] cuda_memcpy_async pageable copies";
+  // Exposed DataLoader: its ranges minus GPU activity and runtime calls (the TensorBoard
+  // plugin's step breakdown, where Kernel/Memcpy/Memset/Runtime take precedence).
+  std::vector<Interval> runtime;
+  for (const ApiCall& a : in.t.api_calls) runtime.push_back({a.start_ns, a.end_ns});
+  runtime = MergeIntervals(std::move(runtime));
+  TimeNs dl_total = 0, dl_exposed = 0;
+  for (const Interval& w : in.ctx.windows()) {
+    std::vector<Interval> pieces;
+    auto it = std::upper_bound(in.ctx.host().dataloader.begin(), in.ctx.host().dataloader.end(), w.start_ns, [](TimeNs x, const Interval& iv) { return x < iv.end_ns; });
+    for (; it != in.ctx.host().dataloader.end() && it->start_ns < w.end_ns; ++it)
+      pieces.push_back({std::max(w.start_ns, it->start_ns), std::min(w.end_ns, it->end_ns)});
+    for (const Interval& p : pieces) dl_total = SaturatingAdd(dl_total, p.end_ns - p.start_ns);
+    CutOut(pieces, in.ctx.busy().main);
+    CutOut(pieces, runtime);
+    for (const Interval& p : pieces) dl_exposed = SaturatingAdd(dl_exposed, p.end_ns - p.start_ns);
+  }
+  const double dl_pct = in.PctOfWindow(static_cast<double>(dl_exposed));
+  const double dl_raw_pct = in.PctOfWindow(static_cast<double>(dl_total));
+  TimeNs idle_start = 0;
+  for (const StepFacts& s : in.steps) idle_start = SaturatingAdd(idle_start, s.idle_at_start_ns);
+  const double idle_start_pct = in.PctOfWindow(static_cast<double>(idle_start));
+  // Pageable H2D copies.
+  uint64_t pg_count = 0, pg_bytes = 0, pinned_bytes = 0;
+  TimeNs pg_ns = 0, pinned_ns = 0;
+  for (const MemcpyEvent& m : in.t.memcpys) {
+    if (!in.ctx.InWindows(m.start_ns) || m.kind != MemcpyKind::kHtoD) continue;
+    if (m.src_kind == MemoryKind::kPageable) {
+      ++pg_count;
+      pg_bytes += m.bytes;
+      pg_ns = SaturatingAdd(pg_ns, m.duration_ns());
+    } else if (m.src_kind == MemoryKind::kPinned && m.bytes >= (1u << 20)) {
+      pinned_bytes += m.bytes;
+      pinned_ns = SaturatingAdd(pinned_ns, m.duration_ns());
+    }
+  }
+  item.value = Round(dl_pct);
+  std::string ev = in.ctx.host().dataloader.empty() ? std::string("no DataLoader ranges")
+                                       : fmt::format("DataLoader {:.1f}% of step ({:.1f}% exposed: GPU idle and no runtime call)", dl_raw_pct, dl_pct);
+  ev += fmt::format("; GPU idle at step start {:.1f}%; {} pageable H2D copies ({:.1f} MB)", idle_start_pct, pg_count, pg_bytes / 1e6);
+  item.evidence = ev;
+  if (in.ctx.windows().empty()) {
+    item.status = CheckStatus::kUnknown;
+    item.how_to_know = "profile several training steps with torch.profiler.schedule so ProfilerStep#N ranges exist";
+    return;
+  }
+  item.status = CheckStatus::kPass;
+  if (dl_pct > kDataLoaderPct) {
+    Finding& x = out.Add("dataloader_bottleneck", dl_pct,
+                     fmt::format("Input loading takes {:.1f}% of the step while the GPU waits", dl_pct),
+                     fmt::format("{} runs {:.1f} ms per step with the GPU idle. Load data in worker processes "
+                                 "(DataLoader(num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2+)) "
+                                 "and move decoding/augmentation off the training process.",
+                                 in.ctx.host().dataloader_names.empty() ? std::string("The DataLoader") : *in.ctx.host().dataloader_names.begin(),
+                                 Ms(dl_exposed) / in.nsteps));
+    x.evidence = {{"dataloader_pct_of_step", Round(dl_raw_pct), Unit::kPctOfStep}, {"exposed_pct_of_step", Round(dl_pct), Unit::kPctOfStep},
+                  {"exposed_per_step_us", NsToUsRounded3(dl_exposed / static_cast<TimeNs>(in.nsteps)), Unit::kUs},
+                  {"ranges", std::vector<std::string>(in.ctx.host().dataloader_names.begin(), in.ctx.host().dataloader_names.end())},
+                  {"estimate", "DataLoader time not overlapped by GPU work or runtime calls"}};
+    x.time_ranges = in.TopRanges(IdleCause::kDataLoader);
+    item.status = CheckStatus::kFail;
+  }
+  // Idle at step start not explained by a DataLoader range (a custom loader, host preprocessing).
+  if (idle_start_pct > kIdleAtStepStartPct && dl_pct <= kDataLoaderPct) {
+    Finding& x = out.Add("gpu_idle_at_step_start", idle_start_pct,
+                     fmt::format("The GPU is idle for the first {:.1f}% of each step", idle_start_pct),
+                     in.run.dataloader
+                         ? "Each step starts with the GPU idle while the host prepares the batch. Prefetch the next batch "
+                           "(DataLoader(num_workers=N, pin_memory=True) and .to(device, non_blocking=True) issued one step ahead) "
+                           "and move per-step host work after the forward launch."
+                         : "Each step starts with the GPU idle while the host prepares its input (no DataLoader ranges in the "
+                           "trace: a custom loader or host preprocessing). Prepare the next input while the GPU runs the "
+                           "current one (a background thread, pinned host buffers and .to(device, non_blocking=True) issued "
+                           "one step ahead) and move per-step host work after the forward launch.");
+    x.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep}};
+    item.status = CheckStatus::kFail;
+  }
+  if (pg_count > 0) {
+    double pinned_bw = pinned_ns > 0 ? static_cast<double>(pinned_bytes) / static_cast<double>(pinned_ns) : 0.0;  // bytes/ns = GB/s
+    std::string bw_basis = "pinned H2D copies in this trace";
+    if (pinned_bw <= 0) {
+      pinned_bw = in.gpu.peak ? in.gpu.peak->pcie_per_direction_gbs() : 16.0;
+      bw_basis = in.gpu.peak ? fmt::format("{} PCIe per direction", in.gpu.peak->id) : "PCIe Gen3 x16 per direction (GPU unknown)";
+    }
+    double saving = 0;
+    for (const MemcpyEvent& m : in.t.memcpys) {
+      if (!in.ctx.InWindows(m.start_ns) || m.kind != MemcpyKind::kHtoD || m.src_kind != MemoryKind::kPageable) continue;
+      saving += std::max(0.0, static_cast<double>(m.duration_ns()) - static_cast<double>(m.bytes) / pinned_bw);
+    }
+    saving += static_cast<double>(in.CauseNs(IdleCause::kPageable));
+    const double pct = in.PctOfWindow(saving);
+    Finding& x = out.Add("pageable_h2d_copies", pct,
+                     fmt::format("{:.1f} pageable host-to-device copies per step ({:.1f} MB/step at {:.1f} GB/s)",
+                                 static_cast<double>(pg_count) / in.nsteps, pg_bytes / 1e6 / in.nsteps,
+                                 pg_ns > 0 ? static_cast<double>(pg_bytes) / static_cast<double>(pg_ns) : 0.0),
+                     in.run.dataloader
+                         ? "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
+                           "after the transfer). Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and "
+                           ".to('cuda', non_blocking=True)."
+                         : "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
+                           "after the transfer). Copy from pinned memory (tensor.pin_memory(), or allocate the host buffers with "
+                           "pin_memory=True) with .to('cuda', non_blocking=True).");
+    x.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},
+                  {"pinned_bandwidth_gbs", Round(pinned_bw), Unit::kGbs}, {"pinned_bandwidth_basis", bw_basis},
+                  {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};
+    if (item.status == CheckStatus::kPass) item.status = CheckStatus::kWarn;
+  }
+  o.dataloader_exposed_pct = dl_pct;
+}
+
+// ---- host-device syncs ------------------------------------------------------------------
+void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
+  int64_t beyond = 0, scaler = 0;
+  std::map<std::string, int64_t> labels;
+  std::map<std::string, int64_t> waited;
+  for (const SyncPoint& p : in.ctx.sync_points()) {
+    if (p.scaler) {
+      ++scaler;
+      continue;
+    }
+    ++beyond;
+    labels[p.label]++;
+    if (!p.waited_for.empty()) waited[p.waited_for]++;
+  }
+  o.syncs_beyond_scaler_per_step = static_cast<double>(beyond) / in.nsteps;
+  if (o.syncs_beyond_scaler_per_step <= kSyncsBeyondScalerPerStep) return;
+  // What removing them could recover: the idle they opened, but the step cannot get shorter
+  // than the GPU's busy time or the host's own (non-waiting) work.
+  const TimeNs sync_idle = in.CauseNs(IdleCause::kSync);
+  const TimeNs floor = std::max(in.busy_in_windows_ns, in.idle.host_active_known ? in.idle.host_active_ns : TimeNs{0});
+  const TimeNs bound = std::max<TimeNs>(0, in.window_ns - floor);
+  const TimeNs est = std::min(sync_idle, bound);
+  const double pct = in.PctOfWindow(static_cast<double>(est));
+  std::vector<std::pair<int64_t, std::string>> by_count;
+  for (const auto& [l, n] : labels) by_count.push_back({n, l});
+  std::sort(by_count.rbegin(), by_count.rend());
+  std::vector<FieldList> calls;
+  std::string top;
+  for (size_t i = 0; i < by_count.size() && i < 5; ++i) {
+    calls.push_back({{"call", by_count[i].second}, {"count", by_count[i].first, Unit::kCount}});
+    if (i < 2) top += fmt::format("{}{} x {}", i ? "; " : "", by_count[i].first, by_count[i].second);
+  }
+  std::vector<std::pair<int64_t, std::string>> wv;
+  for (const auto& [l, n] : waited) wv.push_back({n, l});
+  std::sort(wv.rbegin(), wv.rend());
+  std::vector<FieldList> after;
+  for (size_t i = 0; i < wv.size() && i < 3; ++i) after.push_back({{"kernel", wv[i].second}, {"count", wv[i].first, Unit::kCount}});
+  Finding& x = out.Add("host_device_sync", pct,
+                   fmt::format("{:.1f} host-device syncs per step beyond GradScaler's (GPU idle {:.1f}% of the step after them)",
+                               o.syncs_beyond_scaler_per_step, in.CausePct(IdleCause::kSync)),
+                   fmt::format("Each sync drains the GPU queue, so the GPU waits for the host to launch the next work "
+                               "({:.2f} ms of idle per step). Top: {}. Remove .item()/.cpu()/.tolist()/print(tensor) and "
+                               "data-dependent Python branches from the step (keep metrics on the GPU and read them every N "
+                               "steps); see torch.cuda.set_sync_debug_mode('warn').",
+                               Ms(sync_idle) / in.nsteps, top));
+  x.evidence = {{"syncs_per_step_beyond_scaler", Round(o.syncs_beyond_scaler_per_step), Unit::kPerStep},
+                {"grad_scaler_syncs", scaler, Unit::kCount},
+                {"sync_calls", calls},
+                {"waited_for_kernels", after},
+                {"idle_after_syncs_pct", Round(in.CausePct(IdleCause::kSync)), Unit::kPct},
+                {"host_wait_pct", Round(in.PctOfWindow(static_cast<double>(in.ra.gpu.idle.host_wait_ns))), Unit::kPct},
+                {"gpu_busy_pct", Round(in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns))), Unit::kPct},
+                {"host_active_pct", Round(in.PctOfWindow(static_cast<double>(in.idle.host_active_ns))), Unit::kPct},
+                {"estimate", "min(GPU idle opened by these syncs, step time - max(GPU busy, host time outside syncs))"}};
+  x.time_ranges = in.TopRanges(IdleCause::kSync);
+}
+
+void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome& o) {
+  const double busy_pct = in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns));
+  o.busy_pct = busy_pct;
+  const double small_pct = in.ra.launches.pct_kernels_under_10us > 0 ? in.ra.launches.pct_kernels_under_10us : SmallKernelPct(in);
+  o.small_kernel_pct = small_pct;
+  TimeNs host = in.CauseNs(IdleCause::kHost);
+  const TimeNs bound = std::max<TimeNs>(0, in.window_ns - in.busy_in_windows_ns);
+  if (small_pct > kLaunchBoundSmallPct && busy_pct < kLaunchBoundBusyPct && in.kernel_total_ns > 0) {
+    const TimeNs est = std::min(host, bound);
+    const double pct = in.PctOfWindow(static_cast<double>(est));
+    std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.t.kernels[i].duration_ns() < kSmallKernelNs; }, 5);
+    Finding& x = out.Add("launch_bound", pct,
+                     fmt::format("Launch-bound: {:.0f}% of kernels run under 10 us and the GPU is busy {:.0f}% of the step",
+                                 small_pct, busy_pct),
+                     fmt::format("The host cannot launch {:.0f} kernels per step (median {:.1f} us) as fast as the GPU runs "
+                                 "them: the GPU waits {:.1f} ms per step for launches. Capture the step in a CUDA graph "
+                                 "(torch.compile(mode='reduce-overhead') or torch.cuda.graphs), fuse small ops "
+                                 "(torch.compile), or give each kernel more work (larger batch).",
+                                 in.ra.launches.kernels_per_step > 0 ? in.ra.launches.kernels_per_step : static_cast<double>(KernelsInWindow(in)) / in.nsteps,
+                                 static_cast<double>(in.ra.launches.median_kernel_ns) / 1e3, Ms(host) / in.nsteps));
+    x.evidence = {{"kernels_under_10us_pct", Round(small_pct), Unit::kPct}, {"gpu_busy_pct", Round(busy_pct), Unit::kPct},
+                  {"host_launch_idle_pct", Round(in.CausePct(IdleCause::kHost)), Unit::kPct}, {"top_small_kernels", top},
+                  {"estimate", "min(GPU idle waiting for launches, step time - GPU busy time)"}};
+    x.time_ranges = in.TopRanges(IdleCause::kHost);
+    host = 0;
+  }
+  // Low utilization not explained by a more specific finding.
+  if (busy_pct < kBusyBadPct && in.window_ns > 0) {
+    double explained = 0;
+    for (const Finding& f : out.findings())
+      if (f.dimension == "task_parallelism" || f.id == "launch_bound" || f.id == "allocation_churn" || f.id == "pageable_h2d_copies")
+        explained += f.est_saving_pct;
+    const double residual = std::max(0.0, (100.0 - busy_pct) - explained -
+                                              in.CausePct(IdleCause::kScalerSync));
+    std::vector<std::pair<TimeNs, TimeNs>> long_gaps;
+    for (const IdleGap& g : in.ctx.idle_gaps())
+      if (g.device == in.gpu.device && static_cast<double>(g.end_ns - g.start_ns) >= kLongGapNs) long_gaps.emplace_back(g.start_ns, g.end_ns);
+    if (residual >= kMinSavingPct && (explained < (100.0 - busy_pct) / 2 || !long_gaps.empty())) {
+      Finding& x = out.Add("low_gpu_utilization", residual,
+                       fmt::format("The GPU is busy only {:.0f}% of the step", busy_pct),
+                       fmt::format("The GPU idles {:.1f}% of the step for reasons the other findings do not explain "
+                                   "(host work between launches {:.1f}%, other {:.1f}%){}. Increase the batch size, "
+                                   "look for host work in the step (Python, logging, checkpointing), and overlap input with compute.",
+                                   residual, in.PctOfWindow(static_cast<double>(host)), in.CausePct(IdleCause::kOther),
+                                   long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size())));
+      x.evidence = {{"gpu_busy_pct", Round(busy_pct), Unit::kPct},
+                    {"idle_by_cause_pct", in.CausesJson()},
+                    {"long_gaps", RangesJson(long_gaps)}};
+      x.time_ranges = long_gaps;
+    }
+  }
+}
+
+
+}  // namespace ampscope::diagnosis

@@ -1,0 +1,75 @@
+// The rule families of the diagnosis. Each adds its findings and fills its checklist item(s)
+// through the sink, and returns what the matrix needs as a typed outcome. Run order (Diagnose):
+// compute, GradScaler, fusion, memory-bound, data pipeline, syncs, distributed, launch and
+// utilization (it reads the findings before it), memory; then the matrix.
+#pragma once
+
+#include <string>
+
+#include "analyzers/diagnosis/facts.h"
+
+namespace ampscope::diagnosis {
+
+// compute_rules.cc: Tensor Cores, autocast, GEMM efficiency, attention.
+struct ComputeOutcome {
+  double tc_pct = 0;            // % of kernel time in Tensor Core kernels
+  bool amp_not_in_use = false;
+  double simt_share_pct = 0;    // fp32 SIMT share of GEMM/conv time
+  bool gemm_eff_known = false;
+  double gemm_eff_pct = 0;      // large GEMMs' achieved / attainable
+  std::string gemm_eff_reason;  // why unknown
+};
+ComputeOutcome RuleCompute(const Facts& f, FindingSink& out);
+
+// scaler_rules.cc: GradScaler presence, skipped steps, bf16 with a scaler.
+void RuleGradScaler(const Facts& f, FindingSink& out);
+
+// fusion_rules.cc: elementwise chains, per-parameter optimizers, casts, memory-bound share.
+struct MemoryBoundOutcome {
+  double mem_bound_pct = 0;  // % of kernel time in memory-bound kernels
+  double mem_vs_gemm = 0;    // memory-bound time / matmul-class time
+  double cast_pct = 0;       // cast kernels, % of the window
+};
+void RuleFusion(const Facts& f, FindingSink& out);
+MemoryBoundOutcome RuleMemoryBound(const Facts& f, bool amp_not_in_use, FindingSink& out);
+
+// pipeline_rules.cc: data pipeline, host syncs, launch-bound and low utilization.
+struct PipelineOutcome {
+  double dataloader_exposed_pct = 0;
+  double syncs_beyond_scaler_per_step = 0;
+  double busy_pct = 0;
+  double small_kernel_pct = 0;
+};
+void RuleDataPipeline(const Facts& f, FindingSink& out, PipelineOutcome& o);
+void RuleSyncs(const Facts& f, FindingSink& out, PipelineOutcome& o);
+void RuleLaunchAndUtilization(const Facts& f, FindingSink& out, PipelineOutcome& o);
+
+// distributed_rules.cc: communication overlap. Returns the overlap % (-1: no communication).
+double RuleDistributed(const Facts& f, FindingSink& out);
+
+// memory_rules.cc: allocation churn, peak memory, fragmentation, layout transforms.
+struct MemoryOutcome {
+  double peak_mem_pct = -1;  // -1: unknown
+  double frag_pct = -1;
+  double alloc_calls_per_step = 0;
+  double layout_pct_of_conv = 0;
+};
+MemoryOutcome RuleMemory(const Facts& f, FindingSink& out);
+
+// matrix.cc: the five dimensions from the outcomes and the findings; the checklist in DESIGN
+// order; the findings ranked.
+struct Outcomes {
+  ComputeOutcome compute;
+  MemoryBoundOutcome memory_bound;
+  PipelineOutcome pipeline;
+  double comm_overlap_pct = -1;
+  MemoryOutcome memory;
+};
+void AssembleMatrix(const Facts& f, const Outcomes& o, FindingSink& out, RankAnalysis& ra);
+void RankFindings(std::vector<Finding>& findings);
+// The saving if every finding were fixed (RankAnalysis::joint_saving_pct): per saving kind
+// (catalog.h) the sum of the findings' savings, capped at that kind's share of the window
+// (idle: 100 - GPU busy %; busy: GPU busy %); the total capped at 100.
+double JointSavingPct(const std::vector<Finding>& findings, double busy_pct);
+
+}  // namespace ampscope::diagnosis
