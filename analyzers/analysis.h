@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/collectives_result.h"
 #include "analyzers/fields.h"
 #include "analyzers/precision_result.h"
 #include "analyzers/results.h"
@@ -237,6 +238,8 @@ struct RankAnalysis {
   // inside the step; nullopt for a step without samples; empty when the trace has none.
   std::vector<std::optional<double>> tensor_active_per_step_pct;
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
+  std::vector<CollectiveCall> collectives;   // NCCL calls by start time (analyzers/collectives.h)
+  RankCommInfo comm;                         // host, link peak, per-step balance for the cross-rank view
 };
 
 struct JobAnalysis {
@@ -245,6 +248,7 @@ struct JobAnalysis {
   RankAnalysis job;
   std::vector<Device> devices;
   Diagnostics diagnostics;
+  CrossRankResult collectives;  // matched collectives, skew, balance, straggler (analyzers/collectives.h)
 };
 
 }  // namespace ampscope

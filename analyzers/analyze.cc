@@ -6,6 +6,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "analyzers/collectives.h"
 #include "analyzers/diagnosis.h"
 #include "analyzers/gpu_peaks.h"
 #include "analyzers/op_tree.h"
@@ -262,6 +263,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   ra.tensor_active_per_step_pct = TensorActivePerStep(trace, ra.steps.steps);
   AnalyzePrecision(trace, ctx.classes(), ra);
   ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx));
+  ExtractCollectives(ctx, ra);
   Diagnose(ctx, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

@@ -59,6 +59,7 @@ enum class Fid {
   kFragmentation,
   kCommHeavy,
   kLowUtilization,
+  kStraggler,  // cross-rank: raised by analyzers/collectives.cc on the job, listed here for its place in ties
   kCount
 };
 
@@ -93,6 +94,7 @@ constexpr CatalogEntry kCatalog[] = {
     {Fid::kFragmentation, "allocator_fragmentation", "data_locality", "memory_fragmentation"},
     {Fid::kCommHeavy, "communication_heavy", "task_parallelism", "distributed_sync"},
     {Fid::kLowUtilization, "low_gpu_utilization", "task_parallelism", ""},
+    {Fid::kStraggler, "straggler", "task_parallelism", "distributed_sync"},
 };
 static_assert(sizeof(kCatalog) / sizeof(kCatalog[0]) == static_cast<size_t>(Fid::kCount), "catalogue incomplete");
 

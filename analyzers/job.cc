@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analyzers/analyze.h"
+#include "analyzers/collectives.h"
 
 namespace ampscope {
 
@@ -203,6 +204,10 @@ JobAnalysis AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& 
   } else {
     job.job = SummarizeJob(job.ranks);
   }
+  std::vector<const RankAnalysis*> ranks;
+  for (const RankAnalysis& r : job.ranks) ranks.push_back(&r);
+  job.collectives = AnalyzeCollectives(ranks);
+  AddStragglerFinding(job.collectives, job.job);
   return job;
 }
 

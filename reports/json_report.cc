@@ -7,6 +7,7 @@
 #include "analyzers/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/units.h"
+#include "reports/collectives_json.h"
 #include "reports/fields_json.h"
 #include "reports/precision_json.h"
 #include "reports/roofline_json.h"
@@ -407,6 +408,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const std::vector<Trace>& trac
   report["kernels"] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
   report["roofline"] = RooflineSection(job);
+  report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
 
   json ranks = json::array();
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
