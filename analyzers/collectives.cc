@@ -241,6 +241,7 @@ void ExtractCollectives(const RankContext& ctx, RankAnalysis& ra) {
       if (c.process_group.empty()) c.process_group = std::string(trace.str(ci.process_group_desc));
       c.dtype = std::string(trace.str(ci.dtype));
       c.group_size = ci.group_size;
+      c.seq = ci.seq;
       c.bytes = CommInfoBytes(ci, c.type, ScalarTypeBytes(c.dtype));
       if (c.bytes >= 0) {
         c.bytes_source = "Collective args";
@@ -362,10 +363,10 @@ void Clocks(const std::vector<const RankAnalysis*>& ranks, CrossRankResult& out)
   const TimeNs med = Median(spreads);
   out.clocks_comparable = med <= kClockAgreementNs;
   out.clock_note = fmt::format(
-      "{}: the traces record no host; matched collectives end within {:.1f} us of each other across ranks "
+      "{}: the traces record no host; matched collectives end within {:.1f} µs of each other across ranks "
       "(median){}",
       out.clocks_comparable ? "comparable" : "not comparable", static_cast<double>(med) / 1e3,
-      out.clocks_comparable ? ", as on one clock" : fmt::format(", more than {:.0f} us", kClockAgreementNs / 1e3));
+      out.clocks_comparable ? ", as on one clock" : fmt::format(", more than {:.0f} µs", kClockAgreementNs / 1e3));
 }
 
 void Measure(const std::vector<const RankAnalysis*>& ranks, const std::vector<Member>& members, MatchedCollective& m) {
@@ -656,7 +657,7 @@ std::optional<Finding> StragglerFinding(const CrossRankResult& result) {
                 {"local_cause_detail", CauseText(s)},
                 {"before_collective_us", rank_buckets},
                 {"others_median_before_us", other_buckets},
-                {"late_step_start_us", Us(s.cause.late_step_start_ns), Unit::kUs},
+                {"step_start_delay_us", Us(s.cause.late_step_start_ns), Unit::kUs},
                 {"step_us", Us(s.job_step_ns), Unit::kUs},
                 {"clocks", result.clock_note}};
   f.recommendation = Recommendation(s);

@@ -60,7 +60,7 @@ json StragglerJson(const std::optional<StragglerResult>& s) {
           {"collectives", s->collectives},
           {"local_cause", s->cause.name},
           {"local_cause_us", NsToUs(s->cause.excess_ns)},
-          {"late_step_start_us", NsToUs(s->cause.late_step_start_ns)},
+          {"step_start_delay_us", NsToUs(s->cause.late_step_start_ns)},
           {"before_collective_us", BucketsJson(s->cause.rank_ns, true)},
           {"others_median_before_us", BucketsJson(s->cause.others_median_ns, true)},
           {"step_us", NsToUs(s->job_step_ns)}};
