@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/collectives_result.h"
 #include "analyzers/fields.h"
 #include "analyzers/gpu_peaks.h"
 #include "analyzers/precision_result.h"
@@ -287,6 +288,8 @@ struct RankAnalysis {
   // Per-kernel facts of this rank (null for the job summary of several ranks).
   std::shared_ptr<const KernelAnnotations> kernels;
   InputInfo input;                           // the file, its format, device and reader facts
+  std::vector<CollectiveCall> collectives;   // NCCL calls by start time (analyzers/collectives.h)
+  RankCommInfo comm;                         // host, link peak, per-step balance for the cross-rank view
 };
 
 // An input that could not be read or analysed (--keep-going): named in the report.
@@ -322,6 +325,7 @@ struct JobAnalysis {
   JobBalance balance;                  // several ranks: per-rank step/compute/communication time
   // Why the inputs may not be one job (different world sizes or GPUs, a rank twice): one line each.
   std::vector<std::string> warnings;
+  CrossRankResult collectives;  // matched collectives, skew, balance, straggler (analyzers/collectives.h)
 };
 
 }  // namespace ampscope

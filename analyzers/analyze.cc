@@ -6,6 +6,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "analyzers/collectives.h"
 #include "analyzers/diagnosis.h"
 #include "analyzers/gpu_peaks.h"
 #include "analyzers/op_tree.h"
@@ -284,6 +285,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
   ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx));
   ra.kernels = AnnotateKernels(ctx);
+  ExtractCollectives(ctx, ra);
   Diagnose(ctx, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "analyzers/analyze.h"
+#include "analyzers/collectives.h"
 
 namespace ampscope {
 
@@ -297,6 +298,10 @@ JobAnalysis BuildJob(std::vector<RankAnalysis> ranks, Diagnostics diagnostics, s
     job.balance = Balance(job.ranks);
     job.warnings = JobWarnings(job.ranks);
   }
+  std::vector<const RankAnalysis*> rank_results;
+  for (const RankAnalysis& r : job.ranks) rank_results.push_back(&r);
+  job.collectives = AnalyzeCollectives(rank_results);
+  AddStragglerFinding(job.collectives, job.job);
   return job;
 }
 

@@ -6,6 +6,7 @@
 
 #include "base/atomic_write.h"
 #include "base/units.h"
+#include "reports/collectives_json.h"
 #include "reports/fields_json.h"
 #include "reports/precision_json.h"
 #include "reports/roofline_json.h"
@@ -446,6 +447,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["kernels"] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
   report["roofline"] = RooflineSection(job);
+  report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
 
   json ranks = json::array();
   for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));

@@ -1,5 +1,7 @@
 #include "reports/summary_json.h"
 
+#include "reports/collectives_json.h"
+
 #include <array>
 #include <cmath>
 #include <fstream>
@@ -322,7 +324,9 @@ nlohmann::json RankSummaryJson(const RankAnalysis& rank, const AnalysisOptions& 
   return {{"schema", kSummarySchema},
           {"tool_version", AMPSCOPE_VERSION},
           {"analysis_options", summary::ToJson(options)},
-          {"rank", summary::ToJson(rank)}};
+          {"rank", summary::ToJson(rank)},
+          // The rank's NCCL calls, for the cross-rank view (their own field list: collectives_json.h).
+          {"collectives", RankCollectivesToJson(rank.collectives, rank.comm)}};
 }
 
 std::string RankSummaryText(const RankAnalysis& rank, const AnalysisOptions& options) {
@@ -341,6 +345,8 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
   try {
     summary::FromJson(j.at("analysis_options"), out.options);
     summary::FromJson(j.at("rank"), out.rank);
+    if (Status c = RankCollectivesFromJson(j.at("collectives"), &out.rank.collectives, &out.rank.comm); !c.ok())
+      return Status::Error(path + ": bad rank summary: " + c.message());
   } catch (const std::exception& e) {
     return Status::Error(path + ": bad rank summary: " + e.what());
   }

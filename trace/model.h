@@ -65,6 +65,7 @@ struct CommInfo {
   int64_t in_nelems = -1;
   int64_t out_nelems = -1;
   int32_t group_size = -1;
+  int64_t seq = -1;                     // "Seq": the process group's collective sequence number (-1 none)
 };
 
 enum class MemcpyKind : uint8_t { kUnknown, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP };

@@ -39,6 +39,8 @@ constexpr CatalogEntry kCatalog[] = {
     {"low_gpu_utilization",               "task_parallelism",       "",                        S::kAtLeastWarning, V::kIdle, "findings.md#low_gpu_utilization"},
     {"zero_grad_fills",                   "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#zero_grad_fills"},
     {"no_gpu_activity_recorded",          "",                       "",                        S::kInfo,           V::kNone, "findings.md#no_gpu_activity_recorded"},
+    // Raised on the job by analyzers/collectives.cc (the wait one rank causes the others).
+    {"straggler",                         "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kIdle, "findings.md#straggler"},
 };
 
 }  // namespace

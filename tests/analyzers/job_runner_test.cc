@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -59,8 +60,11 @@ RankRunOptions Options(const std::vector<std::string>& paths, Log& log, int jobs
   return o;
 }
 
-// Memory is bounded by the ranks in flight: with -j 1 and -j 2, rank k's trace is released
-// before rank k+2 is read (with -j 2 at most two traces are alive at once).
+// Memory is bounded by the ranks in flight: each worker releases its trace before it reads the
+// next, so with -j N at most N traces are alive at once. With -j 1 rank k is released before
+// rank k+1 is read; with -j 2 before rank k+2 is read by the same worker, but a slow rank k on one
+// worker may still be alive when the other worker reads k+2, so the count is what is checked.
+// (The log lags a release, never a read, so the count it gives can only be too high.)
 TEST(JobRunner, ReleasesEachTraceBeforeRankKPlus2IsRead) {
   for (int jobs : {1, 2}) {
     const std::vector<std::string> paths = Paths(8);
@@ -69,12 +73,19 @@ TEST(JobRunner, ReleasesEachTraceBeforeRankKPlus2IsRead) {
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_EQ(r->ranks.size(), 8u);
     EXPECT_TRUE(r->kept.empty());
-    for (size_t k = 0; k + 2 < paths.size(); ++k) {
-      const size_t released = log.Position("release " + std::to_string(k));
-      const size_t read_next = log.Position("read " + std::to_string(k + 2));
-      ASSERT_LT(released, log.events.size()) << "rank " << k << " never released (jobs " << jobs << ")";
-      EXPECT_LT(released, read_next) << "rank " << k << " still alive when rank " << k + 2 << " was read (jobs " << jobs << ")";
+    for (size_t k = 0; k < paths.size(); ++k)
+      ASSERT_LT(log.Position("release " + std::to_string(k)), log.events.size()) << "rank " << k << " never released";
+    if (jobs == 1) {
+      for (size_t k = 0; k + 1 < paths.size(); ++k)
+        EXPECT_LT(log.Position("release " + std::to_string(k)), log.Position("read " + std::to_string(k + 1)))
+            << "rank " << k << " still alive when rank " << k + 1 << " was read";
     }
+    int alive = 0, most = 0;
+    for (const std::string& e : log.events) {
+      alive += e.rfind("read ", 0) == 0 ? 1 : -1;
+      most = std::max(most, alive);
+    }
+    EXPECT_LE(most, jobs) << "more traces alive at once than ranks in flight";
     // Results come back in input order whatever order the workers finished in.
     for (size_t i = 0; i < r->ranks.size(); ++i) {
       EXPECT_EQ(r->ranks[i].rank, static_cast<int32_t>(i));

@@ -32,7 +32,7 @@ inline std::string DumpTrace(const Trace& t) {
       << k.est_occupancy_pct << ' ' << k.comm_index << '\n';
   for (const CommInfo& c : t.comm_infos)
     o << "comm " << t.str(c.collective) << ' ' << t.str(c.dtype) << ' ' << t.str(c.process_group) << ' '
-      << t.str(c.process_group_desc) << ' ' << c.in_nelems << ' ' << c.out_nelems << ' ' << c.group_size << '\n';
+      << t.str(c.process_group_desc) << ' ' << c.in_nelems << ' ' << c.out_nelems << ' ' << c.group_size << ' ' << c.seq << '\n';
   for (const MemcpyEvent& e : t.memcpys)
     o << "mc " << e.start_ns << ' ' << e.end_ns << ' ' << e.correlation << ' ' << e.external_id << ' ' << e.bytes
       << ' ' << e.device << ' ' << e.stream << ' ' << MemcpyKindName(e.kind) << ' ' << MemoryKindName(e.src_kind)

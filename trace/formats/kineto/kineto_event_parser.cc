@@ -270,7 +270,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
       k.blocks_per_sm = static_cast<float>(ArgDouble(ev, kArgBlocksPerSm, -1.0));
       k.est_occupancy_pct = static_cast<float>(ArgDouble(ev, kArgOccupancy, -1.0));
       if (ev.Has(kArgCollective) || ev.Has(kArgInNelems) || ev.Has(kArgOutNelems) || ev.Has(kArgPgName) ||
-          ev.Has(kArgGroupSize)) {
+          ev.Has(kArgGroupSize) || ev.Has(kArgSeq)) {
         CommInfo c;
         c.collective = Intern(ArgText(ev, kArgCollective));
         c.dtype = Intern(ArgText(ev, kArgDtype));
@@ -279,6 +279,7 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
         c.in_nelems = ArgInt(ev, kArgInNelems, -1);
         c.out_nelems = ArgInt(ev, kArgOutNelems, -1);
         c.group_size = static_cast<int32_t>(ArgInt(ev, kArgGroupSize, -1));
+        c.seq = ArgInt(ev, kArgSeq, -1);
         k.comm_index = static_cast<int32_t>(trace_.comm_infos.size());
         Append(trace_.comm_infos, c);
       }

@@ -7,7 +7,7 @@ const char* const kArgDisplayNames[kArgCount] = {
     "correlation", "External id", "device", "stream", "grid", "block", "registers per thread", "shared memory",
     "blocks per SM", "est. achieved occupancy %", "bytes", "cbid", "cuda_sync_kind", "Input Dims", "Input type",
     "Input Strides", "Concrete Inputs", "Sequence number", "Fwd thread id", "kernel_backend", "Collective name",
-    "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name", "Process Group Description",
+    "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name", "Process Group Description", "Seq",
     "Addr", "Bytes", "Total Allocated", "Total Reserved", "Device Type", "Device Id", "name", "labels", "size"};
 
 const KeyTable<ArgKey>& ArgKeys() {
@@ -41,6 +41,7 @@ const KeyTable<ArgKey>& ArgKeys() {
       {"dtype", kArgDtype},
       {"Process Group Name", kArgPgName},
       {"Process Group Description", kArgPgDesc},
+      {"Seq", kArgSeq},
       {"Addr", kArgAddr},
       {"Bytes", kArgMemBytes},
       {"Total Allocated", kArgTotalAllocated},

@@ -82,6 +82,7 @@ enum ArgKey : uint8_t {
   kArgDtype,
   kArgPgName,
   kArgPgDesc,
+  kArgSeq,
   kArgAddr,
   kArgMemBytes,
   kArgTotalAllocated,
