@@ -302,6 +302,7 @@ void EventDescriber::KernelArgs(const KernelEvent& e, const KernelClass* cls, Ar
     if (c.in_nelems >= 0) sink.Int("In msg nelems", c.in_nelems);
     if (c.out_nelems >= 0) sink.Int("Out msg nelems", c.out_nelems);
     if (c.group_size >= 0) sink.Int("Group size", c.group_size);
+    if (c.seq >= 0) sink.Int("Seq", c.seq);
     if (c.process_group != kNoString) sink.String("Process Group Name", trace_.str(c.process_group));
     if (c.process_group_desc != kNoString)
       sink.String("Process Group Description", trace_.str(c.process_group_desc));

@@ -43,18 +43,21 @@ TEST(Advice, AutocastDtypeFollowsTheArchitecture) {
   EXPECT_FALSE(Has(f->recommendation, "bfloat16")) << f->recommendation;
   EXPECT_FALSE(Has(f->recommendation, "TF32")) << f->recommendation;
   // sm75 (T4): the same.
-  f = FindFinding(Fp32Run("Tesla T4", 7, 5), "amp_not_in_use");
+  RankAnalysis run1 = Fp32Run("Tesla T4", 7, 5);
+  f = FindFinding(run1, "amp_not_in_use");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(Has(f->recommendation, "dtype=torch.float16")) << f->recommendation;
   EXPECT_FALSE(Has(f->recommendation, "bfloat16")) << f->recommendation;
   // sm80 (A100): bf16, which needs no GradScaler; TF32 as the fallback.
-  f = FindFinding(Fp32Run("NVIDIA A100-SXM4-80GB", 8, 0), "amp_not_in_use");
+  RankAnalysis run2 = Fp32Run("NVIDIA A100-SXM4-80GB", 8, 0);
+  f = FindFinding(run2, "amp_not_in_use");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(Has(f->recommendation, "dtype=torch.bfloat16")) << f->recommendation;
   EXPECT_TRUE(Has(f->recommendation, "needs no GradScaler")) << f->recommendation;
   EXPECT_TRUE(Has(f->recommendation, "TF32")) << f->recommendation;
   // Inference on sm70: fp16 autocast, no GradScaler.
-  f = FindFinding(Fp32Run("Tesla V100-SXM2-32GB", 7, 0, false), "amp_not_in_use");
+  RankAnalysis run3 = Fp32Run("Tesla V100-SXM2-32GB", 7, 0, false);
+  f = FindFinding(run3, "amp_not_in_use");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(Has(f->recommendation, "dtype=torch.float16")) << f->recommendation;
   EXPECT_FALSE(Has(f->recommendation, "GradScaler")) << f->recommendation;
@@ -75,12 +78,14 @@ RankAnalysis PerParameterOptimizer(const std::string& optimizer) {
 }
 
 TEST(Advice, OptimizerAdviceNamesTheOptimizerThatRan) {
-  const Finding* f = FindFinding(PerParameterOptimizer("SGD"), "unfused_optimizer");
+  RankAnalysis sgd = PerParameterOptimizer("SGD");
+  const Finding* f = FindFinding(sgd, "unfused_optimizer");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(Has(f->recommendation, "torch.optim.SGD(params, foreach=True) or fused=True")) << f->recommendation;
   EXPECT_FALSE(Has(f->recommendation, "AdamW")) << f->recommendation;
   // RMSprop has foreach but no fused implementation (torch.optim docs).
-  f = FindFinding(PerParameterOptimizer("RMSprop"), "unfused_optimizer");
+  RankAnalysis rmsprop = PerParameterOptimizer("RMSprop");
+  f = FindFinding(rmsprop, "unfused_optimizer");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(Has(f->recommendation, "torch.optim.RMSprop(params, foreach=True)")) << f->recommendation;
   EXPECT_FALSE(Has(f->recommendation, "fused=True")) << f->recommendation;
