@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -28,6 +29,7 @@
 #include "reports/json_report.h"
 #include "export/perfetto_writer.h"
 #include "tools/scenario/scenario.h"
+#include "trace/formats/amptrace/amptrace_format.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/nsys/nsys_reader.h"
@@ -246,8 +248,11 @@ Outcome RunAmptracePipeline(const uint8_t* data, size_t size) {
   MemFile file(data, size);
   (void)ReadAmptraceSummary(file.path());  // what `record` reads for session.json
   StatusOr<Trace> trace = ReadAmptrace(file.path());
-  StatusOr<Trace> sniffed = ReadTrace(file.path());  // the format is sniffed from the bytes
-  if (trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the .amptrace reader");
+  // The format is sniffed from the bytes: where they carry the .amptrace magic, ReadTrace must
+  // agree with the reader (other bytes, e.g. "[]", are another format's and may read fine).
+  const bool has_magic = size >= sizeof(kAmptraceMagic) && std::memcmp(data, kAmptraceMagic, sizeof(kAmptraceMagic)) == 0;
+  StatusOr<Trace> sniffed = ReadTrace(file.path());
+  if (has_magic && trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the .amptrace reader");
   if (!trace.ok()) return kRejected;
   std::vector<Trace> traces;
   traces.push_back(std::move(trace).value());
@@ -257,8 +262,11 @@ Outcome RunAmptracePipeline(const uint8_t* data, size_t size) {
 Outcome RunNsysPipeline(const uint8_t* data, size_t size) {
   TempFile file(data, size, ".sqlite");
   StatusOr<Trace> trace = ReadNsysExport(file.path());
-  StatusOr<Trace> sniffed = ReadTrace(file.path());  // the format is sniffed from the bytes
-  if (trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the nsys reader");
+  // The format is sniffed from the bytes: where they are an nsys input, ReadTrace must agree with
+  // the reader (other bytes, e.g. "[]", are another format's and may read fine).
+  const bool is_nsys = IsNsysInput(file.path(), data, size);
+  StatusOr<Trace> sniffed = ReadTrace(file.path());
+  if (is_nsys && trace.ok() != sniffed.ok()) PropertyFailed("ReadTrace", "sniffing disagrees with the nsys reader");
   if (!trace.ok()) return kRejected;
   std::vector<Trace> traces;
   traces.push_back(std::move(trace).value());
