@@ -69,6 +69,11 @@ class Diagnostics {
     AddWithSeverity(code, severity, offset, message);
   }
 
+  // Puts an entry back as it was counted (a rank summary read back); nothing for a count of 0.
+  void Restore(const std::string& code, const DiagnosticEntry& entry) {
+    if (entry.count > 0) entries_[code] = entry;
+  }
+
   uint64_t Count(DiagCode code) const { return Count(DiagnosticInfoOf(code).id); }
   uint64_t Count(const std::string& code) const {
     auto it = entries_.find(code);

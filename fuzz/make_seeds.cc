@@ -27,6 +27,7 @@
 #include "analyzers/analyze.h"
 #include "gate/gate_config.h"
 #include "reports/json_report.h"
+#include "reports/summary_json.h"
 #include "trace/formats/amptrace/amptrace_writer.h"
 #include "trace/io/input_stream.h"
 #include "trace/formats/kineto/kineto_reader.h"
@@ -93,6 +94,17 @@ std::string ReportOf(const std::string& json, const std::string& name) {
   JobAnalysis job = AnalyzeJob(traces, options);
   if (job.ranks.empty()) return "";
   return BuildJsonReport(job, options).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The rank summary of the same trace (`analyze --summary-out`), which `merge` reads: the report
+// target feeds every input to the summary reader too.
+std::string SummaryOf(const std::string& json, const std::string& name) {
+  auto trace = ReadKinetoTraceFromString(json, name);
+  if (!trace.ok()) return "";
+  AnalysisOptions options;
+  auto rank = AnalyzeTrace(*trace, options);
+  if (!rank.ok()) return "";
+  return RankSummaryText(*rank, options);
 }
 
 template <typename T>
@@ -319,6 +331,8 @@ int main(int argc, char** argv) {
   for (const auto& [name, json] : traces) {
     std::string report = ReportOf(json, name);
     if (!report.empty()) ok &= WriteBytes(out / "report" / (name + ".report.json"), report);
+    const std::string summary = SummaryOf(json, name);
+    if (!summary.empty()) ok &= WriteBytes(out / "report" / (name + ".summary.json"), summary);
   }
 
   ok &= WriteAmptrace(out / "amptrace" / "steps.amptrace", 3, /*cuda=*/true, /*finish=*/true);

@@ -27,6 +27,7 @@
 #include "render/terminal_summary.h"
 #include "export/chrome_trace.h"
 #include "reports/json_report.h"
+#include "reports/summary_json.h"
 #include "export/perfetto_writer.h"
 #include "tools/scenario/scenario.h"
 #include "trace/formats/amptrace/amptrace_format.h"
@@ -292,8 +293,27 @@ Outcome RunNsysReader(const uint8_t* data, size_t size) {
   return CheckReaderContract(ReadNsysExport(file.path()));
 }
 
+// `merge`'s reader: a summary it accepts is merged into a job report, and written back it reads
+// back to the same summary.
+bool RunSummary(std::string_view text) {
+  StatusOr<RankSummary> summary = ParseRankSummary(text, "r.summary.json");
+  if (!summary.ok()) return false;
+  const std::string written = RankSummaryText(summary->rank, summary->options);
+  StatusOr<RankSummary> again = ParseRankSummary(written, "again.summary.json");
+  if (!again.ok()) PropertyFailed("rank summary", "a summary written back does not read: " + again.status().message());
+  if (RankSummaryText(again->rank, again->options) != written) PropertyFailed("rank summary", "writing is not stable");
+  std::vector<RankAnalysis> ranks;
+  ranks.push_back(std::move(summary->rank));
+  const JobAnalysis job = BuildJob(std::move(ranks));
+  const nlohmann::json report = BuildJsonReport(job, summary->options, 1);
+  MustParse(ReportText(report, 1), "merge -o");
+  (void)render::RenderMarkdown(report);
+  return true;
+}
+
 Outcome RunReportPipeline(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (RunSummary(text)) return kAccepted;
   auto parsed = gate::ParseJsonText(text, "report.json");
   if (!parsed.ok()) return kRejected;
   const nlohmann::json& report = *parsed;

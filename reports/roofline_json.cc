@@ -13,7 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxOps = 50;  // rows in the report, by kernel time
 
 json Num(double v, int decimals = 4) {
   if (!std::isfinite(v)) return nullptr;
@@ -58,8 +57,7 @@ json RooflineSection(const RankAnalysis& ra) {
                          {"unit", unit == roofline::MathUnit::kMatrix ? "matrix" : "vector"},
                          {"tflops", Num(t)}});
     };
-    for (const roofline::OpRow& o : r.ops)
-      if (o.work.known && o.id.precision != Precision::kUnknown) add(o.id.precision, o.id.unit);
+    for (const auto& [prec, unit] : r.math_used) add(prec, unit);
     add(Precision::kFp32, roofline::MathUnit::kVector);
     gpu["roofs"] = roofs;
   }
@@ -91,7 +89,7 @@ json RooflineSection(const RankAnalysis& ra) {
   }
   out["steps"] = steps;
   json ops = json::array();
-  for (size_t i = 0; i < r.ops.size() && i < kMaxOps; ++i) {
+  for (size_t i = 0; i < r.ops.size() && i < kRooflineReportOps; ++i) {
     const roofline::OpRow& o = r.ops[i];
     json dims = json::parse(o.id.input_dims, nullptr, false);
     ops.push_back({{"op", o.id.op},
@@ -113,7 +111,7 @@ json RooflineSection(const RankAnalysis& ra) {
                    {"note", o.work.note.empty() ? json(nullptr) : json(o.work.note)}});
   }
   out["ops"] = ops;
-  out["ops_total"] = r.ops.size();
+  out["ops_total"] = r.ops_total;
   json unknown = json::array();
   for (const auto& u : r.coverage.top_unknown)
     unknown.push_back({{"op", u.op}, {"reason", u.reason}, {"count", u.count}, {"kernel_time_us", Num(u.kernel_time_us, 3)}});

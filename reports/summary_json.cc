@@ -1,17 +1,18 @@
 #include "reports/summary_json.h"
 
 #include "reports/collectives_json.h"
+#include "reports/roofline_json.h"
 
 #include <array>
+#include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "analyzers/roofline/roofline_result.h"
+#include "trace/io/json_scanner.h"
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -29,21 +31,148 @@ namespace ampscope {
 namespace summary {
 
 using nlohmann::json;
+namespace js = ::ampscope::json;
 
 template <typename T> json ToJson(const T& v);
-template <typename T> void FromJson(const json& j, T& v);
+class Pull;
+template <typename T> void FromScan(Pull& p, T& v);
 
 // The two walkers of the field lists below.
 struct Writer {
   json& out;
   template <typename T> void operator()(const char* key, const T& v) { out[key] = ToJson(v); }
 };
-struct Reader {
-  const json& in;
-  template <typename T> void operator()(const char* key, T& v) {
-    auto it = in.find(key);
-    if (it == in.end()) throw std::runtime_error(std::string("missing field '") + key + "'");
-    FromJson(*it, v);
+
+// Reading a summary back: a pull parser over the text (the trace readers' JSON scanner), straight
+// into the typed structs. A merge reads a thousand summaries of ~100 kB; building a DOM of each
+// first cost most of the merge.
+class Pull {
+ public:
+  explicit Pull(std::string_view text) : s_(text.data(), text.data() + text.size()), begin_(text.data()) {}
+
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw std::runtime_error(what + " (byte " + std::to_string(s_.pos() - begin_) + ")");
+  }
+  void Check(js::Result r) {
+    if (r == js::Result::kError) {
+      s_.set_pos(s_.error_at());
+      Fail(s_.error());
+    }
+    if (r == js::Result::kNeedMore) Fail("unexpected end of the summary");
+  }
+  char Peek() {
+    char c = 0;
+    Check(s_.Peek(&c));
+    return c;
+  }
+  // null is consumed; anything else is left for the caller.
+  bool Null() {
+    if (Peek() != 'n') return false;
+    Scalar(js::Kind::kNull, "null");
+    return true;
+  }
+  js::Value Scalar(js::Kind kind, const char* what) {
+    js::Value v;
+    Check(s_.ParseValue(&v));
+    if (v.kind != kind) Fail(std::string(what) + " expected, found " + js::KindName(v.kind));
+    return v;
+  }
+  void Skip() {
+    js::Value v;
+    Check(s_.ParseValue(&v));
+  }
+  std::string_view Raw() {  // the next value's text, whole
+    js::Value v;
+    Check(s_.ParseValue(&v));
+    return v.text;
+  }
+  std::string String() {
+    const js::Value v = Scalar(js::Kind::kString, "a string");
+    if (!v.escaped) return std::string(v.text);
+    std::string out;
+    if (!js::DecodeString(v.text, &out)) Fail("bad escape in a string");
+    return out;
+  }
+  bool Bool() { return Scalar(js::Kind::kBool, "a boolean").bool_value; }
+  int64_t Int() {
+    int64_t n = 0;
+    if (!js::ParseInt64(Scalar(js::Kind::kNumber, "an integer").text, &n)) Fail("integer expected");
+    return n;
+  }
+  uint64_t UInt() {
+    const std::string_view t = Scalar(js::Kind::kNumber, "an integer").text;
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (ec != std::errc() || end != t.data() + t.size()) Fail("unsigned integer expected");
+    return n;
+  }
+  double Double() {
+    double d = 0;
+    if (!js::ParseDouble(Scalar(js::Kind::kNumber, "a number").text, &d)) Fail("number expected");
+    return d;
+  }
+  // Calls member(key) with the position at each member's value; member must consume it.
+  template <typename F> void Object(F&& member) {
+    if (Peek() != '{') Fail("an object expected");
+    s_.Advance();
+    std::string decoded;
+    for (bool first = true;; first = false) {
+      js::Value key;
+      bool done = false;
+      Check(s_.NextMember(first, &key, &done));
+      if (done) return;
+      std::string_view name = key.text;
+      if (key.escaped) {
+        if (!js::DecodeString(key.text, &decoded)) Fail("bad escape in a member name");
+        name = decoded;
+      }
+      member(name);
+    }
+  }
+  template <typename F> void Array(F&& element) {
+    if (Peek() != '[') Fail("an array expected");
+    s_.Advance();
+    for (bool first = true;; first = false) {
+      bool done = false;
+      Check(s_.NextElement(first, &done));
+      if (done) return;
+      element();
+    }
+  }
+  void End() {
+    if (s_.SkipWs()) Fail("text after the summary");
+  }
+
+ private:
+  js::Scanner s_;
+  const char* begin_;
+};
+
+// The walker of a struct's field list for one member of its object: reads the member into the
+// field of that name and marks it seen. A struct has fewer than 64 fields.
+struct MemberReader {
+  Pull& p;
+  std::string_view key;
+  uint64_t* seen;
+  size_t index = 0;
+  bool found = false;
+  template <typename T> void operator()(const char* name, T& v) {
+    if (!found && key == name) {
+      FromScan(p, v);
+      *seen |= uint64_t{1} << index;
+      found = true;
+    }
+    ++index;
+  }
+};
+// Names the first field of the list that no member filled.
+struct MissingField {
+  uint64_t seen;
+  size_t index = 0;
+  const char* missing = nullptr;
+  template <typename T> void operator()(const char* name, T&) {
+    if (missing == nullptr && (seen & (uint64_t{1} << index)) == 0) missing = name;
+    ++index;
   }
 };
 
@@ -71,27 +200,17 @@ const char* Intern(const std::string& s) {
   return texts.insert(s).first->c_str();
 }
 
-// Puts a diagnostics entry back: through its table code (count, severity, first occurrence as
-// they were), or, for a code a collector wrote into its file, one occurrence at a time.
-void RestoreEntry(Diagnostics& d, const std::string& code, const DiagnosticEntry& e) {
-  if (const DiagnosticInfo* info = FindDiagnostic(code)) {
-    d.AddCountEscalated(info->code, e.severity, e.count, e.first_offset, e.first_message);
-    return;
-  }
-  for (uint64_t i = 0; i < e.count; ++i) d.AddFromInput(code, e.severity, e.first_offset, e.first_message);
-}
-
-template <typename V, size_t I = 0> void VariantFrom(size_t index, const json& j, V& v) {
+template <typename V, size_t I = 0> void VariantFrom(size_t index, Pull& p, V& v) {
   if constexpr (I < std::variant_size_v<V>) {
     if (index == I) {
       std::variant_alternative_t<I, V> alt{};
-      FromJson(j, alt);
+      FromScan(p, alt);
       v = std::move(alt);
       return;
     }
-    VariantFrom<V, I + 1>(index, j, v);
+    VariantFrom<V, I + 1>(index, p, v);
   } else {
-    throw std::runtime_error("bad variant index " + std::to_string(index));
+    p.Fail("bad variant index " + std::to_string(index));
   }
 }
 
@@ -126,71 +245,104 @@ template <typename T> json ToJson(const T& v) {
   }
 }
 
-template <typename T> void FromJson(const json& j, T& v) {
-  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
-    v = j.get<T>();
+template <typename T> void FromScan(Pull& p, T& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    v = p.Bool();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    v = p.String();
   } else if constexpr (std::is_integral_v<T>) {
-    v = j.get<T>();
+    if constexpr (std::is_unsigned_v<T>) {
+      const uint64_t n = p.UInt();
+      if (n > std::numeric_limits<T>::max()) p.Fail("integer out of range");
+      v = static_cast<T>(n);
+    } else {
+      const int64_t n = p.Int();
+      if (n < std::numeric_limits<T>::min() || n > std::numeric_limits<T>::max()) p.Fail("integer out of range");
+      v = static_cast<T>(n);
+    }
   } else if constexpr (std::is_floating_point_v<T>) {
-    v = j.is_null() ? std::numeric_limits<T>::quiet_NaN() : j.get<T>();
+    v = p.Null() ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(p.Double());
   } else if constexpr (std::is_enum_v<T>) {
     using U = std::underlying_type_t<T>;
-    const int64_t n = j.get<int64_t>();
+    const int64_t n = p.Int();
     if (n < static_cast<int64_t>(std::numeric_limits<U>::min()) || n > static_cast<int64_t>(std::numeric_limits<U>::max()))
-      throw std::runtime_error("enum value out of range");
+      p.Fail("enum value out of range");
     v = static_cast<T>(n);
   } else if constexpr (std::is_same_v<T, const char*>) {
-    v = j.is_null() ? nullptr : Intern(j.get<std::string>());
+    v = p.Null() ? nullptr : Intern(p.String());
   } else if constexpr (IsOptional<T>::value) {
-    if (j.is_null()) {
+    if (p.Null()) {
       v.reset();
     } else {
       typename T::value_type x{};
-      FromJson(j, x);
+      FromScan(p, x);
       v = std::move(x);
     }
   } else if constexpr (IsSharedConst<T>::value) {
-    if (j.is_null()) {
+    if (p.Null()) {
       v.reset();
     } else {
       auto x = std::make_shared<std::remove_const_t<typename T::element_type>>();
-      FromJson(j, *x);
+      FromScan(p, *x);
       v = std::move(x);
     }
   } else if constexpr (IsVector<T>::value) {
     v.clear();
-    for (const json& e : j) {
+    p.Array([&] {
       typename T::value_type x{};
-      FromJson(e, x);
+      FromScan(p, x);
       v.push_back(std::move(x));
-    }
+    });
   } else if constexpr (IsArray<T>::value) {
-    if (!j.is_array() || j.size() != v.size()) throw std::runtime_error("array of the wrong size");
-    for (size_t i = 0; i < v.size(); ++i) FromJson(j[i], v[i]);
+    size_t n = 0;
+    p.Array([&] {
+      if (n == v.size()) p.Fail("array of the wrong size");
+      FromScan(p, v[n++]);
+    });
+    if (n != v.size()) p.Fail("array of the wrong size");
   } else if constexpr (IsMap<T>::value) {
     v.clear();
-    for (const json& e : j) {
+    p.Array([&] {
       std::pair<typename T::key_type, typename T::mapped_type> x{};
-      FromJson(e, x);
+      FromScan(p, x);
       v.insert(std::move(x));
-    }
+    });
   } else if constexpr (IsPair<T>::value) {
-    if (!j.is_array() || j.size() != 2) throw std::runtime_error("pair expected");
-    FromJson(j[0], v.first);
-    FromJson(j[1], v.second);
+    int n = 0;
+    p.Array([&] {
+      if (n == 0) FromScan(p, v.first);
+      else if (n == 1) FromScan(p, v.second);
+      else p.Fail("pair expected");
+      ++n;
+    });
+    if (n != 2) p.Fail("pair expected");
   } else if constexpr (IsVariant<T>::value) {
-    if (!j.is_array() || j.size() != 2) throw std::runtime_error("variant expected");
-    VariantFrom(j[0].get<size_t>(), j[1], v);
+    int n = 0;
+    size_t index = 0;
+    p.Array([&] {
+      if (n == 0) FromScan(p, index);
+      else if (n == 1) VariantFrom(index, p, v);
+      else p.Fail("variant expected");
+      ++n;
+    });
+    if (n != 2) p.Fail("variant expected");
   } else if constexpr (std::is_same_v<T, std::monostate>) {
+    if (!p.Null()) p.Fail("null expected");
   } else if constexpr (std::is_same_v<T, Diagnostics>) {
     std::map<std::string, DiagnosticEntry> entries;
-    FromJson(j, entries);
+    FromScan(p, entries);
     v = Diagnostics();
-    for (const auto& [code, e] : entries) RestoreEntry(v, code, e);
+    for (const auto& [code, e] : entries) v.Restore(code, e);
   } else {
-    if (!j.is_object()) throw std::runtime_error("object expected");
-    Reader r{j};
-    SummaryFields(r, v);
+    uint64_t seen = 0;
+    p.Object([&](std::string_view key) {
+      MemberReader r{p, key, &seen};
+      SummaryFields(r, v);
+      if (!r.found) p.Skip();  // a member this version does not read
+    });
+    MissingField m{seen};
+    SummaryFields(m, v);
+    if (m.missing != nullptr) throw std::runtime_error(std::string("missing field '") + m.missing + "'");
   }
 }
 
@@ -314,17 +466,21 @@ template <class A> void SummaryFields(A& a, AttentionUse& t) {
   F(impl); F(op); F(input_dims); F(input_types); F(backward); F(calls); F(kernel_time_us);
 }
 template <class A> void SummaryFields(A& a, RooflineResult& t) {
-  F(available); F(reason); F(gpu); F(ops); F(steps); F(summary); F(coverage); F(attention);
+  F(available); F(reason); F(gpu); F(ops); F(ops_total); F(math_used); F(steps); F(summary); F(coverage); F(attention);
 }
 }  // namespace roofline
 
 #undef F
 
 nlohmann::json RankSummaryJson(const RankAnalysis& rank, const AnalysisOptions& options) {
+  nlohmann::json r = summary::ToJson(rank);
+  // Of the roofline's op rows, those the report shows (ops_total and math_used tell the rest).
+  if (nlohmann::json& ops = r["roofline"]; ops.is_object() && ops["ops"].size() > kRooflineReportOps)
+    ops["ops"].erase(ops["ops"].begin() + static_cast<std::ptrdiff_t>(kRooflineReportOps), ops["ops"].end());
   return {{"schema", kSummarySchema},
           {"tool_version", AMPSCOPE_VERSION},
           {"analysis_options", summary::ToJson(options)},
-          {"rank", summary::ToJson(rank)},
+          {"rank", std::move(r)},
           // The rank's NCCL calls, for the cross-rank view (their own field list: collectives_json.h).
           {"collectives", RankCollectivesToJson(rank.collectives, rank.comm)}};
 }
@@ -334,18 +490,48 @@ std::string RankSummaryText(const RankAnalysis& rank, const AnalysisOptions& opt
 }
 
 StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::Error(path + ": not JSON (expected an ampscope rank summary)");
-  if (!j.is_object() || j.value("schema", std::string()) != kSummarySchema)
+  // First the top level only (each member's value is bracket-matched, not parsed): the schema
+  // and version are checked before any of the rank is read.
+  std::string_view options_text, rank_text, collectives_text;
+  std::optional<std::string> schema, version;
+  try {
+    summary::Pull top(text);
+    top.Object([&](std::string_view key) {
+      if (key == "schema" && top.Peek() == '"') schema = top.String();
+      else if (key == "tool_version" && top.Peek() == '"') version = top.String();
+      else if (key == "analysis_options") options_text = top.Raw();
+      else if (key == "rank") rank_text = top.Raw();
+      else if (key == "collectives") collectives_text = top.Raw();
+      else top.Skip();
+    });
+    top.End();
+  } catch (const std::exception&) {
+    bool json_value = true;  // JSON, but not an object of members (an array, a number ...)
+    try {
+      summary::Pull any(text);
+      any.Skip();
+      any.End();
+    } catch (const std::exception&) {
+      json_value = false;
+    }
+    if (!json_value) return Status::Error(path + ": not JSON (expected an ampscope rank summary)");
+  }
+  if (schema != kSummarySchema)
     return Status::Error(path + ": not an ampscope rank summary (expected \"schema\": \"" + kSummarySchema + "\")");
-  if (j.value("tool_version", std::string()) != AMPSCOPE_VERSION)
-    return Status::Error(path + ": written by ampscope " + j.value("tool_version", std::string("?")) +
-                         "; this is " + AMPSCOPE_VERSION + ": write the summaries again with this version");
+  if (version != AMPSCOPE_VERSION)
+    return Status::Error(path + ": written by ampscope " + version.value_or("?") + "; this is " + AMPSCOPE_VERSION +
+                         ": write the summaries again with this version");
   RankSummary out;
   try {
-    summary::FromJson(j.at("analysis_options"), out.options);
-    summary::FromJson(j.at("rank"), out.rank);
-    if (Status c = RankCollectivesFromJson(j.at("collectives"), &out.rank.collectives, &out.rank.comm); !c.ok())
+    for (auto [name, raw] : {std::pair{"analysis_options", options_text}, {"rank", rank_text}, {"collectives", collectives_text}})
+      if (raw.empty()) throw std::runtime_error(std::string("missing field '") + name + "'");
+    summary::Pull options(options_text);
+    summary::FromScan(options, out.options);
+    summary::Pull rank(rank_text);
+    summary::FromScan(rank, out.rank);
+    // The NCCL calls are a few kB a rank, read by their own field list (collectives_json.h).
+    const nlohmann::json collectives = nlohmann::json::parse(collectives_text);
+    if (Status c = RankCollectivesFromJson(collectives, &out.rank.collectives, &out.rank.comm); !c.ok())
       return Status::Error(path + ": bad rank summary: " + c.message());
   } catch (const std::exception& e) {
     return Status::Error(path + ": bad rank summary: " + e.what());
@@ -354,12 +540,20 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
 }
 
 StatusOr<RankSummary> ReadRankSummary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::Error(path + ": read failed");
-  return ParseRankSummary(text.str(), path);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::Error(path + ": cannot open");
+  std::string text;
+  if (std::fseek(f, 0, SEEK_END) == 0) {  // the size, when it has one (not a pipe)
+    const long size = std::ftell(f);
+    if (size > 0) text.reserve(static_cast<size_t>(size));
+    std::rewind(f);
+  }
+  char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return Status::Error(path + ": read failed");
+  return ParseRankSummary(text, path);
 }
 
 }  // namespace ampscope

@@ -461,7 +461,14 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       return a.row.timing.kernel_time_us > b.row.timing.kernel_time_us;
     return std::tie(a.row.id.op, a.row.id.input_dims) < std::tie(b.row.id.op, b.row.id.input_dims);
   });
-  for (RowAcc& acc : rows) out.ops.push_back(std::move(acc.row));
+  for (RowAcc& acc : rows) {
+    const OpRow& row = out.ops.emplace_back(std::move(acc.row));
+    const std::pair<Precision, MathUnit> math{row.id.precision, row.id.unit};
+    if (row.work.known && row.id.precision != Precision::kUnknown &&
+        std::find(out.math_used.begin(), out.math_used.end(), math) == out.math_used.end())
+      out.math_used.push_back(math);
+  }
+  out.ops_total = out.ops.size();
   // Kernel time outside every row: the ops that launched it have no FLOP model.
   {
     NodeId row_end = 0;

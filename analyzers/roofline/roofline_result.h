@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzers/gpu_peaks.h"
@@ -138,7 +139,11 @@ struct RooflineResult {
   bool available = false;
   std::string reason;                     // when not available: why (no shapes, no kernels, ...)
   RooflineGpu gpu;
-  std::vector<OpRow> ops;                 // by kernel time, descending
+  std::vector<OpRow> ops;                 // by kernel time, descending (a rank summary keeps the first rows)
+  size_t ops_total = 0;                   // rows in all (ops.size() but in a summary)
+  // The (precision, math unit) pairs of the ops whose work is known, each once, in op order: the
+  // roofs a chart of these ops needs.
+  std::vector<std::pair<Precision, MathUnit>> math_used;
   std::vector<StepRoofline> steps;        // per step, or one entry for the window
   RooflineSummary summary;
   RooflineCoverage coverage;

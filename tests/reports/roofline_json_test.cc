@@ -49,6 +49,8 @@ TEST(RooflineJson, SectionFromTheTypedResult) {
   unknown.work.bytes.reset();
   unknown.work.note = "stride/padding/dilation not recorded";
   r.ops.push_back(unknown);
+  r.ops_total = 2;
+  r.math_used = {{Precision::kBf16, roofline::MathUnit::kMatrix}};
 
   RankAnalysis ra;
   ra.roofline = std::make_shared<const roofline::RooflineResult>(r);
@@ -62,6 +64,7 @@ TEST(RooflineJson, SectionFromTheTypedResult) {
   ASSERT_EQ(j["steps"].size(), 1u);
   EXPECT_EQ(j["steps"][0]["step"], 6);
   ASSERT_EQ(j["ops"].size(), 2u);
+  EXPECT_EQ(j["ops_total"], 2);
   const nlohmann::json& op = j["ops"][0];
   EXPECT_EQ(op["op"], "aten::mm");
   EXPECT_EQ(op["input_dims"], nlohmann::json::parse("[[8944,1024],[1024,2816]]"));

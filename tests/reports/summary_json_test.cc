@@ -116,6 +116,25 @@ TEST(RankSummary, BadSummariesAreNamed) {
   StatusOr<RankSummary> missing = ParseRankSummary(cut.dump(), "r7.summary.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "r7.summary.json: bad rank summary: missing field 'steps'");
+  // JSON, but not an object: not a summary (rather than "not JSON").
+  StatusOr<RankSummary> array = ParseRankSummary("[1, 2]", "a.summary.json");
+  ASSERT_FALSE(array.ok());
+  EXPECT_NE(array.status().message().find("a.summary.json: not an ampscope rank summary"), std::string::npos);
+  // A field of the wrong type is named with the byte where it starts in the summary's "rank".
+  json wrong = RankSummaryJson(RankAnalysis{}, AnalysisOptions{});
+  wrong["rank"]["steps"] = 5;
+  StatusOr<RankSummary> typed = ParseRankSummary(wrong.dump(), "r8.summary.json");
+  ASSERT_FALSE(typed.ok());
+  EXPECT_NE(typed.status().message().find("r8.summary.json: bad rank summary: an object expected (byte "), std::string::npos)
+      << typed.status().message();
+  // A count no loop could replay (a hostile summary) is restored as the number it is.
+  json counted = RankSummaryJson(RankAnalysis{}, AnalysisOptions{});
+  counted["rank"]["input"]["diagnostics"] =
+      json::array({json::array({"collector_said_so", {{"severity", 1}, {"count", 1000000000000000000ull},
+                                                      {"first_offset", 7}, {"first_message", "m"}}})});
+  StatusOr<RankSummary> restored = ParseRankSummary(counted.dump(), "r9.summary.json");
+  ASSERT_TRUE(restored.ok()) << restored.status().message();
+  EXPECT_EQ(restored->rank.input.diagnostics.Count("collector_said_so"), 1000000000000000000ull);
 }
 
 }  // namespace
