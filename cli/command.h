@@ -4,7 +4,10 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ampscope::cli {
 
@@ -24,6 +27,14 @@ struct CommandRegistrar {
     Commands()[name] = CommandInfo{summary, std::move(fn)};
   }
 };
+
+// For the big results a command is done with just before it returns: freeing a thousand ranks'
+// analyses costs more than writing them, and the system takes the memory back at exit anyway.
+// The objects stay reachable from a static, so a leak checker does not report them.
+template <typename T> void KeepUntilExit(T&& value) {
+  static auto* kept = new std::vector<std::shared_ptr<void>>();
+  kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(value)));
+}
 
 #define AMPSCOPE_REGISTER_COMMAND(name, summary, fn) \
   static ::ampscope::cli::CommandRegistrar ampscope_command_registrar_##fn(name, summary, fn)

@@ -1,14 +1,13 @@
 // ampscope merge S... : the job report from rank summaries (`analyze FILE --summary-out S`),
 // equal to the report of analysing the same files together.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <optional>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
+#include "base/parallel.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
@@ -23,14 +22,7 @@ namespace {
 // Reads every summary, `threads` at a time; the first failure by input order is returned.
 StatusOr<std::vector<RankSummary>> ReadSummaries(const std::vector<std::string>& paths, size_t threads) {
   std::vector<std::optional<StatusOr<RankSummary>>> read(paths.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next.fetch_add(1); i < paths.size(); i = next.fetch_add(1)) read[i] = ReadRankSummary(paths[i]);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < std::min(threads, paths.size()); ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  ParallelFor(paths.size(), threads, [&](size_t i) { read[i] = ReadRankSummary(paths[i]); });
   std::vector<RankSummary> out;
   out.reserve(paths.size());
   for (auto& r : read) {
@@ -62,8 +54,8 @@ int RunMerge(int argc, char** argv) {
   if (Status p = CheckOutputPaths(inputs, {paths.json, paths.html, paths.markdown}); !p.ok())
     return UsageError("merge", p.message());
   if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("merge", distinct.message());
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  StatusOr<std::vector<RankSummary>> summaries = ReadSummaries(inputs, jobs > 0 ? static_cast<size_t>(jobs) : cores);
+  const size_t threads = ThreadsOrCores(static_cast<size_t>(jobs));
+  StatusOr<std::vector<RankSummary>> summaries = ReadSummaries(inputs, threads);
   if (!summaries.ok()) return UsageError("merge", summaries.status().message());
 
   // One job, one set of options: the report states them.
@@ -81,9 +73,14 @@ int RunMerge(int argc, char** argv) {
   summaries->clear();
   JobAnalysis job = BuildJob(std::move(ranks));
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "merge", w.c_str());
-  nlohmann::json report = BuildJsonReport(job, options);
-  if (Status written = WriteOutputs(ReportOutputs(report, paths)); !written.ok()) return UsageError("merge", written.message());
-  PrintTerminalSummary(report, style);
+  nlohmann::json report = BuildJsonReport(job, options, threads);
+  // A thousand ranks take longer to free than to write: the process is about to exit, and the
+  // system takes the memory back at once (kept reachable, so a leak checker does not object).
+  KeepUntilExit(std::move(job));
+  const Status written = WriteOutputs(ReportOutputs(report, paths));
+  if (written.ok()) PrintTerminalSummary(report, style);
+  KeepUntilExit(std::move(report));
+  if (!written.ok()) return UsageError("merge", written.message());
   return FinishStdout("merge", 0);
 }
 

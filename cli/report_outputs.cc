@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "render/html_report.h"
+#include "reports/json_report.h"
 #include "render/markdown_report.h"
 #include "render/terminal_summary.h"
 
@@ -13,7 +14,7 @@ namespace ampscope::cli {
 std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const ReportPaths& paths) {
   std::vector<OutputSpec> outputs;
   if (!paths.json.empty())
-    outputs.push_back(TextOutput(paths.json, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+    outputs.push_back(TextOutput(paths.json, ReportText(report)));
   if (!paths.html.empty()) outputs.push_back(TextOutput(paths.html, render::RenderHtml(report)));
   if (!paths.markdown.empty()) outputs.push_back(TextOutput(paths.markdown, render::RenderMarkdown(report)));
   return outputs;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "base/atomic_write.h"
+#include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
 #include "reports/fields_json.h"
@@ -392,7 +394,7 @@ json RankSection(const RankAnalysis& ra) {
   return r;
 }
 
-json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options) {
+json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options, size_t threads) {
   const RankAnalysis& job = analysis.job;
   json report;
   report["schema"] = kReportSchema;
@@ -449,9 +451,10 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["roofline"] = RooflineSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
 
-  json ranks = json::array();
-  for (const RankAnalysis& ra : analysis.ranks) ranks.push_back(RankSection(ra));
-  report["ranks"] = ranks;
+  // A thousand ranks' sections (each with its roofline table) are most of a merge's report.
+  std::vector<json> sections(analysis.ranks.size());
+  ParallelFor(sections.size(), threads, [&](size_t i) { sections[i] = RankSection(analysis.ranks[i]); });
+  report["ranks"] = json(std::move(sections));
   report["job"] = JobSection(analysis);
 
   // Diagnostics: counters by code, and one message per code with where it was first seen and
@@ -506,6 +509,48 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
                {"gpu_override", NullIfEmpty(options.gpu_override)}};
   report["analysis_options"] = opts;
   return report;
+}
+
+std::string ReportText(const json& report, size_t threads) {
+  auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); };
+  const auto ranks = report.find("ranks");
+  if (ranks == report.end() || !ranks->is_array() || ranks->size() < 2) return dump(report) + "\n";
+  // The report with `ranks` as an empty array, then each entry on its own: an entry's lines
+  // are those of a top-level dump, 4 spaces in (a raw newline only ever separates lines:
+  // strings escape theirs).
+  json rest = json::object();
+  for (auto it = report.begin(); it != report.end(); ++it)
+    if (it.key() != "ranks") rest[it.key()] = it.value();  // the rest of a report is small
+  rest["ranks"] = json::array();
+  std::string top = dump(rest);
+  std::vector<std::string> entries(ranks->size());
+  ParallelFor(entries.size(), threads, [&](size_t i) {
+    const std::string one = dump((*ranks)[i]);
+    std::string& out = entries[i];
+    out.reserve(one.size() + one.size() / 8);
+    for (size_t from = 0; from < one.size();) {
+      const size_t nl = std::min(one.find('\n', from), one.size() - 1);
+      out += "    ";
+      out.append(one, from, nl + 1 - from);
+      from = nl + 1;
+    }
+  });
+  const std::string empty = "\n  \"ranks\": []";  // a top-level member: 2 spaces after a raw newline
+  const size_t at = top.find(empty);
+  std::string text;
+  size_t size = top.size() + 16;
+  for (const std::string& e : entries) size += e.size() + 2;
+  text.reserve(size);
+  text.append(top, 0, at + empty.size() - 1);
+  text += "\n";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    text += entries[i];
+    text += i + 1 < entries.size() ? ",\n" : "\n";
+  }
+  text += "  ]";
+  text.append(top, at + empty.size(), std::string::npos);
+  text += "\n";
+  return text;
 }
 
 Status WriteTextFile(const std::string& text, const std::string& path) { return WriteFileAtomically(path, text); }

@@ -15,7 +15,8 @@ inline constexpr const char* kReportSchema = "ampscope.report/1";
 
 // Builds the report of a job from its analysis alone (each rank's InputInfo says what its file
 // was): the traces may be gone, or the ranks read back from summaries (reports/summary_json.h).
-nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options);
+// threads: how many build the per-rank sections (0: one per core).
+nlohmann::json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options, size_t threads = 0);
 
 // steps.per_step: one object per analysed step ({number, name, start_us, end_us, duration_us,
 // busy_pct, kernel_busy_pct, tensor_core_kernel_pct, kernels, syncs[, slowest_rank]}).
@@ -26,6 +27,11 @@ nlohmann::json TensorCoresJson(const TensorCoreResult& tc);
 
 // The per-rank part of the report (steps, gpu, tensor_cores, ...), also used for `ranks[]`.
 nlohmann::json RankSection(const RankAnalysis& ra);
+
+// The report as `ampscope analyze -o` writes it: report.dump(2) and a newline, byte for byte, with
+// the `ranks` entries (most of a many-rank report) serialised on `threads` threads (0: one per
+// core).
+std::string ReportText(const nlohmann::json& report, size_t threads = 0);
 
 // Writes `report` to `path` through base/atomic_write.h (temporary file + rename for a regular
 // file, in place for /dev/null or a FIFO): no partial file is left behind on failure.

@@ -188,6 +188,25 @@ TEST(JsonReport, NoGpuActivityIsSaidClearly) {
   EXPECT_EQ(rep["joint_saving_pct"], 0.0);
 }
 
+// ReportText serialises the ranks on several threads and splices them in: its bytes must be
+// nlohmann's own dump(2) (the reference here), whatever the entries hold.
+TEST(JsonReport, ReportTextIsTheIndentedDump) {
+  json rank = {{"rank", 0},
+               {"ranks", json::array({1, 2})},  // a nested "ranks" is not the top-level one
+               {"name", "line\nbreak \"quoted\" \xff\xfe"},  // escapes, invalid UTF-8 replaced
+               {"roofline", {{"ops", json::array({json::object(), json::array(), {{"a", nullptr}}})}}}};
+  json report = {{"schema", "ampscope.report/1"}, {"ranks", json::array()}, {"steps", {{"count", 3}}},
+                 {"z_last", "  \"ranks\": []"}};
+  const auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; };
+  EXPECT_EQ(ReportText(report), dump(report));  // no ranks
+  for (int n : {1, 2, 3, 17}) {
+    report["ranks"].push_back(json::object());
+    report["ranks"].push_back(rank);
+    report["ranks"].back()["rank"] = n;
+    for (size_t threads : {1, 2, 4}) EXPECT_EQ(ReportText(report, threads), dump(report)) << n << " ranks, " << threads << " threads";
+  }
+}
+
 TEST(JsonReport, WriteIsAtomic) {
   std::string dir = ampscope::testing::MakeTempDir("ampscope_json");
   EXPECT_TRUE(WriteJsonFile(json{{"a", 1}}, dir + "/r.json").ok());
