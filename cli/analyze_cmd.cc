@@ -255,6 +255,12 @@ int RunAnalyze(int argc, char** argv) {
     return UsageError("analyze", written.message());
   }
   PrintTerminalSummary(report, {quiet, no_color, verbose});
+  // Freeing the kept traces and a many-rank job costs more than the exit that follows.
+  outputs.clear();
+  KeepUntilExit(std::move(export_traces));
+  KeepUntilExit(std::move(export_jobs));
+  KeepUntilExit(std::move(job));
+  KeepUntilExit(std::move(report));
   return FinishStdout("analyze", 0);
 }
 
