@@ -251,6 +251,11 @@ int RunAnalyze(int argc, char** argv) {
                          return WriteSqliteExport(sqlite_traces, job, sqlite_options, o);
                        }});
   }
+  // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
+  // input or another output either (two inputs of the same rank would share one).
+  std::vector<std::string> output_paths;
+  for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
+  if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) return UsageError("analyze", paths.message());
   if (Status written = WriteOutputs(outputs); !written.ok()) {
     return UsageError("analyze", written.message());
   }

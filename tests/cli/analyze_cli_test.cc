@@ -290,6 +290,20 @@ TEST_F(AnalyzeCli, KeepGoingNamesTheBadRankAndAnalysesTheRest) {
   EXPECT_EQ(rep["job"]["missing_ranks"], 1);
 }
 
+// out.json for two ranks is out.rank0.json and out.rank1.json: an input of that name is never
+// overwritten (exit 2 before anything is written).
+TEST_F(AnalyzeCli, PerRankTimelinesNeverOverwriteAnInput) {
+  WriteFile(dir_ + "/a.json", kSmallTrace);
+  WriteFile(dir_ + "/out.rank1.json", kSmallTrace);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/out.rank1.json -q -o " + dir_ +
+                            "/r.json --chrome-trace " + dir_ + "/out.json");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("out.rank1.json"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadFile(dir_ + "/out.rank1.json"), kSmallTrace);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/out.rank0.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/r.json"));
+}
+
 TEST_F(AnalyzeCli, TimelinesOfSeveralRanksAreOneFilePerSelectedRank) {
   WriteFile(dir_ + "/a.json", kSmallTrace);
   WriteFile(dir_ + "/b.json", kSmallTrace);
