@@ -77,10 +77,9 @@ int RunMerge(int argc, char** argv) {
   // A thousand ranks take longer to free than to write: the process is about to exit, and the
   // system takes the memory back at once (kept reachable, so a leak checker does not object).
   KeepUntilExit(std::move(job));
-  const Status written = WriteOutputs(ReportOutputs(report, paths));
-  if (written.ok()) PrintTerminalSummary(report, style);
+  if (Status written = WriteOutputs(ReportOutputs(report, paths)); !written.ok()) return UsageError("merge", written.message());
+  PrintTerminalSummary(report, style);
   KeepUntilExit(std::move(report));
-  if (!written.ok()) return UsageError("merge", written.message());
   return FinishStdout("merge", 0);
 }
 
