@@ -298,19 +298,24 @@ struct MissingInput {
   std::string error;  // one line
 };
 
-// The job view's per-rank balance: a synchronous job runs at its slowest rank's pace, so each
-// number is shown per rank with its imbalance (max / mean over ranks; 1 = balanced).
+// The job view's per-rank balance, the one derivation of it (job.cc): a synchronous job runs at
+// its slowest rank's pace, so each number is shown per rank with its imbalance (max / mean over
+// ranks; 1 = balanced). Kernel time is per step, so ranks that profiled different numbers of
+// steps compare fairly; a rank without steps counts its whole window as one.
 struct RankBalance {
   int32_t rank = -1;
   std::string path;
-  std::string device;                 // the rank's first device ("" when the trace lists none)
+  std::string device;                  // the rank's first device ("" when the trace lists none)
+  size_t steps = 0;                    // analysed steps (0: none found)
   std::optional<double> step_time_us;  // mean step time (empty without steps)
-  TimeNs compute_ns = 0;              // kernel time of every kernel but communication, in the window
-  TimeNs communication_ns = 0;        // communication (NCCL/RCCL) kernel time in the window
+  TimeNs compute_per_step_ns = 0;        // kernel time of every kernel but communication, per step
+  TimeNs communication_per_step_ns = 0;  // communication (NCCL/RCCL) kernel time per step
 };
 struct JobBalance {
   std::vector<RankBalance> ranks;
-  std::optional<double> step_time_imbalance;  // max / mean (empty: a mean of 0 or no steps)
+  // max / mean; empty for one rank or a mean of 0, and, for step time, unless every rank has
+  // steps; for kernel time, when some ranks have steps and others not (per step vs window).
+  std::optional<double> step_time_imbalance;
   std::optional<double> compute_imbalance;
   std::optional<double> communication_imbalance;
 };

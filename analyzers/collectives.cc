@@ -3,6 +3,7 @@
 #include "analyzers/collectives.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -176,7 +177,7 @@ std::array<TimeNs, kPreCollectiveBuckets> BucketsIn(const RankContext& ctx, cons
   return ns;
 }
 
-RankCommInfo CommInfoOf(const RankContext& ctx, const RankAnalysis& ra) {
+RankCommInfo CommInfoOf(const RankContext& ctx) {
   RankCommInfo info;
   const Trace& trace = ctx.trace();
   info.host = trace.metadata.host;
@@ -204,15 +205,6 @@ RankCommInfo CommInfoOf(const RankContext& ctx, const RankAnalysis& ra) {
   } else {
     info.link = "unknown: the peak table has no link figure for " + peak->id;
   }
-  info.steps = ra.steps.steps.size();
-  const TimeNs comm = ra.gpu.kernel_time_by_category_ns[static_cast<size_t>(KernelCategory::kCommunication)];
-  const TimeNs compute = std::max<TimeNs>(0, ra.gpu.kernel_time_total_ns - comm);
-  const TimeNs n = static_cast<TimeNs>(std::max<size_t>(1, info.steps));
-  TimeNs steps_ns = 0;
-  for (const StepWindow& s : ra.steps.steps) SatAccumulate(steps_ns, s.duration_ns());
-  info.step_mean_ns = info.steps ? steps_ns / n : 0;
-  info.compute_per_step_ns = compute / n;
-  info.comm_per_step_ns = comm / n;
   return info;
 }
 
@@ -220,7 +212,7 @@ RankCommInfo CommInfoOf(const RankContext& ctx, const RankAnalysis& ra) {
 
 void ExtractCollectives(const RankContext& ctx, RankAnalysis& ra) {
   const Trace& trace = ctx.trace();
-  ra.comm = CommInfoOf(ctx, ra);
+  ra.comm = CommInfoOf(ctx);
   ra.collectives.clear();
   std::map<int32_t, size_t> stream_order;  // NCCL stream -> k (first-use order)
   for (size_t i = 0; i < trace.kernels.size(); ++i) {
@@ -308,18 +300,6 @@ T Median(std::vector<T> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : static_cast<T>((v[m - 1] + v[m]) / 2);
-}
-
-std::optional<double> Imbalance(const std::vector<CommRankBalance>& b, TimeNs CommRankBalance::*field) {
-  if (b.size() < 2) return std::nullopt;
-  double sum = 0, mx = 0;
-  for (const CommRankBalance& r : b) {
-    sum += static_cast<double>(r.*field);
-    mx = std::max(mx, static_cast<double>(r.*field));
-  }
-  const double mean = sum / static_cast<double>(b.size());
-  if (mean <= 0) return std::nullopt;
-  return mx / mean;
 }
 
 struct Member {
@@ -530,12 +510,6 @@ CrossRankResult AnalyzeCollectives(const std::vector<const RankAnalysis*>& ranks
     members = std::move(sorted_members);
   }
 
-  for (const RankAnalysis* r : ranks)
-    out.balance.push_back({r->rank, r->comm.step_mean_ns, r->comm.compute_per_step_ns, r->comm.comm_per_step_ns});
-  out.step_imbalance = Imbalance(out.balance, &CommRankBalance::step_ns);
-  out.compute_imbalance = Imbalance(out.balance, &CommRankBalance::compute_ns);
-  out.comm_imbalance = Imbalance(out.balance, &CommRankBalance::comm_ns);
-
   if (!out.clocks_comparable || ranks.size() < 2 || out.collectives.empty()) return out;
   // The straggler: the rank whose late arrivals alone delayed the collectives most.
   std::map<int32_t, TimeNs> caused;
@@ -560,7 +534,9 @@ CrossRankResult AnalyzeCollectives(const std::vector<const RankAnalysis*>& ranks
   for (size_t i = 0; i < ranks.size(); ++i)
     if (ranks[i]->rank == s.rank) straggler_index = i;
   s.cause = CauseOf(members[s.worst], straggler_index);
-  for (const RankAnalysis* r : ranks) s.job_step_ns = std::max(s.job_step_ns, r->comm.step_mean_ns);
+  // The job runs at its slowest rank's pace: the saving is relative to the longest mean step.
+  for (const RankAnalysis* r : ranks)
+    if (r->step_stats.known()) s.job_step_ns = std::max(s.job_step_ns, static_cast<TimeNs>(std::llround(r->step_stats.mean_us * 1e3)));
   out.straggler = std::move(s);
   return out;
 }

@@ -65,10 +65,6 @@ struct RankCommInfo {
   int32_t world_size = -1;
   double link_gbs = 0;          // per-direction peak of the GPU's link to its peers, 0 unknown
   std::string link;             // "NVLink (peak table row V100-SXM2-16/32GB)", or why unknown
-  TimeNs step_mean_ns = 0;      // mean analysed step duration (0: no steps)
-  TimeNs compute_per_step_ns = 0;  // non-communication kernel time per step (durations summed)
-  TimeNs comm_per_step_ns = 0;     // communication kernel time per step (durations summed)
-  size_t steps = 0;
 };
 
 // One collective matched across ranks.
@@ -92,13 +88,6 @@ struct MatchedCollective {
   std::optional<double> busbw_gbs;      // algbw x NCCL's bus factor for the type and group size
   std::optional<double> busbw_pct_of_link;
   bool type_mismatch = false;           // the ranks disagree on the type (matched anyway)
-};
-
-struct CommRankBalance {
-  int32_t rank = -1;
-  TimeNs step_ns = 0;      // mean step
-  TimeNs compute_ns = 0;   // per step
-  TimeNs comm_ns = 0;      // per step
 };
 
 // The local cause on the straggler: the component of its lateness (against the median of the
@@ -128,11 +117,6 @@ struct CrossRankResult {
   std::string clock_note;           // why they are (or are not) comparable
   std::vector<MatchedCollective> collectives;
   size_t unmatched_calls = 0;       // calls that no other rank has
-  std::vector<CommRankBalance> balance;
-  // max / mean over ranks (empty with fewer than two ranks or a zero mean)
-  std::optional<double> step_imbalance;
-  std::optional<double> compute_imbalance;
-  std::optional<double> comm_imbalance;
   std::optional<StragglerResult> straggler;
 };
 

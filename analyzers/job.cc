@@ -73,22 +73,30 @@ JobBalance Balance(const std::vector<RankAnalysis>& ranks) {
   JobBalance b;
   std::vector<double> steps, compute, comm;
   const size_t comm_index = static_cast<size_t>(KernelCategory::kCommunication);
+  size_t with_steps = 0;
   for (const RankAnalysis& r : ranks) {
     RankBalance rb;
     rb.rank = r.rank;
     rb.path = r.input.path;
     if (!r.input.devices.empty()) rb.device = r.input.devices.front().device.name;
+    rb.steps = r.steps.steps.size();
     if (r.step_stats.known()) rb.step_time_us = r.step_stats.mean_us;
-    rb.communication_ns = r.gpu.kernel_time_by_category_ns[comm_index];
-    rb.compute_ns = SaturatingSub(r.gpu.kernel_time_total_ns, rb.communication_ns);
+    const TimeNs n = static_cast<TimeNs>(std::max<size_t>(1, rb.steps));
+    const TimeNs communication = r.gpu.kernel_time_by_category_ns[comm_index];
+    rb.communication_per_step_ns = communication / n;
+    rb.compute_per_step_ns = SaturatingSub(r.gpu.kernel_time_total_ns, communication) / n;
     if (rb.step_time_us) steps.push_back(*rb.step_time_us);
-    compute.push_back(static_cast<double>(rb.compute_ns));
-    comm.push_back(static_cast<double>(rb.communication_ns));
+    if (rb.steps > 0) ++with_steps;
+    compute.push_back(static_cast<double>(rb.compute_per_step_ns));
+    comm.push_back(static_cast<double>(rb.communication_per_step_ns));
     b.ranks.push_back(std::move(rb));
   }
+  if (ranks.size() < 2) return b;
   if (steps.size() == ranks.size()) b.step_time_imbalance = Imbalance(steps);
-  b.compute_imbalance = Imbalance(compute);
-  b.communication_imbalance = Imbalance(comm);
+  if (with_steps == 0 || with_steps == ranks.size()) {
+    b.compute_imbalance = Imbalance(compute);
+    b.communication_imbalance = Imbalance(comm);
+  }
   return b;
 }
 

@@ -101,12 +101,6 @@ Status Get(const json& j, const char* key, T* v) {
 json CollectivesJson(const CrossRankResult& r, const std::vector<RankAnalysis>& ranks) {
   json calls = json::array();
   for (size_t i = 0; i < r.collectives.size(); ++i) calls.push_back(MatchedJson(r.collectives[i], i));
-  json balance = json::array();
-  for (const CommRankBalance& b : r.balance)
-    balance.push_back({{"rank", b.rank},
-                       {"step_us", NsToUs(b.step_ns)},
-                       {"compute_us", NsToUs(b.compute_ns)},
-                       {"comm_us", NsToUs(b.comm_ns)}});
   json per_rank = json::array();
   for (const RankAnalysis& ra : ranks)
     per_rank.push_back({{"rank", ra.rank},
@@ -120,11 +114,6 @@ json CollectivesJson(const CrossRankResult& r, const std::vector<RankAnalysis>& 
           {"unmatched_calls", r.unmatched_calls},
           {"calls", calls},
           {"per_rank", per_rank},
-          {"balance",
-           {{"ranks", balance},
-            {"step_imbalance", OptNum(r.step_imbalance)},
-            {"compute_imbalance", OptNum(r.compute_imbalance)},
-            {"comm_imbalance", OptNum(r.comm_imbalance)}}},
           {"straggler", StragglerJson(r.straggler)}};
 }
 
@@ -155,11 +144,7 @@ json RankCollectivesToJson(const std::vector<CollectiveCall>& calls, const RankC
            {{"host", comm.host},
             {"world_size", comm.world_size},
             {"link_gbs", comm.link_gbs},
-            {"link", comm.link},
-            {"step_mean_ns", comm.step_mean_ns},
-            {"compute_per_step_ns", comm.compute_per_step_ns},
-            {"comm_per_step_ns", comm.comm_per_step_ns},
-            {"steps", comm.steps}}},
+            {"link", comm.link}}},
           {"calls", list}};
 }
 
@@ -175,10 +160,6 @@ Status RankCollectivesFromJson(const json& j, std::vector<CollectiveCall>* calls
   AMPSCOPE_GET(*c, "world_size", &info.world_size);
   AMPSCOPE_GET(*c, "link_gbs", &info.link_gbs);
   AMPSCOPE_GET(*c, "link", &info.link);
-  AMPSCOPE_GET(*c, "step_mean_ns", &info.step_mean_ns);
-  AMPSCOPE_GET(*c, "compute_per_step_ns", &info.compute_per_step_ns);
-  AMPSCOPE_GET(*c, "comm_per_step_ns", &info.comm_per_step_ns);
-  AMPSCOPE_GET(*c, "steps", &info.steps);
   std::vector<CollectiveCall> out;
   for (const json& e : *list) {
     if (!e.is_object()) return Status::Error("collectives: a call is not an object");

@@ -358,9 +358,10 @@ json JobSection(const JobAnalysis& analysis) {
     per_rank.push_back({{"rank", b.rank},
                         {"input", b.path},
                         {"device", NullIfEmpty(b.device)},
+                        {"steps", b.steps},
                         {"step_time_us", Optional(b.step_time_us)},
-                        {"compute_us", NsToUs(b.compute_ns)},
-                        {"communication_us", NsToUs(b.communication_ns)}});
+                        {"compute_per_step_us", NsToUs(b.compute_per_step_ns)},
+                        {"communication_per_step_us", NsToUs(b.communication_per_step_ns)}});
   job["per_rank"] = per_rank;
   job["imbalance"] = {{"definition", "max / mean over ranks (1 = balanced)"},
                       {"step_time", Optional(analysis.balance.step_time_imbalance)},

@@ -182,13 +182,16 @@ TEST_F(DlrmJob, StragglerIsRank7AtTheFirstAllToAll) {
   EXPECT_EQ(s.cause.name, "late_step_start");
   EXPECT_EQ(s.cause.late_step_start_ns, 4'523'000);
 
-  // README: nccl kernel time per rank (one step each).
+  // README: nccl kernel time per rank (one step each, so per step = the README's total).
   const double comm_ms[] = {5.80, 11.34, 3.49, 9.77, 6.59, 6.25, 3.56, 1.75};
-  ASSERT_EQ(x.balance.size(), 8u);
-  for (size_t r = 0; r < 8; ++r) EXPECT_NEAR(x.balance[r].comm_ns / 1e6, comm_ms[r], 0.006) << "rank " << r;
-  ASSERT_TRUE(x.comm_imbalance.has_value());
+  ASSERT_EQ(job.balance.ranks.size(), 8u);
+  for (size_t r = 0; r < 8; ++r) {
+    EXPECT_EQ(job.balance.ranks[r].steps, 1u) << "rank " << r;
+    EXPECT_NEAR(job.balance.ranks[r].communication_per_step_ns / 1e6, comm_ms[r], 0.006) << "rank " << r;
+  }
+  ASSERT_TRUE(job.balance.communication_imbalance.has_value());
   // max / mean of the README's figures: 11.34 / (48.55 / 8) = 1.869
-  EXPECT_NEAR(*x.comm_imbalance, 11.34 / (48.55 / 8), 0.01);
+  EXPECT_NEAR(*job.balance.communication_imbalance, 11.34 / (48.55 / 8), 0.01);
 
   const Finding* f = FindFinding(job.job, "straggler");
   ASSERT_NE(f, nullptr);
