@@ -67,7 +67,7 @@ using trace_export::AnalysisTrack;
 using trace_export::EventDescriber;
 
 // Field numbers from perfetto/protos/perfetto/trace/... (checked against
-// tests/reports/perfetto_trace_subset.proto by the decode test).
+// tests/export/perfetto_trace_subset.proto by the decode test).
 namespace field {
 constexpr uint32_t kTracePacket = 1;  // Trace.packet
 // TracePacket

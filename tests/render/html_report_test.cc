@@ -89,7 +89,7 @@ TEST(HtmlReport, IsSelfContainedWithEverySection) {
     EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-" + c + "\""), std::string::npos) << c;
     EXPECT_NE(html.find("data-chart=\"" + c + "\""), std::string::npos) << c;
   }
-  // Header numbers from the report (fixed by hand in report_fixtures.cc).
+  // Header numbers from the report (fixed by hand in report_json_fixture.cc).
   EXPECT_NE(html.find("NVIDIA A100-SXM4-80GB (cc 8.0)"), std::string::npos);
   EXPECT_NE(html.find(">108.0 ms<"), std::string::npos);  // step time mean 108000 us
   EXPECT_NE(html.find(">61.2%<"), std::string::npos);     // GPU busy 61.25
@@ -105,7 +105,7 @@ TEST(HtmlReport, IsSelfContainedWithEverySection) {
 
 TEST(HtmlReport, StatusesAreColourCodedAndFindingsRanked) {
   std::string html = RenderHtml(testing::MakeReportJson());
-  // Matrix cards and checklist rows carry their status class (report_fixtures.cc statuses).
+  // Matrix cards and checklist rows carry their status class (report_json_fixture.cc statuses).
   EXPECT_NE(html.find("<div class=\"dim s-bad\" id=\"dim-compute_intensity\">"), std::string::npos);
   EXPECT_NE(html.find("<div class=\"dim s-warn\" id=\"dim-memory_bandwidth\">"), std::string::npos);
   EXPECT_NE(html.find("<div class=\"dim s-good\" id=\"dim-instruction_efficiency\">"), std::string::npos);

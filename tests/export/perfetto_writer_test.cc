@@ -1,5 +1,5 @@
 // The Perfetto protobuf writer: the encoder's wire format by hand, and the whole trace
-// decoded by protoc against tests/reports/perfetto_trace_subset.proto (copied from
+// decoded by protoc against tests/export/perfetto_trace_subset.proto (copied from
 // Perfetto's protos), then rebuilt into slices and compared with the input.
 #include "export/perfetto_writer.h"
 
@@ -192,7 +192,7 @@ struct Decoded {
 
 // Decodes `path` with protoc and rebuilds slices (BEGIN/END pairs per track).
 bool Decode(const std::string& path, Decoded& d) {
-  std::string proto_dir = testing::SourcePath("tests/reports");
+  std::string proto_dir = testing::SourcePath("tests/export");
   std::string out_path = path + ".txt";
   std::string cmd = "protoc --decode=perfetto.protos.Trace --proto_path=" + proto_dir + " " + proto_dir +
                     "/perfetto_trace_subset.proto < " + path + " > " + out_path + " 2>&1";
