@@ -1,7 +1,5 @@
 #include "collector/session.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -13,7 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
+#include <optional>
 
 #include "collector/cupti_advice.h"
 #include "collector/pm_sampler.h"
@@ -91,25 +89,21 @@ constexpr KindInfo kKinds[] = {
 
 void SetCallbackSession(Session* session) { g_callback_session.store(session); }
 
-Session::Session(SessionConfig config) : config_(std::move(config)) {
-  recording_.store(config_.gate_range_name.empty());
+Session::Session(SessionConfig config)
+    : config_(std::move(config)), pool_(config_.buffer_bytes, config_.max_buffers), gate_(config_) {
+  recording_.store(!gate_.enabled());
 }
 
 Session::~Session() {
   Shutdown();
   if (g_callback_session.load() == this) g_callback_session.store(nullptr);
-  for (int fd : {wake_pipe_[0], wake_pipe_[1], done_pipe_[0], done_pipe_[1]})
-    if (fd >= 0) close(fd);
-  std::lock_guard<std::mutex> lock(buffer_mu_);
-  // Buffers still lent to CUPTI cannot be freed safely; those are only in all_buffers_ when
-  // CUPTI never returned them, which Shutdown's forced flush prevents in practice.
-  for (uint8_t* b : free_buffers_) std::free(b);
 }
 
 AmpClockRecord Session::Clock() const {
   AmpClockRecord c = {0, 0, 0};
   uint64_t cupti_ns = 0;
-  if (api_ != nullptr && api_->GetTimestamp != nullptr && api_->GetTimestamp(&cupti_ns) == CUPTI_SUCCESS)
+  const CuptiApi* api = cupti_.api;
+  if (api != nullptr && api->GetTimestamp != nullptr && api->GetTimestamp(&cupti_ns) == CUPTI_SUCCESS)
     c.cupti_ns = static_cast<int64_t>(cupti_ns);
   c.monotonic_ns = ClockNs(CLOCK_MONOTONIC);
   c.realtime_ns = ClockNs(CLOCK_REALTIME);
@@ -130,7 +124,7 @@ Status Session::Open() {
   if (!writer.ok()) return writer.status();
   writer_ = std::move(writer.value());
 
-  if (pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(done_pipe_, O_CLOEXEC | O_NONBLOCK) != 0)
+  if (!writer_thread_.pipes.Open())
     return Status::Error(std::string("cannot create the writer's pipes: ") + std::strerror(errno));
 
   // The writer thread must never take SIGINT/SIGTERM: the handler waits for this thread.
@@ -138,7 +132,7 @@ Status Session::Open() {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   try {
-    writer_thread_ = std::thread([this] { WriterLoop(); });
+    writer_thread_.thread = std::thread([this] { WriterLoop(); });
   } catch (...) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     return Status::Error("cannot start the writer thread");
@@ -148,13 +142,13 @@ Status Session::Open() {
 }
 
 void Session::Warn(const std::string& code, const std::string& message, bool print, AmpSeverity severity) {
-  std::lock_guard<std::mutex> lock(warn_mu_);
-  for (const std::string& c : warning_codes_)
+  std::lock_guard<std::mutex> lock(warnings_.mu);
+  for (const std::string& c : warnings_.codes)
     if (c == code) return;  // once per code
-  warning_codes_.push_back(code);
+  warnings_.codes.push_back(code);
   if (writer_) writer_->AddWarning(severity, code, message);
-  if (print && config_.print_warnings && !printed_) {
-    printed_ = true;
+  if (print && config_.print_warnings && !warnings_.printed) {
+    warnings_.printed = true;
     // One write() to fd 2: never touches the program's stdio buffers or their locks.
     std::string line = "ampscope: " + message + "\n";
     ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
@@ -163,8 +157,8 @@ void Session::Warn(const std::string& code, const std::string& message, bool pri
 }
 
 std::vector<std::string> Session::warning_codes() const {
-  std::lock_guard<std::mutex> lock(warn_mu_);
-  return warning_codes_;
+  std::lock_guard<std::mutex> lock(warnings_.mu);
+  return warnings_.codes;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -172,9 +166,9 @@ std::vector<std::string> Session::warning_codes() const {
 
 bool Session::StartCupti(const CuptiApi* api) {
   if (!writer_ || finished_.load()) return false;
-  std::lock_guard<std::mutex> lock(cupti_mu_);
-  if (cupti_ready_.load()) return true;
-  api_ = api;
+  std::lock_guard<std::mutex> lock(cupti_.mu);
+  if (cupti_.ready.load()) return true;
+  cupti_.api = api;
   const char* kNvtxStill = "; NVTX ranges are still recorded";
   uint32_t version = 0;
   if (api->GetVersion(&version) != CUPTI_SUCCESS || version / 10000 != CUPTI_API_VERSION / 10000) {
@@ -186,9 +180,9 @@ bool Session::StartCupti(const CuptiApi* api) {
   }
   writer_->Append(Clock());
 
-  CUptiResult r = api->Subscribe(&subscriber_, &CallbackTrampoline, this);
+  CUptiResult r = api->Subscribe(&cupti_.subscriber, &CallbackTrampoline, this);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    subscriber_ = nullptr;
+    cupti_.subscriber = nullptr;
     Warn("another_cupti_subscriber",
          "CUDA activity is not recorded: cuptiSubscribe failed with " + CuptiErrorWithFix(r, api->ResultName(r)) +
              kNvtxStill,
@@ -196,7 +190,7 @@ bool Session::StartCupti(const CuptiApi* api) {
     return false;
   }
   if (r != CUPTI_SUCCESS) {
-    subscriber_ = nullptr;
+    cupti_.subscriber = nullptr;
     Warn("cupti_unavailable",
          "CUDA activity is not recorded: cuptiSubscribe failed with " + CuptiErrorWithFix(r, api->ResultName(r)) +
              kNvtxStill,
@@ -205,8 +199,8 @@ bool Session::StartCupti(const CuptiApi* api) {
   }
   // Flush at context destruction (the last chance for its records), and start PM sampling
   // when the first context exists.
-  api->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-  api->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  api->EnableCallback(1, cupti_.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  api->EnableCallback(1, cupti_.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 
   converter_ = std::make_unique<RecordConverter>(*api, *writer_);
   SetCallbackSession(this);
@@ -216,8 +210,8 @@ bool Session::StartCupti(const CuptiApi* api) {
          "CUDA activity is not recorded: cuptiActivityRegisterCallbacks failed with " +
              CuptiErrorWithFix(r, api->ResultName(r)) + kNvtxStill,
          true);
-    api->Unsubscribe(subscriber_);
-    subscriber_ = nullptr;
+    api->Unsubscribe(cupti_.subscriber);
+    cupti_.subscriber = nullptr;
     SetCallbackSession(nullptr);
     return false;
   }
@@ -234,11 +228,11 @@ bool Session::StartCupti(const CuptiApi* api) {
     for (size_t i = 0; i < n; ++i) api->ActivityEnableDriverApi(cbids[i], 0);
   }
   if (recording_.load() && !EnableKinds()) {
-    api->Unsubscribe(subscriber_);
-    subscriber_ = nullptr;
+    api->Unsubscribe(cupti_.subscriber);
+    cupti_.subscriber = nullptr;
     return false;
   }
-  cupti_ready_.store(true);
+  cupti_.ready.store(true);
   if (config_.tensor_metrics && !api->HasPmSampling())
     Warn("tensor_metrics_unavailable",
          "--tensor-metrics: this libcupti has no PM sampling API; Tensor Core activity is estimated from kernel names",
@@ -247,42 +241,42 @@ bool Session::StartCupti(const CuptiApi* api) {
 }
 
 bool Session::EnableKinds() {
-  if (kinds_enabled_.load()) return true;
+  if (cupti_.kinds_enabled.load()) return true;
   for (const KindInfo& k : kKinds) {
-    CUptiResult r = api_->ActivityEnable(k.kind);
+    CUptiResult r = cupti_.api->ActivityEnable(k.kind);
     if (r == CUPTI_SUCCESS) continue;
     if (k.required) {
       for (const KindInfo& undo : kKinds) {
         if (&undo == &k) break;
-        api_->ActivityDisable(undo.kind);
+        cupti_.api->ActivityDisable(undo.kind);
       }
       Warn("cupti_unavailable",
            std::string("CUDA activity is not recorded: cuptiActivityEnable(") + k.name + ") failed with " +
-               CuptiErrorWithFix(r, api_->ResultName(r)) + "; NVTX ranges are still recorded",
+               CuptiErrorWithFix(r, cupti_.api->ResultName(r)) + "; NVTX ranges are still recorded",
            true);
       return false;
     }
     Warn(std::string("activity_kind_unavailable_") + k.name,
          std::string("CUPTI activity kind ") + k.name + " could not be enabled: cuptiActivityEnable failed with " +
-             CuptiErrorWithFix(r, api_->ResultName(r)) + "; those records are missing",
+             CuptiErrorWithFix(r, cupti_.api->ResultName(r)) + "; those records are missing",
          false);
   }
   if (config_.record_driver_api) {
-    CUptiResult r = api_->ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    CUptiResult r = cupti_.api->ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
     if (r != CUPTI_SUCCESS)
       Warn("activity_kind_unavailable_DRIVER",
            "CUPTI activity kind DRIVER could not be enabled: cuptiActivityEnable failed with " +
-               CuptiErrorWithFix(r, api_->ResultName(r)) + "; those records are missing",
+               CuptiErrorWithFix(r, cupti_.api->ResultName(r)) + "; those records are missing",
            false);
   }
-  kinds_enabled_.store(true);
+  cupti_.kinds_enabled.store(true);
   return true;
 }
 
 void Session::DisableKinds() {
-  if (!kinds_enabled_.exchange(false)) return;
-  for (const KindInfo& k : kKinds) api_->ActivityDisable(k.kind);
-  if (config_.record_driver_api) api_->ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+  if (!cupti_.kinds_enabled.exchange(false)) return;
+  for (const KindInfo& k : kKinds) cupti_.api->ActivityDisable(k.kind);
+  if (config_.record_driver_api) cupti_.api->ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
 }
 
 void Session::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -290,65 +284,41 @@ void Session::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
   *buffer = nullptr;
   *size = 0;
   if (finished_.load()) return;
-  std::lock_guard<std::mutex> lock(buffer_mu_);
-  uint8_t* b = nullptr;
-  if (!free_buffers_.empty()) {
-    b = free_buffers_.back();
-    free_buffers_.pop_back();
-  } else if (all_buffers_.size() < config_.max_buffers) {
-    void* p = nullptr;
-    if (posix_memalign(&p, 8, config_.buffer_bytes) == 0) {  // CUPTI needs 8-byte alignment
-      b = static_cast<uint8_t*>(p);
-      all_buffers_.push_back(b);
-    }
-  }
-  if (b == nullptr) {
-    // The pool is empty: CUPTI drops records until a buffer comes back. Counted, never
-    // blocking (this runs on CUPTI's thread, possibly inside a CUDA call).
-    buffers_refused_.fetch_add(1);
-    return;
-  }
+  // An exhausted pool refuses (and counts it): CUPTI drops records until a buffer comes back.
+  uint8_t* b = pool_.Acquire();
+  if (b == nullptr) return;
   *buffer = b;
-  *size = config_.buffer_bytes;
+  *size = pool_.buffer_bytes();
 }
 
 void Session::OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
                                 size_t valid_size) {
   size_t dropped = 0;
-  if (api_ != nullptr && api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
+  if (cupti_.api != nullptr && cupti_.api->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
       dropped > 0)
-    cupti_dropped_.fetch_add(dropped);
+    counters_.cupti_dropped.fetch_add(dropped);
   if (buffer == nullptr) return;
-  buffers_completed_.fetch_add(1);
-  {
-    std::lock_guard<std::mutex> lock(buffer_mu_);
-    completed_.push_back(Completed{buffer, valid_size});
-  }
+  pool_.Complete(buffer, valid_size);
   Wake('B');
-}
-
-void Session::ReleaseBuffer(uint8_t* buffer) {
-  std::lock_guard<std::mutex> lock(buffer_mu_);
-  free_buffers_.push_back(buffer);
 }
 
 void Session::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || finished_.load()) return;
   const auto* rd = static_cast<const CUpti_ResourceData*>(data);
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-    if (config_.tensor_metrics && recording_.load() && rd != nullptr && !pm_requested_.exchange(true))
+    if (config_.tensor_metrics && recording_.load() && rd != nullptr && !pm_.requested.exchange(true))
       StartPmSampler(rd->context);
   } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     // The context's records must be flushed before it goes away. This runs on the thread that
     // destroys the context; completed buffers are only queued here.
-    if (kinds_enabled_.load()) api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (cupti_.kinds_enabled.load()) cupti_.api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     Wake('F');
   }
 }
 
 void Session::StartPmSampler(CUcontext context) {
-  pm_sampler_ = std::make_unique<PmSampler>(*api_, *this, context, config_.pm_sample_interval_ns);
-  pm_sampler_->Start();
+  pm_.sampler = std::make_unique<PmSampler>(*cupti_.api, *this, context, config_.pm_sample_interval_ns);
+  pm_.sampler->Start();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -357,8 +327,8 @@ void Session::StartPmSampler(CUcontext context) {
 void Session::RecordNvtx(AmpNvtxType type, std::string_view name, std::string_view domain, uint64_t range_id,
                          uint32_t tid) {
   if (!writer_ || finished_.load(std::memory_order_relaxed)) return;
-  if (nvtx_pending_.fetch_add(1, std::memory_order_relaxed) >= config_.max_pending_nvtx) {
-    nvtx_dropped_.fetch_add(1, std::memory_order_relaxed);
+  if (counters_.nvtx_pending.fetch_add(1, std::memory_order_relaxed) >= config_.max_pending_nvtx) {
+    counters_.nvtx_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   AmpNvtxEvent e;
@@ -372,42 +342,15 @@ void Session::RecordNvtx(AmpNvtxType type, std::string_view name, std::string_vi
   writer_->Append(e);
 }
 
-int64_t Session::GateStepNumber(std::string_view name) {
-  if (config_.gate_range_name.empty()) return -1;
-  int64_t number = -1;
-  if (!GateRangeMatches(config_, name, &number)) return -1;
-  const int64_t index = gate_count_.fetch_add(1);
-  return number >= 0 ? number : index;
-}
-
-void Session::GateRangeBegins(int64_t number, uint32_t tid) {
-  if (number < 0) return;
-  std::lock_guard<std::mutex> lock(gate_state_mu_);
-  if (!recording_.load() && !gate_done_.load() && number >= config_.gate_first && number <= config_.gate_last) {
-    gate_opened_ = true;
-    OpenGate();
-  } else if (recording_.load() && number > config_.gate_last) {
-    CloseGate();  // a step after the window: stop before it
-  }
-  if (number > last_step_seen_) last_step_seen_ = number;
-  if (recording_.load() && number >= config_.gate_first && number <= config_.gate_last) {
-    if (steps_recorded_ == 0) first_step_recorded_ = number;
-    last_step_recorded_ = number;
-    ++steps_recorded_;
-    // The step keeps its own number in the file: the next push/start on this thread is it.
-    RecordNvtx(AmpNvtxType::kStepNumber, {}, {}, static_cast<uint64_t>(number), tid);
-  }
-}
-
-void Session::GateRangeEnds(int64_t number) {
-  if (number >= 0 && number >= config_.gate_last) CloseGate();
+void Session::RecordStepNumber(int64_t number, uint32_t tid) {
+  RecordNvtx(AmpNvtxType::kStepNumber, {}, {}, static_cast<uint64_t>(number), tid);
 }
 
 void Session::NvtxPush(std::string_view name, std::string_view domain) {
   int64_t step = -1;
   if (domain.empty()) {
-    step = GateStepNumber(name);
-    GateRangeBegins(step, ThreadId());
+    step = gate_.StepNumber(name);
+    gate_.RangeBegins(step, ThreadId(), *this);
     GateStack().push_back(step);
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kPush, name, domain, 0);
@@ -420,19 +363,16 @@ void Session::NvtxPop(std::string_view domain) {
     GateStack().pop_back();
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kPop, {}, domain, 0);
-  GateRangeEnds(step);
+  gate_.RangeEnds(step, *this);
 }
 
 uint64_t Session::NvtxStart(std::string_view name, std::string_view domain) {
   const uint64_t id = next_range_id_.fetch_add(1);
   if (domain.empty()) {
-    const int64_t step = GateStepNumber(name);
+    const int64_t step = gate_.StepNumber(name);
     if (step >= 0) {
-      {
-        std::lock_guard<std::mutex> lock(gate_mu_);
-        gate_ranges_[id] = step;
-      }
-      GateRangeBegins(step, ThreadId());
+      gate_.RememberRange(id, step);
+      gate_.RangeBegins(step, ThreadId(), *this);
     }
   }
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kStart, name, domain, id);
@@ -440,17 +380,9 @@ uint64_t Session::NvtxStart(std::string_view name, std::string_view domain) {
 }
 
 void Session::NvtxEnd(uint64_t id) {
-  int64_t step = -1;
-  if (!config_.gate_range_name.empty()) {
-    std::lock_guard<std::mutex> lock(gate_mu_);
-    auto it = gate_ranges_.find(id);
-    if (it != gate_ranges_.end()) {
-      step = it->second;
-      gate_ranges_.erase(it);
-    }
-  }
+  const int64_t step = gate_.ForgetRange(id);
   if (recording_.load(std::memory_order_relaxed)) RecordNvtx(AmpNvtxType::kEnd, {}, {}, id);
-  GateRangeEnds(step);
+  gate_.RangeEnds(step, *this);
 }
 
 void Session::NvtxMark(std::string_view name, std::string_view domain) {
@@ -477,18 +409,18 @@ void Session::AddCounter(std::string_view name, int32_t device, int64_t time_ns,
   writer_->Append(r);
 }
 
-void Session::OpenGate() {
-  if (gate_done_.load() || recording_.exchange(true)) return;
-  std::lock_guard<std::mutex> lock(cupti_mu_);
-  if (cupti_ready_.load()) EnableKinds();
+void Session::OpenWindow() {
+  if (gate_.done() || recording_.exchange(true)) return;
+  std::lock_guard<std::mutex> lock(cupti_.mu);
+  if (cupti_.ready.load()) EnableKinds();
 }
 
-void Session::CloseGate() {
-  if (gate_done_.exchange(true)) return;
+void Session::CloseWindow() {
+  if (!gate_.MarkDone()) return;
   recording_.store(false);
   {
-    std::lock_guard<std::mutex> lock(cupti_mu_);
-    if (cupti_ready_.load()) DisableKinds();
+    std::lock_guard<std::mutex> lock(cupti_.mu);
+    if (cupti_.ready.load()) DisableKinds();
   }
   Wake('F');
 }
@@ -496,31 +428,19 @@ void Session::CloseGate() {
 // ---------------------------------------------------------------------------------------
 // Writer thread
 
-void Session::Wake(char reason) {
-  if (wake_pipe_[1] < 0) return;
-  // Non-blocking: a full pipe means the writer has plenty of wake-ups queued already.
-  ssize_t ignored = write(wake_pipe_[1], &reason, 1);
-  (void)ignored;
-}
-
 void Session::RequestFlush() { Wake('F'); }
 
 void Session::DrainQueue() {
-  std::vector<Completed> batch;
-  {
-    std::lock_guard<std::mutex> lock(buffer_mu_);
-    batch.swap(completed_);
-  }
-  for (const Completed& c : batch) {
+  for (const BufferPool::Completed& c : pool_.TakeCompleted()) {
     if (converter_ && c.valid_size > 0) {
       RecordConverter::BufferResult r = converter_->ConvertBuffer(c.buffer, c.valid_size);
-      filtered_.fetch_add(r.filtered);
-      unknown_.fetch_add(r.unknown);
+      counters_.filtered.fetch_add(r.filtered);
+      counters_.unknown.fetch_add(r.unknown);
       if (r.walk_error)
         Warn("cupti_buffer_walk_error", "cuptiActivityGetNextRecord failed inside a buffer; its remaining records were lost",
              false);
     }
-    ReleaseBuffer(c.buffer);
+    pool_.Release(c.buffer);
   }
 }
 
@@ -528,32 +448,32 @@ AmpStatsRecord Session::Stats() const {
   AmpStatsRecord s;
   std::memset(&s, 0, sizeof(s));
   s.records_written = writer_ ? writer_->records_written() : 0;
-  s.cupti_dropped_records = cupti_dropped_.load();
-  s.buffers_refused = buffers_refused_.load();
-  s.nvtx_events_dropped = nvtx_dropped_.load();
-  s.records_filtered = filtered_.load();
-  s.buffers_completed = buffers_completed_.load();
+  s.cupti_dropped_records = counters_.cupti_dropped.load();
+  s.buffers_refused = pool_.refused();
+  s.nvtx_events_dropped = counters_.nvtx_dropped.load();
+  s.records_filtered = counters_.filtered.load();
+  s.buffers_completed = pool_.completed();
   s.realtime_ns = ClockNs(CLOCK_REALTIME);
-  s.unknown_records = unknown_.load();
+  s.unknown_records = counters_.unknown.load();
   return s;
 }
 
 void Session::FlushCycle(bool forced, bool sync) {
-  std::lock_guard<std::mutex> lock(cycle_mu_);
-  if (kinds_enabled_.load() || (forced && cupti_ready_.load()))
-    api_->ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  std::lock_guard<std::mutex> lock(writer_thread_.cycle_mu);
+  if (cupti_.kinds_enabled.load() || (forced && cupti_.ready.load()))
+    cupti_.api->ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   DrainQueue();
   AmpStatsRecord s = Stats();
-  const bool changed = s.cupti_dropped_records != last_stats_written_.cupti_dropped_records ||
-                       s.buffers_refused != last_stats_written_.buffers_refused ||
-                       s.nvtx_events_dropped != last_stats_written_.nvtx_events_dropped ||
-                       s.records_filtered != last_stats_written_.records_filtered ||
-                       s.buffers_completed != last_stats_written_.buffers_completed;
+  const bool changed = s.cupti_dropped_records != counters_.last_written.cupti_dropped_records ||
+                       s.buffers_refused != counters_.last_written.buffers_refused ||
+                       s.nvtx_events_dropped != counters_.last_written.nvtx_events_dropped ||
+                       s.records_filtered != counters_.last_written.records_filtered ||
+                       s.buffers_completed != counters_.last_written.buffers_completed;
   if (changed) {
     writer_->Append(s);
-    last_stats_written_ = s;
+    counters_.last_written = s;
   }
-  nvtx_pending_.store(0, std::memory_order_relaxed);
+  counters_.nvtx_pending.store(0, std::memory_order_relaxed);
   Status st = writer_->Flush();
   if (st.ok() && sync) st = writer_->Sync();
   if (!st.ok()) {
@@ -568,13 +488,12 @@ void Session::WriterLoop() {
   while (true) {
     int64_t now = ClockNs(CLOCK_MONOTONIC);
     int timeout_ms = static_cast<int>(std::max<int64_t>(0, (next_periodic - now) / 1000000));
-    pollfd p{wake_pipe_[0], POLLIN, 0};
-    int n = poll(&p, 1, timeout_ms);
+    const WakePipes& pipes = writer_thread_.pipes;
     bool flush = false, signal_flush = false, signal_finish = false, stop = false, drain = false;
-    if (n > 0) {
+    if (pipes.Poll(timeout_ms)) {
       char buf[256];
       ssize_t got;
-      while ((got = read(wake_pipe_[0], buf, sizeof(buf))) > 0) {
+      while ((got = pipes.Read(buf, sizeof(buf))) > 0) {
         for (ssize_t i = 0; i < got; ++i) {
           switch (buf[i]) {
             case 'B': drain = true; break;
@@ -589,18 +508,14 @@ void Session::WriterLoop() {
     }
     if (signal_finish) {
       Finish(/*from_signal=*/true);
-      char done = 'D';
-      ssize_t ignored = write(done_pipe_[1], &done, 1);
-      (void)ignored;
+      pipes.SignalDone();
       return;
     }
     if (stop) return;  // Shutdown() does the final flush on its own thread after joining
     if (finished_.load()) continue;
     if (signal_flush) {
       FlushCycle(/*forced=*/true, /*sync=*/true);
-      char done = 'D';
-      ssize_t ignored = write(done_pipe_[1], &done, 1);
-      (void)ignored;
+      pipes.SignalDone();
       continue;
     }
     now = ClockNs(CLOCK_MONOTONIC);
@@ -608,7 +523,7 @@ void Session::WriterLoop() {
       FlushCycle(/*forced=*/flush, /*sync=*/false);
       next_periodic = now + int64_t{config_.flush_interval_ms} * 1000000;
     } else if (drain) {
-      std::lock_guard<std::mutex> lock(cycle_mu_);
+      std::lock_guard<std::mutex> lock(writer_thread_.cycle_mu);
       DrainQueue();
       Status st = writer_->Flush();
       if (!st.ok()) {
@@ -625,30 +540,21 @@ void Session::FlushNow() {
 }
 
 void Session::FlushFromSignalHandler(bool terminating, int timeout_ms) {
-  if (!writer_thread_.joinable() || done_pipe_[0] < 0) return;
-  char stale[64];
-  while (read(done_pipe_[0], stale, sizeof(stale)) > 0) {
-  }
+  const WakePipes& pipes = writer_thread_.pipes;
+  if (!writer_thread_.thread.joinable() || !pipes.is_open()) return;
+  pipes.DiscardDone();
   Wake(terminating ? 'T' : 'S');
-  const int64_t deadline = ClockNs(CLOCK_MONOTONIC) + int64_t{timeout_ms} * 1000000;
-  while (true) {
-    int64_t left_ms = (deadline - ClockNs(CLOCK_MONOTONIC)) / 1000000;
-    if (left_ms <= 0) return;
-    pollfd p{done_pipe_[0], POLLIN, 0};
-    int n = poll(&p, 1, static_cast<int>(left_ms));
-    if (n > 0) return;
-    if (n < 0 && errno != EINTR) return;
-  }
+  pipes.WaitDone(timeout_ms);
 }
 
 void Session::Finish(bool from_signal) {
-  std::lock_guard<std::mutex> lock(finish_mu_);
-  if (!writer_ || writer_finished_) return;
-  if (pm_sampler_) pm_sampler_->Stop();
+  std::lock_guard<std::mutex> lock(lifecycle_.finish_mu);
+  if (!writer_ || lifecycle_.writer_finished) return;
+  if (pm_.sampler) pm_.sampler->Stop();
   const bool write_ok = !finished_.load();  // false after a write failure
   if (write_ok) FlushCycle(/*forced=*/true, /*sync=*/false);
   finished_.store(true);
-  writer_finished_ = true;
+  lifecycle_.writer_finished = true;
   if (!write_ok) return;
   std::vector<std::string> codes = warning_codes();
   bool cupti_warned = false;
@@ -656,59 +562,32 @@ void Session::Finish(bool from_signal) {
     if (c == "cupti_unavailable" || c == "another_cupti_subscriber" || c == "cupti_version_mismatch" ||
         c == "cupti_load_failed")
       cupti_warned = true;
-  if (api_ == nullptr && !cupti_warned)
+  if (cupti_.api == nullptr && !cupti_warned)
     Warn("no_cuda_activity",
          "no CUDA activity was recorded: the program never initialized CUDA (or there is no driver); "
          "only NVTX ranges are in this file",
          false, AmpSeverity::kInfo);
-  if (!config_.gate_range_name.empty()) WarnAboutTheWindow();
+  if (std::optional<StepGate::Warning> w = gate_.EndOfRunWarning()) Warn(w->code, w->message, true);
   AmpFooterRecord f;
   std::memset(&f, 0, sizeof(f));
   f.stats = Stats();
   f.end_clock = Clock();
-  f.flags = (cupti_ready_.load() ? kAmpFooterFlagCuptiActive : 0u) | (from_signal ? kAmpFooterFlagSignal : 0u);
+  f.flags = (cupti_.ready.load() ? kAmpFooterFlagCuptiActive : 0u) | (from_signal ? kAmpFooterFlagSignal : 0u);
   Status st = writer_->Finish(f);
   (void)st;  // nowhere left to report it: the file reads as truncated, which is the truth
 }
 
-void Session::WarnAboutTheWindow() {
-  std::lock_guard<std::mutex> lock(gate_state_mu_);
-  const std::string range = "NVTX range '" + config_.gate_range_name + "'";
-  const std::string window = config_.gate_last == std::numeric_limits<int64_t>::max()
-                                 ? std::to_string(config_.gate_first) + ".."
-                                 : std::to_string(config_.gate_first) + ".." + std::to_string(config_.gate_last);
-  const int64_t seen = gate_count_.load();
-  if (!gate_opened_) {
-    std::string what = seen == 0 ? "the program never opened " + range
-                                 : "the program opened " + range + " " + std::to_string(seen) +
-                                       " times (last step number " + std::to_string(last_step_seen_) + ")";
-    Warn("capture_range_not_reached",
-         "the recording window never opened: " + what + ", the window is " + window +
-             "; nothing inside it was recorded (name the step range with --step-range-name, or record fewer steps)",
-         true);
-    return;
-  }
-  if (!config_.gate_is_capture_range && config_.gate_last != std::numeric_limits<int64_t>::max() &&
-      last_step_recorded_ < config_.gate_last)
-    Warn("steps_window_cut",
-         "--steps " + window + ": the program ended after step " + std::to_string(last_step_recorded_) +
-             ", so only steps " + std::to_string(first_step_recorded_) + ".." + std::to_string(last_step_recorded_) +
-             " (" + std::to_string(steps_recorded_) + " of " + std::to_string(config_.gate_last - config_.gate_first + 1) +
-             ") were recorded",
-         true);
-}
-
 void Session::Shutdown() {
-  std::lock_guard<std::mutex> lock(shutdown_mu_);
-  if (shut_down_) return;
-  shut_down_ = true;
-  if (writer_thread_.joinable()) {
+  std::lock_guard<std::mutex> lock(lifecycle_.shutdown_mu);
+  if (lifecycle_.shut_down) return;
+  lifecycle_.shut_down = true;
+  if (writer_thread_.thread.joinable()) {
     Wake('X');
-    writer_thread_.join();
+    writer_thread_.thread.join();
   }
   Finish(/*from_signal=*/false);
-  std::lock_guard<std::mutex> cupti_lock(cupti_mu_);
-  if (cupti_ready_.load()) {
+  std::lock_guard<std::mutex> cupti_lock(cupti_.mu);
+  if (cupti_.ready.load()) {
     DisableKinds();
     if (g_callback_session.load() == this) g_callback_session.store(nullptr);
   }

@@ -23,19 +23,21 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
+#include "collector/buffer_pool.h"
 #include "collector/config.h"
 #include "collector/cupti_api.h"
 #include "collector/record_converter.h"
+#include "collector/step_gate.h"
+#include "collector/wake_pipes.h"
 #include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope::collector {
 
 class PmSampler;
 
-class Session {
+class Session final : private StepGate::Actions {
  public:
   explicit Session(SessionConfig config);
   ~Session();
@@ -50,7 +52,7 @@ class Session {
   // callbacks and enables the activity kinds. Returns false, with a warning, when CUDA
   // activity cannot be recorded; the session then records NVTX only.
   bool StartCupti(const CuptiApi* api);
-  bool cupti_active() const { return cupti_ready_.load(); }
+  bool cupti_active() const { return cupti_.ready.load(); }
 
   // NVTX (any thread). Domain "" is NVTX's default domain.
   void NvtxPush(std::string_view name, std::string_view domain);
@@ -94,93 +96,80 @@ class Session {
   AmpStatsRecord Stats() const;
 
  private:
-  struct Completed {
-    uint8_t* buffer;
-    size_t valid_size;
-  };
-
   void WriterLoop();
-  void Wake(char reason);
+  void Wake(char reason) { writer_thread_.pipes.Wake(reason); }
   void DrainQueue();
   void FlushCycle(bool forced, bool sync);
   void Finish(bool from_signal);
-  void ReleaseBuffer(uint8_t* buffer);
   bool EnableKinds();
   void DisableKinds();
-  void OpenGate();
-  void CloseGate();
   void RecordNvtx(AmpNvtxType type, std::string_view name, std::string_view domain, uint64_t range_id,
                   uint32_t tid = 0);
-  // The --steps / --capture-range window. A range of the window's name gets a step number (the
-  // one in its name with --steps, e.g. "step 7", else its occurrence index); the window opens
-  // at the first step number in [gate_first, gate_last] and closes after gate_last.
-  int64_t GateStepNumber(std::string_view name);  // -1: not the window's range
-  void GateRangeBegins(int64_t number, uint32_t tid);
-  void GateRangeEnds(int64_t number);
-  void WarnAboutTheWindow();
   AmpClockRecord Clock() const;
   void StartPmSampler(CUcontext context);
+
+  // StepGate::Actions: the window opens and closes the CUDA activity kinds.
+  bool IsRecording() const override { return recording_.load(); }
+  void OpenWindow() override;
+  void CloseWindow() override;
+  void RecordStepNumber(int64_t number, uint32_t tid) override;
 
   const SessionConfig config_;
   std::string path_;
   std::unique_ptr<AmptraceWriter> writer_;
   std::unique_ptr<RecordConverter> converter_;
-  const CuptiApi* api_ = nullptr;
-  CUpti_SubscriberHandle subscriber_ = nullptr;
 
-  std::atomic<bool> cupti_ready_{false};    // subscribed and buffer callbacks registered
-  std::atomic<bool> kinds_enabled_{false};
+  struct Cupti {
+    const CuptiApi* api = nullptr;
+    CUpti_SubscriberHandle subscriber = nullptr;
+    std::atomic<bool> ready{false};          // subscribed and buffer callbacks registered
+    std::atomic<bool> kinds_enabled{false};
+    std::mutex mu;                           // serializes enabling/disabling activity kinds
+  } cupti_;
+
   std::atomic<bool> recording_{false};
   std::atomic<bool> finished_{false};
-  std::atomic<bool> gate_done_{false};
-  std::mutex cupti_mu_;  // serializes enabling/disabling activity kinds
 
-  // Buffer pool and completed-buffer queue.
-  std::mutex buffer_mu_;
-  std::vector<uint8_t*> free_buffers_;
-  std::vector<uint8_t*> all_buffers_;
-  std::vector<Completed> completed_;
+  BufferPool pool_;
 
-  // Stats (running totals).
-  std::atomic<uint64_t> cupti_dropped_{0};
-  std::atomic<uint64_t> buffers_refused_{0};
-  std::atomic<uint64_t> nvtx_dropped_{0};
-  std::atomic<uint64_t> filtered_{0};
-  std::atomic<uint64_t> unknown_{0};
-  std::atomic<uint64_t> buffers_completed_{0};
-  std::atomic<uint64_t> nvtx_pending_{0};
-  AmpStatsRecord last_stats_written_ = {};
+  // Running totals for the stats records (the pool counts its own refusals and completions).
+  struct Counters {
+    std::atomic<uint64_t> cupti_dropped{0};
+    std::atomic<uint64_t> nvtx_dropped{0};
+    std::atomic<uint64_t> filtered{0};
+    std::atomic<uint64_t> unknown{0};
+    std::atomic<uint64_t> nvtx_pending{0};  // NVTX events since the last flush
+    AmpStatsRecord last_written = {};       // writer thread only (under cycle_mu)
+  } counters_;
 
-  // NVTX gate (the --steps / --capture-range window).
-  std::atomic<int64_t> gate_count_{0};
+  StepGate gate_;
   std::atomic<uint64_t> next_range_id_{1};
-  std::mutex gate_mu_;
-  std::unordered_map<uint64_t, int64_t> gate_ranges_;  // start/end id -> step number
-  std::mutex gate_state_mu_;                            // guards the five fields below
-  bool gate_opened_ = false;
-  int64_t last_step_seen_ = -1;
-  int64_t first_step_recorded_ = -1;
-  int64_t last_step_recorded_ = -1;
-  int64_t steps_recorded_ = 0;
 
-  // Writer thread and its wake-up pipes.
-  std::thread writer_thread_;
-  int wake_pipe_[2] = {-1, -1};
-  int done_pipe_[2] = {-1, -1};
-  // Serializes conversion and writing cycles (writer thread, FlushNow, Finish): the
-  // converter's caches are single-threaded.
-  std::mutex cycle_mu_;
-  std::mutex finish_mu_;
-  bool writer_finished_ = false;  // guarded by finish_mu_
-  std::mutex shutdown_mu_;
-  bool shut_down_ = false;
+  struct WriterThread {
+    std::thread thread;
+    WakePipes pipes;
+    // Serializes conversion and writing cycles (writer thread, FlushNow, Finish): the
+    // converter's caches are single-threaded.
+    std::mutex cycle_mu;
+  } writer_thread_;
 
-  mutable std::mutex warn_mu_;
-  std::vector<std::string> warning_codes_;
-  bool printed_ = false;
+  struct Lifecycle {
+    std::mutex finish_mu;
+    bool writer_finished = false;  // guarded by finish_mu
+    std::mutex shutdown_mu;
+    bool shut_down = false;        // guarded by shutdown_mu
+  } lifecycle_;
 
-  std::unique_ptr<PmSampler> pm_sampler_;
-  std::atomic<bool> pm_requested_{false};
+  struct Warnings {
+    mutable std::mutex mu;
+    std::vector<std::string> codes;
+    bool printed = false;
+  } warnings_;
+
+  struct Pm {
+    std::unique_ptr<PmSampler> sampler;
+    std::atomic<bool> requested{false};
+  } pm_;
 };
 
 // CUPTI trampolines: CUPTI's buffer callbacks carry no user pointer, so they reach the session
