@@ -93,12 +93,35 @@ uint64_t Rng::Next() {
 
 double Rng::Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
 
+void EventWriter::Ts(fmt::memory_buffer& b, const char* key, Ns v) {
+  const Ns us = v / 1000;
+  const Ns frac = v % 1000;
+  fmt::format_to(std::back_inserter(b), "\"{}\": {}.{:03d}", key, us, static_cast<int>(frac));
+}
+
+void EventWriter::Write(const fmt::memory_buffer& b) {
+  if (!emit_ || out_ == nullptr) return;
+  if (!first_event_) out_->write(",\n", 2);
+  first_event_ = false;
+  out_->write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+void EventWriter::Raw(const char* data, size_t size) {
+  if (out_ != nullptr) out_->write(data, static_cast<std::streamsize>(size));
+}
+
+void SummaryOracle::Kernel(bool comm, Interval i) {
+  if (summary_ == nullptr) return;
+  ++summary_->kernels;
+  (comm ? comm_kernels_ : compute_kernels_).push_back(i);
+}
+
 Sim::Sim(const ScenarioOptions& options, std::ostream* out, ScenarioSummary* summary)
-    : options_(options), out_(out), summary_(summary), rng_(options.seed) {
-  pid_ = 48213 + 7 * options.rank;
-  tids_[kMainThread] = pid_;
-  tids_[kAutogradThread] = pid_ + 61;
-  device_ = options.world_size > 1 ? options.rank % 8 : 0;
+    : options_(options), writer_(out), oracle_(summary), rng_(options.seed) {
+  process_.pid = 48213 + 7 * options.rank;
+  process_.tids[kMainThread] = process_.pid;
+  process_.tids[kAutogradThread] = process_.pid + 61;
+  process_.device = options.world_size > 1 ? options.rank % 8 : 0;
   trace_start_ = kTraceStartNs + 1000 * options.rank + static_cast<Ns>(options.seed % 997) * 1000;
   for (Ns& n : now_) n = trace_start_;
   for (Ns& s : stream_free_) s = trace_start_;
@@ -106,22 +129,8 @@ Sim::Sim(const ScenarioOptions& options, std::ostream* out, ScenarioSummary* sum
 
 Sim::~Sim() = default;
 
-void Sim::WriteTs(fmt::memory_buffer& b, const char* key, Ns v) {
-  // µs with three decimals (ns resolution), as current Kineto writes them.
-  const Ns us = v / 1000;
-  const Ns frac = v % 1000;
-  fmt::format_to(std::back_inserter(b), "\"{}\": {}.{:03d}", key, us, static_cast<int>(frac));
-}
-
-void Sim::WriteEvent(const fmt::memory_buffer& b) {
-  if (!emit_ || out_ == nullptr) return;
-  if (!first_event_) out_->write(",\n", 2);
-  first_event_ = false;
-  out_->write(b.data(), static_cast<std::streamsize>(b.size()));
-}
-
 void Sim::WriteHeader() {
-  if (out_ == nullptr) return;
+  if (!writer_.has_output()) return;
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   fmt::format_to(it, "{{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
@@ -150,13 +159,13 @@ void Sim::WriteHeader() {
                  "  \"trace_id\": \"{:016X}\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1712000000000000000,\n"
                  "  \"traceEvents\": [\n",
                  options_.record_shapes ? 1 : 0, options_.profile_memory ? 1 : 0, rng_.Next());
-  out_->write(b.data(), static_cast<std::streamsize>(b.size()));
+  writer_.Raw(b.data(), b.size());
 }
 
 void Sim::WriteFooter() {
-  if (out_ == nullptr) return;
-  const bool was = emit_;
-  emit_ = true;
+  if (!writer_.has_output()) return;
+  const bool was = writer_.emitting();
+  writer_.SetEmit(true);
   Ns end = last_end_;
   for (Ns n : now_) end = std::max(end, n);
   auto meta = [&](int64_t pid, int64_t tid, const char* what, const std::string& arg_key, const std::string& value,
@@ -173,16 +182,16 @@ void Sim::WriteFooter() {
     }
     WriteEvent(b);
   };
-  meta(pid_, 0, "process_name", "name", "python3.10", false);
-  meta(pid_, 0, "process_labels", "labels", "CPU", false);
-  meta(pid_, 0, "process_sort_index", "sort_index", std::to_string(pid_), true);
-  meta(pid_, tids_[kMainThread], "thread_name", "name", fmt::format("thread {} (python3.10)", tids_[kMainThread]), false);
-  meta(pid_, tids_[kAutogradThread], "thread_name", "name", fmt::format("thread {} (pt_autograd_0)", tids_[kAutogradThread]), false);
-  meta(device_, 0, "process_name", "name", fmt::format("GPU {}", device_), false);
-  meta(device_, 0, "process_labels", "labels", fmt::format("GPU {}", device_), false);
-  meta(device_, 0, "process_sort_index", "sort_index", std::to_string(5000000 + device_), true);
-  meta(device_, kComputeStream, "thread_name", "name", fmt::format("stream {} ", kComputeStream), false);
-  if (options_.world_size > 1) meta(device_, kNcclStream, "thread_name", "name", fmt::format("stream {} ", kNcclStream), false);
+  meta(process_.pid, 0, "process_name", "name", "python3.10", false);
+  meta(process_.pid, 0, "process_labels", "labels", "CPU", false);
+  meta(process_.pid, 0, "process_sort_index", "sort_index", std::to_string(process_.pid), true);
+  meta(process_.pid, process_.tids[kMainThread], "thread_name", "name", fmt::format("thread {} (python3.10)", process_.tids[kMainThread]), false);
+  meta(process_.pid, process_.tids[kAutogradThread], "thread_name", "name", fmt::format("thread {} (pt_autograd_0)", process_.tids[kAutogradThread]), false);
+  meta(process_.device, 0, "process_name", "name", fmt::format("GPU {}", process_.device), false);
+  meta(process_.device, 0, "process_labels", "labels", fmt::format("GPU {}", process_.device), false);
+  meta(process_.device, 0, "process_sort_index", "sort_index", std::to_string(5000000 + process_.device), true);
+  meta(process_.device, kComputeStream, "thread_name", "name", fmt::format("stream {} ", kComputeStream), false);
+  if (options_.world_size > 1) meta(process_.device, kNcclStream, "thread_name", "name", fmt::format("stream {} ", kNcclStream), false);
   {
     fmt::memory_buffer b;
     auto it = std::back_inserter(b);
@@ -207,10 +216,10 @@ void Sim::WriteFooter() {
     b.push_back('}');
     WriteEvent(b);
   }
-  emit_ = was;
+  writer_.SetEmit(was);
   const std::string tail = fmt::format("\n  ],\n  \"traceName\": \"ampscope_scenario_{}.rank{}.pt.trace.json\"\n}}\n",
                                        ProblemName(options_.problem), options_.rank);
-  out_->write(tail.data(), static_cast<std::streamsize>(tail.size()));
+  writer_.Raw(tail.data(), tail.size());
 }
 
 void Sim::Cpu(double us) { now_[thread_] += UsToNs(us * rng_.Jitter(0.08)); }
@@ -229,7 +238,7 @@ void Sim::BeginOp(const std::string& name, const std::string& dims, const std::s
   f.dims = dims;
   f.types = types;
   f.start = now_[thread_];
-  f.external_id = next_external_id_++;
+  f.external_id = ids_.next_external++;
   f.seq = seq;
   frames_[thread_].push_back(std::move(f));
   Cpu(1.5);  // dispatcher + RecordFunction entry
@@ -239,7 +248,7 @@ void Sim::BeginAnnotation(const std::string& name, bool project_to_gpu) {
   Frame f;
   f.name = name;
   f.start = now_[thread_];
-  f.external_id = next_external_id_++;
+  f.external_id = ids_.next_external++;
   f.annotation = true;
   f.project = project_to_gpu;
   frames_[thread_].push_back(std::move(f));
@@ -258,7 +267,7 @@ void Sim::End() {
     parent.gpu_first = parent.gpu_first < 0 ? f.gpu_first : std::min(parent.gpu_first, f.gpu_first);
     parent.gpu_last = std::max(parent.gpu_last, f.gpu_last);
   }
-  if (emit_) {
+  if (writer_.emitting()) {
     // Host activity is cpu_ops and DataLoader ranges; other annotations (ProfilerStep,
     // Optimizer.step) only group work.
     if (!f.annotation) {
@@ -271,12 +280,12 @@ void Sim::End() {
   auto it = std::back_inserter(b);
   fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"", f.annotation ? "user_annotation" : "cpu_op");
   AppendEscaped(b, f.name);
-  fmt::format_to(it, "\", \"pid\": {}, \"tid\": {}, ", pid_, tids_[thread_]);
+  fmt::format_to(it, "\", \"pid\": {}, \"tid\": {}, ", process_.pid, process_.tids[thread_]);
   WriteTs(b, "ts", f.start);
   fmt::format_to(it, ", ");
   WriteTs(b, "dur", end - f.start);
   fmt::format_to(it, ", \"args\": {{\"External id\": {}, \"Record function id\": {}, \"Ev Idx\": {}", f.external_id,
-                 f.external_id + 17, ev_idx_++);
+                 f.external_id + 17, ids_.ev_idx++);
   if (!f.annotation) {
     if (options_.record_shapes && !f.dims.empty()) {
       fmt::format_to(it, ", \"Input Dims\": {}, \"Input type\": {}", f.dims, f.types.empty() ? "[]" : f.types);
@@ -292,7 +301,7 @@ void Sim::End() {
     auto git = std::back_inserter(g);
     fmt::format_to(git, "  {{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"");
     AppendEscaped(g, f.name);
-    fmt::format_to(git, "\", \"pid\": {}, \"tid\": {}, ", device_, kComputeStream);
+    fmt::format_to(git, "\", \"pid\": {}, \"tid\": {}, ", process_.device, kComputeStream);
     WriteTs(g, "ts", f.gpu_first);
     fmt::format_to(git, ", ");
     WriteTs(g, "dur", f.gpu_last - f.gpu_first);
@@ -304,20 +313,20 @@ void Sim::End() {
 void Sim::Runtime(const char* name, int cbid, Ns start, Ns dur, int64_t correlation) {
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
-  fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, ", name, pid_,
-                 tids_[thread_]);
+  fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, ", name, process_.pid,
+                 process_.tids[thread_]);
   WriteTs(b, "ts", start);
   fmt::format_to(it, ", ");
   WriteTs(b, "dur", dur);
   fmt::format_to(it, ", \"args\": {{\"External id\": {}, \"cbid\": {}, \"correlation\": {}}}}}", CurrentExternalId(), cbid,
                  correlation);
   WriteEvent(b);
-  if (emit_) RecordHost(HostKind::kRuntime, start, start + dur);
+  if (writer_.emitting()) RecordHost(HostKind::kRuntime, start, start + dur);
 }
 
 void Sim::NoteGpu(Ns start, Ns end) {
   last_end_ = std::max(last_end_, end);
-  if (step_number_ >= 0) step_gpu_end_ = std::max(step_gpu_end_, end);
+  if (step_.number >= 0) step_.gpu_end = std::max(step_.gpu_end, end);
   for (int t = 0; t < kThreadCount; ++t) {
     if (t != thread_) continue;
     auto& stack = frames_[t];
@@ -326,11 +335,11 @@ void Sim::NoteGpu(Ns start, Ns end) {
     f.gpu_first = f.gpu_first < 0 ? start : std::min(f.gpu_first, start);
     f.gpu_last = std::max(f.gpu_last, end);
   }
-  if (emit_ && summary_ != nullptr) gpu_.push_back({start, end});
+  if (writer_.emitting()) oracle_.Gpu({start, end});
 }
 
 void Sim::RecordHost(HostKind kind, Ns start, Ns end) {
-  if (summary_ != nullptr && emit_) host_.push_back({kind, {start, end}});
+  if (writer_.emitting()) oracle_.Host(kind, {start, end});
 }
 
 Ns Sim::Kernel(const std::string& name, double gpu_us, const KernelShape& shape, int stream, Ns not_before,
@@ -343,12 +352,12 @@ Ns Sim::Kernel(const std::string& name, double gpu_us, const KernelShape& shape,
     api_dur += pending_.front() - api_start;
     pending_.pop_front();
   }
-  const int64_t corr = next_correlation_++;
+  const int64_t corr = ids_.next_correlation++;
   const int64_t ext = CurrentExternalId();
   Runtime("cudaLaunchKernel", 211, api_start, api_dur, corr);
   {
     fmt::memory_buffer f;
-    fmt::format_to(std::back_inserter(f), "  {{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, ", corr, pid_, tids_[thread_]);
+    fmt::format_to(std::back_inserter(f), "  {{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, ", corr, process_.pid, process_.tids[thread_]);
     WriteTs(f, "ts", api_start);
     fmt::format_to(std::back_inserter(f), ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}}");
     WriteEvent(f);
@@ -375,7 +384,7 @@ Ns Sim::Kernel(const std::string& name, double gpu_us, const KernelShape& shape,
   auto it = std::back_inserter(b);
   fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"");
   AppendEscaped(b, name);
-  fmt::format_to(it, "\", \"pid\": {}, \"tid\": {}, ", device_, stream);
+  fmt::format_to(it, "\", \"pid\": {}, \"tid\": {}, ", process_.device, stream);
   WriteTs(b, "ts", start);
   fmt::format_to(it, ", ");
   WriteTs(b, "dur", dur);
@@ -383,7 +392,7 @@ Ns Sim::Kernel(const std::string& name, double gpu_us, const KernelShape& shape,
                  ", \"args\": {{\"External id\": {}, \"queued\": 0, \"device\": {}, \"context\": 1, \"stream\": {}, \"correlation\": {}, "
                  "\"registers per thread\": {}, \"shared memory\": {}, \"blocks per SM\": {:.6f}, \"warps per SM\": {:.6f}, "
                  "\"grid\": [{}, {}, {}], \"block\": [{}, {}, {}], \"est. achieved occupancy %\": {}",
-                 ext, device_, stream, corr, shape.registers, shape.shared_bytes, blocks_per_sm, blocks_per_sm * warps_per_block,
+                 ext, process_.device, stream, corr, shape.registers, shape.shared_bytes, blocks_per_sm, blocks_per_sm * warps_per_block,
                  shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0], shape.block[1], shape.block[2],
                  static_cast<int>(occupancy));
   if (comm_nelems >= 0) {
@@ -400,23 +409,20 @@ Ns Sim::Kernel(const std::string& name, double gpu_us, const KernelShape& shape,
   WriteEvent(b);
   {
     fmt::memory_buffer f;
-    fmt::format_to(std::back_inserter(f), "  {{\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, ", corr, device_, stream);
+    fmt::format_to(std::back_inserter(f), "  {{\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, ", corr, process_.device, stream);
     WriteTs(f, "ts", start);
     fmt::format_to(std::back_inserter(f), ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}}");
     WriteEvent(f);
   }
   NoteGpu(start, start + dur);
-  if (emit_ && summary_ != nullptr) {
-    ++summary_->kernels;
-    (stream == kNcclStream ? comm_kernels_ : compute_kernels_).push_back({start, start + dur});
-  }
+  if (writer_.emitting()) oracle_.Kernel(stream == kNcclStream, {start, start + dur});
   now_[thread_] = api_start + api_dur;
   return start + dur;
 }
 
 void Sim::MemcpyH2D(uint64_t bytes, bool pinned) {
   const Ns api_start = now_[thread_];
-  const int64_t corr = next_correlation_++;
+  const int64_t corr = ids_.next_correlation++;
   const Ns gap = UsToNs(1.5);
   Ns copy_start, copy_dur, api_end;
   if (pinned) {
@@ -436,14 +442,14 @@ void Sim::MemcpyH2D(uint64_t bytes, bool pinned) {
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD ({} -> Device)\", \"pid\": {}, \"tid\": {}, ",
-                 pinned ? "Pinned" : "Pageable", device_, kComputeStream);
+                 pinned ? "Pinned" : "Pageable", process_.device, kComputeStream);
   WriteTs(b, "ts", copy_start);
   fmt::format_to(it, ", ");
   WriteTs(b, "dur", copy_dur);
   fmt::format_to(it,
                  ", \"args\": {{\"External id\": {}, \"device\": {}, \"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
                  "\"memory bandwidth (GB/s)\": {:.6f}}}}}",
-                 CurrentExternalId(), device_, kComputeStream, corr, bytes, double(bytes) / double(copy_dur));
+                 CurrentExternalId(), process_.device, kComputeStream, corr, bytes, double(bytes) / double(copy_dur));
   WriteEvent(b);
   NoteGpu(copy_start, copy_start + copy_dur);
   now_[thread_] = api_end;
@@ -452,7 +458,7 @@ void Sim::MemcpyH2D(uint64_t bytes, bool pinned) {
 void Sim::MemsetAsync(uint64_t bytes) {
   const Ns api_start = now_[thread_];
   const Ns api_dur = UsToNs(4.0 * rng_.Jitter(0.2));
-  const int64_t corr = next_correlation_++;
+  const int64_t corr = ids_.next_correlation++;
   Runtime("cudaMemsetAsync", 51, api_start, api_dur, corr);
   const Ns gap = UsToNs(1.2 + rng_.Uniform());
   Ns start = api_start + api_dur - UsToNs(1.0);
@@ -463,7 +469,7 @@ void Sim::MemsetAsync(uint64_t bytes) {
   pending_.push_back(start + dur);
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
-  fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": {}, \"tid\": {}, ", device_,
+  fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": {}, \"tid\": {}, ", process_.device,
                  kComputeStream);
   WriteTs(b, "ts", start);
   fmt::format_to(it, ", ");
@@ -471,7 +477,7 @@ void Sim::MemsetAsync(uint64_t bytes) {
   fmt::format_to(it,
                  ", \"args\": {{\"External id\": {}, \"device\": {}, \"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
                  "\"memory bandwidth (GB/s)\": {:.6f}}}}}",
-                 CurrentExternalId(), device_, kComputeStream, corr, bytes, double(bytes) / double(dur));
+                 CurrentExternalId(), process_.device, kComputeStream, corr, bytes, double(bytes) / double(dur));
   WriteEvent(b);
   NoteGpu(start, start + dur);
   now_[thread_] = api_start + api_dur;
@@ -483,7 +489,7 @@ void Sim::ItemSync(uint64_t bytes, bool scaler) {
   OpScope local(*this, "aten::_local_scalar_dense", "[[]]", scaler ? "[\"float\"]" : "[\"bool\"]");
   Cpu(1.5);
   const Ns api_start = now_[thread_];
-  const int64_t corr = next_correlation_++;
+  const int64_t corr = ids_.next_correlation++;
   // D2H into a pageable stack variable: the call returns once the copy has completed, which
   // needs everything queued before it on the stream to finish.
   const Ns copy_start = std::max(api_start + UsToNs(4.0), stream_free_[kComputeStream] + UsToNs(1.2));
@@ -495,14 +501,14 @@ void Sim::ItemSync(uint64_t bytes, bool scaler) {
     fmt::memory_buffer b;
     auto it = std::back_inserter(b);
     fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> Pageable)\", \"pid\": {}, \"tid\": {}, ",
-                   device_, kComputeStream);
+                   process_.device, kComputeStream);
     WriteTs(b, "ts", copy_start);
     fmt::format_to(it, ", ");
     WriteTs(b, "dur", copy_dur);
     fmt::format_to(it,
                    ", \"args\": {{\"External id\": {}, \"device\": {}, \"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
                    "\"memory bandwidth (GB/s)\": {:.6f}}}}}",
-                   CurrentExternalId(), device_, kComputeStream, corr, bytes, double(bytes) / double(copy_dur));
+                   CurrentExternalId(), process_.device, kComputeStream, corr, bytes, double(bytes) / double(copy_dur));
     WriteEvent(b);
   }
   NoteGpu(copy_start, copy_start + copy_dur);
@@ -510,13 +516,13 @@ void Sim::ItemSync(uint64_t bytes, bool scaler) {
   // cudaStreamSynchronize: the stream is already drained, so it returns quickly.
   const Ns sync_start = now_[thread_] + UsToNs(0.5);
   const Ns sync_dur = UsToNs(2.0 + 1.5 * rng_.Uniform());
-  const int64_t sync_corr = next_correlation_++;
+  const int64_t sync_corr = ids_.next_correlation++;
   now_[thread_] = sync_start;
   Runtime("cudaStreamSynchronize", 131, sync_start, sync_dur, sync_corr);
   {
     fmt::memory_buffer b;
     auto it = std::back_inserter(b);
-    fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": {}, \"tid\": {}, ", device_,
+    fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": {}, \"tid\": {}, ", process_.device,
                    kComputeStream);
     WriteTs(b, "ts", sync_start);
     fmt::format_to(it, ", ");
@@ -524,12 +530,13 @@ void Sim::ItemSync(uint64_t bytes, bool scaler) {
     fmt::format_to(it,
                    ", \"args\": {{\"External id\": {}, \"cuda_sync_kind\": \"Stream Sync\", \"stream\": {}, \"correlation\": {}, "
                    "\"device\": {}, \"context\": 1}}}}",
-                   CurrentExternalId(), kComputeStream, sync_corr, device_);
+                   CurrentExternalId(), kComputeStream, sync_corr, process_.device);
     WriteEvent(b);
   }
   now_[thread_] = sync_start + sync_dur;
   RecordHost(scaler ? HostKind::kBlockingScaler : HostKind::kBlocking, api_start, now_[thread_]);
-  if (emit_ && summary_ != nullptr && !scaler && step_number_ >= 0) ++summary_->syncs_beyond_scaler;
+  if (writer_.emitting() && oracle_.summary() != nullptr && !scaler && step_.number >= 0)
+    ++oracle_.summary()->syncs_beyond_scaler;
 }
 
 Ns Sim::StreamFree(int stream) const { return stream_free_[stream]; }
@@ -537,10 +544,10 @@ Ns Sim::StreamFree(int stream) const { return stream_free_[stream]; }
 void Sim::StreamWait(int stream, int other) {
   const Ns api_start = now_[thread_];
   const Ns api_dur = UsToNs(2.5 * rng_.Jitter(0.2));
-  Runtime("cudaEventRecord", 135, api_start, api_dur, next_correlation_++);
+  Runtime("cudaEventRecord", 135, api_start, api_dur, ids_.next_correlation++);
   now_[thread_] += api_dur;
   const Ns wait_start = now_[thread_];
-  Runtime("cudaStreamWaitEvent", 147, wait_start, api_dur, next_correlation_++);
+  Runtime("cudaStreamWaitEvent", 147, wait_start, api_dur, ids_.next_correlation++);
   now_[thread_] += api_dur;
   stream_free_[stream] = std::max(stream_free_[stream], stream_free_[other]);
 }
@@ -550,7 +557,7 @@ void Sim::CudaFree() {
   Ns drained = api_start;
   for (Ns s : stream_free_) drained = std::max(drained, s);
   const Ns end = drained + UsToNs(60.0 + 80.0 * rng_.Uniform());
-  Runtime("cudaFree", 22, api_start, end - api_start, next_correlation_++);
+  Runtime("cudaFree", 22, api_start, end - api_start, ids_.next_correlation++);
   now_[thread_] = end;
   RecordHost(HostKind::kBlockingAlloc, api_start, end);
 }
@@ -558,7 +565,7 @@ void Sim::CudaFree() {
 void Sim::CudaMalloc(uint64_t bytes) {
   const Ns api_start = now_[thread_];
   const Ns dur = UsToNs((25.0 + double(bytes) / double(1 << 20) * 0.6) * rng_.Jitter(0.1));
-  Runtime("cudaMalloc", 20, api_start, dur, next_correlation_++);
+  Runtime("cudaMalloc", 20, api_start, dur, ids_.next_correlation++);
   now_[thread_] = api_start + dur;
 }
 
@@ -567,44 +574,44 @@ void Sim::MemoryEvent(uint64_t addr, int64_t bytes) {
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   fmt::format_to(it, "  {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": {}, \"tid\": {}, ",
-                 pid_, tids_[thread_]);
+                 process_.pid, process_.tids[thread_]);
   WriteTs(b, "ts", now_[thread_]);
   fmt::format_to(it,
                  ", \"args\": {{\"Total Reserved\": {}, \"Total Allocated\": {}, \"Bytes\": {}, \"Addr\": {}, \"Device Id\": {}, "
                  "\"Device Type\": 1, \"Ev Idx\": {}}}}}",
-                 reserved_, allocated_, bytes, addr, device_, ev_idx_++);
+                 alloc_.reserved, alloc_.allocated, bytes, addr, process_.device, ids_.ev_idx++);
   WriteEvent(b);
 }
 
 Sim::Block Sim::Alloc(int64_t bytes) {
   bytes = std::max<int64_t>(512, (bytes + 511) / 512 * 512);
-  if (allocated_ + bytes > reserved_ - extra_reserved_) {
-    const int64_t need = allocated_ + bytes - (reserved_ - extra_reserved_);
+  if (alloc_.allocated + bytes > alloc_.reserved - alloc_.extra_reserved) {
+    const int64_t need = alloc_.allocated + bytes - (alloc_.reserved - alloc_.extra_reserved);
     const int64_t seg = (need + kSegmentBytes - 1) / kSegmentBytes * kSegmentBytes;
     CudaMalloc(static_cast<uint64_t>(seg));
-    reserved_ += seg;
-    segments_.push_back(seg);
+    alloc_.reserved += seg;
+    alloc_.segments.push_back(seg);
   }
-  allocated_ += bytes;
-  Block b{next_addr_, bytes};
-  next_addr_ += static_cast<uint64_t>(bytes) + 4096;
+  alloc_.allocated += bytes;
+  Block b{alloc_.next_addr, bytes};
+  alloc_.next_addr += static_cast<uint64_t>(bytes) + 4096;
   MemoryEvent(b.addr, bytes);
   return b;
 }
 
 void Sim::Free(const Block& b) {
   if (b.bytes <= 0) return;
-  allocated_ -= b.bytes;
+  alloc_.allocated -= b.bytes;
   MemoryEvent(b.addr, -b.bytes);
 }
 
 void Sim::EmptyCache() {
-  int64_t cached = reserved_ - extra_reserved_ - allocated_;
-  while (!segments_.empty() && segments_.back() <= cached) {
+  int64_t cached = alloc_.reserved - alloc_.extra_reserved - alloc_.allocated;
+  while (!alloc_.segments.empty() && alloc_.segments.back() <= cached) {
     CudaFree();
-    cached -= segments_.back();
-    reserved_ -= segments_.back();
-    segments_.pop_back();
+    cached -= alloc_.segments.back();
+    alloc_.reserved -= alloc_.segments.back();
+    alloc_.segments.pop_back();
   }
 }
 
@@ -616,15 +623,15 @@ void Sim::Drain() {
 }
 
 void Sim::SetResidentBytes(int64_t allocated, int64_t extra_reserved) {
-  allocated_ += allocated;
-  reserved_ += allocated + extra_reserved;
-  extra_reserved_ += extra_reserved;
+  alloc_.allocated += allocated;
+  alloc_.reserved += allocated + extra_reserved;
+  alloc_.extra_reserved += extra_reserved;
 }
 
 void Sim::BeginStep(int64_t number) {
-  step_number_ = number;
-  step_cpu_start_ = now_[kMainThread];
-  step_gpu_end_ = 0;
+  step_.number = number;
+  step_.cpu_start = now_[kMainThread];
+  step_.gpu_end = 0;
   SetThread(kMainThread);
   BeginAnnotation(fmt::format("ProfilerStep#{}", number), /*project_to_gpu=*/true);
 }
@@ -632,15 +639,17 @@ void Sim::BeginStep(int64_t number) {
 void Sim::EndStep() {
   SetThread(kMainThread);
   End();
-  if (emit_) steps_.push_back({step_number_, step_cpu_start_, now_[kMainThread], step_gpu_end_});
-  step_number_ = -1;
+  if (writer_.emitting()) oracle_.StepDone({step_.number, step_.cpu_start, now_[kMainThread], step_.gpu_end});
+  step_.number = -1;
 }
 
 void Sim::MarkSkippedStep(int64_t number) {
-  if (emit_ && summary_ != nullptr) summary_->skipped_step_numbers.push_back(number);
+  if (writer_.emitting() && oracle_.summary() != nullptr) oracle_.summary()->skipped_step_numbers.push_back(number);
 }
 
-void Sim::Finish() {
+void Sim::Finish() { oracle_.Finish(); }
+
+void SummaryOracle::Finish() {
   if (summary_ == nullptr) return;
   ScenarioSummary& s = *summary_;
   s.steps = static_cast<int64_t>(steps_.size());
@@ -648,7 +657,7 @@ void Sim::Finish() {
   // earlier than the previous step ends, so windows never overlap.
   std::vector<Interval> windows;
   Ns prev_end = 0;
-  for (const StepRec& r : steps_) {
+  for (const Step& r : steps_) {
     const Ns start = std::max(prev_end, r.start);
     const Ns end = std::max({r.cpu_end, r.gpu_end, start});
     s.step_numbers.push_back(r.number);

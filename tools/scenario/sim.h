@@ -49,6 +49,51 @@ struct KernelShape {
 // Kinds of host intervals recorded for the summary oracle.
 enum class HostKind { kOp, kRuntime, kDataLoader, kBlocking, kBlockingScaler, kBlockingAlloc };
 
+// Writes the trace's events, comma-separated, one per call; none while muted (the silent
+// warm-up step). The header and footer text go through Raw, muted or not.
+class EventWriter {
+ public:
+  explicit EventWriter(std::ostream* out) : out_(out) {}
+  bool has_output() const { return out_ != nullptr; }
+  bool emitting() const { return emit_; }
+  void SetEmit(bool emit) { emit_ = emit; }
+  void Write(const fmt::memory_buffer& b);
+  void Raw(const char* data, size_t size);
+  // `"key": us.nnn`: µs with three decimals (ns resolution), as current Kineto writes them.
+  static void Ts(fmt::memory_buffer& b, const char* key, Ns v);
+
+ private:
+  std::ostream* out_;
+  bool emit_ = true;
+  bool first_event_ = true;
+};
+
+// The ground truth the scenario tests compare against, kept from the simulation's own
+// intervals (never from the JSON it writes) and summed up at the end.
+class SummaryOracle {
+ public:
+  struct Step {
+    int64_t number;
+    Ns start, cpu_end, gpu_end;
+  };
+  explicit SummaryOracle(ScenarioSummary* summary) : summary_(summary) {}
+  // Null when the caller asked for no summary: then nothing is kept.
+  ScenarioSummary* summary() const { return summary_; }
+  void Gpu(Interval i) { if (summary_ != nullptr) gpu_.push_back(i); }
+  void Kernel(bool comm, Interval i);
+  void Host(HostKind kind, Interval i) { if (summary_ != nullptr) host_.push_back({kind, i}); }
+  void StepDone(const Step& step) { steps_.push_back(step); }
+  void Finish();
+
+ private:
+  ScenarioSummary* summary_;
+  std::vector<Step> steps_;
+  std::vector<Interval> gpu_;
+  std::vector<Interval> compute_kernels_;
+  std::vector<Interval> comm_kernels_;
+  std::vector<std::pair<HostKind, Interval>> host_;
+};
+
 class Sim {
  public:
   Sim(const ScenarioOptions& options, std::ostream* out, ScenarioSummary* summary);
@@ -57,10 +102,10 @@ class Sim {
   // ---- output control -------------------------------------------------------------
   void WriteHeader();
   void WriteFooter();
-  void SetEmit(bool emit) { emit_ = emit; }   // false during the silent warm-up step
+  void SetEmit(bool emit) { writer_.SetEmit(emit); }   // false during the silent warm-up step
   // Host threads wait until every stream is idle (end of the warm-up).
   void Drain();
-  bool emitting() const { return emit_; }
+  bool emitting() const { return writer_.emitting(); }
 
   // ---- host threads ---------------------------------------------------------------
   void SetThread(Thread t) { thread_ = t; }
@@ -110,8 +155,8 @@ class Sim {
   void Free(const Block& b);
   void EmptyCache();  // torch.cuda.empty_cache(): cudaFree every cached segment
   void SetResidentBytes(int64_t allocated, int64_t extra_reserved);
-  int64_t allocated() const { return allocated_; }
-  int64_t reserved() const { return reserved_; }
+  int64_t allocated() const { return alloc_.allocated; }
+  int64_t reserved() const { return alloc_.reserved; }
 
   // ---- steps ----------------------------------------------------------------------
   void BeginStep(int64_t number);
@@ -119,7 +164,7 @@ class Sim {
   void MarkSkippedStep(int64_t number);
 
   Rng& rng() { return rng_; }
-  int device() const { return device_; }
+  int device() const { return process_.device; }
   const ScenarioOptions& options() const { return options_; }
 
   // Summary bookkeeping (computed when the simulation ends).
@@ -138,8 +183,8 @@ class Sim {
     Ns gpu_first = -1;
     Ns gpu_last = -1;
   };
-  void WriteEvent(const fmt::memory_buffer& b);
-  void WriteTs(fmt::memory_buffer& b, const char* key, Ns v);
+  void WriteEvent(const fmt::memory_buffer& b) { writer_.Write(b); }
+  static void WriteTs(fmt::memory_buffer& b, const char* key, Ns v) { EventWriter::Ts(b, key, v); }
   int64_t CurrentExternalId() const;
   void Runtime(const char* name, int cbid, Ns start, Ns dur, int64_t correlation);
   void NoteGpu(Ns start, Ns end);
@@ -147,44 +192,39 @@ class Sim {
   void MemoryEvent(uint64_t addr, int64_t bytes);
 
   ScenarioOptions options_;
-  std::ostream* out_;
-  ScenarioSummary* summary_;
+  EventWriter writer_;
+  SummaryOracle oracle_;
   Rng rng_;
-  bool emit_ = true;
-  bool first_event_ = true;
-  int64_t pid_;
-  int64_t tids_[kThreadCount];
-  int device_ = 0;
+  struct Process {
+    int64_t pid = 0;
+    int64_t tids[kThreadCount] = {};
+    int device = 0;
+  } process_;
   Thread thread_ = kMainThread;
   Ns now_[kThreadCount];
   Ns trace_start_ = 0;
+  Ns last_end_ = 0;  // the last GPU activity's end, muted or not (the footer's window end)
   std::vector<Frame> frames_[kThreadCount];
   Ns stream_free_[64];
   std::deque<Ns> pending_;  // end times of launched kernels, launch order (launch queue)
-  int64_t next_external_id_ = 1;
-  int64_t next_correlation_ = 1;
-  int64_t ev_idx_ = 0;
-  // allocator
-  int64_t allocated_ = 0;
-  int64_t reserved_ = 0;
-  int64_t extra_reserved_ = 0;
-  uint64_t next_addr_ = 0x7f3a00000000ull;
-  std::vector<int64_t> segments_;  // sizes of cudaMalloc'd segments (for empty_cache)
-  // steps
-  int64_t step_number_ = -1;
-  Ns step_cpu_start_ = 0;
-  Ns step_gpu_end_ = 0;
-  struct StepRec {
-    int64_t number;
-    Ns start, cpu_end, gpu_end;
-  };
-  std::vector<StepRec> steps_;
-  // summary intervals
-  std::vector<Interval> gpu_;
-  std::vector<Interval> compute_kernels_;
-  std::vector<Interval> comm_kernels_;
-  std::vector<std::pair<HostKind, Interval>> host_;
-  Ns last_end_ = 0;
+  struct Ids {
+    int64_t next_external = 1;
+    int64_t next_correlation = 1;
+    int64_t ev_idx = 0;
+  } ids_;
+  // The caching allocator: what is allocated, what is reserved in cudaMalloc'd segments.
+  struct Allocator {
+    int64_t allocated = 0;
+    int64_t reserved = 0;
+    int64_t extra_reserved = 0;
+    uint64_t next_addr = 0x7f3a00000000ull;
+    std::vector<int64_t> segments;  // sizes of cudaMalloc'd segments (for empty_cache)
+  } alloc_;
+  struct OpenStep {
+    int64_t number = -1;
+    Ns cpu_start = 0;
+    Ns gpu_end = 0;
+  } step_;
 };
 
 // RAII helpers for ranges.
