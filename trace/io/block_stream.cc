@@ -55,8 +55,8 @@ BlockStream::BlockStream(ByteSource& source, const Options& options)
     : source_(source),
       options_(options),
       raw_total_(source.raw_bytes_total()),
-      compressed_(source.compressed()),
-      limit_bytes_(options.ahead_bytes) {
+      compressed_(source.compressed()) {
+  allowance_.limit_bytes = options.ahead_bytes;  // before the producer starts
   producer_ = std::thread([this] { Produce(); });
 }
 
@@ -78,33 +78,33 @@ std::unique_ptr<ByteSource> BlockStream::Reader(uint64_t offset, int64_t rank) {
 
 void BlockStream::set_privileged_rank(int64_t rank) {
   std::lock_guard<std::mutex> lock(mu_);
-  privileged_rank_ = rank;
+  allowance_.privileged_rank = rank;
   produced_cv_.notify_all();  // a waiting reader may now push the limit
 }
 
 void BlockStream::Release(uint64_t offset) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (offset <= released_) return;
-  released_ = offset;
+  if (offset <= allowance_.released) return;
+  allowance_.released = offset;
   const uint64_t keep_from = offset / options_.block_bytes;
-  while (!blocks_.empty() && first_block_ < keep_from) {
-    blocks_.pop_front();
-    ++first_block_;
+  while (!published_.blocks.empty() && published_.first_block < keep_from) {
+    published_.blocks.pop_front();
+    ++published_.first_block;
   }
-  limit_bytes_ = std::max(limit_bytes_, offset + options_.ahead_bytes);
+  allowance_.limit_bytes = std::max(allowance_.limit_bytes, offset + options_.ahead_bytes);
   room_cv_.notify_all();
 }
 
 uint64_t BlockStream::raw_bytes_done() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return raw_done_;
+  return published_.raw_done;
 }
 
 double BlockStream::expected_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (raw_done_ == 0) return 0;
-  if (ended_) return static_cast<double>(produced_bytes_);
-  return static_cast<double>(raw_total_) * static_cast<double>(produced_bytes_) / static_cast<double>(raw_done_);
+  if (published_.raw_done == 0) return 0;
+  if (published_.ended) return static_cast<double>(published_.bytes);
+  return static_cast<double>(raw_total_) * static_cast<double>(published_.bytes) / static_cast<double>(published_.raw_done);
 }
 
 bool BlockStream::WaitForBlock(uint64_t index, int64_t rank, Block* block, Status* end_status) {
@@ -114,22 +114,22 @@ bool BlockStream::WaitForBlock(uint64_t index, int64_t rank, Block* block, Statu
       *end_status = Status::Error("byte " + std::to_string(index * options_.block_bytes) + ": reading was cancelled");
       return false;
     }
-    if (index < first_block_) {
+    if (index < published_.first_block) {
       *end_status = Status::Error("internal: block " + std::to_string(index) + " was released while still needed");
       return false;
     }
-    if (index < first_block_ + blocks_.size()) {
-      *block = blocks_[static_cast<size_t>(index - first_block_)];
+    if (index < published_.first_block + published_.blocks.size()) {
+      *block = published_.blocks[static_cast<size_t>(index - published_.first_block)];
       return true;
     }
-    if (ended_) {
-      *end_status = error_;
+    if (published_.ended) {
+      *end_status = published_.error;
       return false;
     }
     // The read waits on this reader: let the producer go as far as it needs.
     const uint64_t want = (index + 1) * options_.block_bytes;
-    if (rank <= privileged_rank_ && limit_bytes_ < want) {
-      limit_bytes_ = want;
+    if (rank <= allowance_.privileged_rank && allowance_.limit_bytes < want) {
+      allowance_.limit_bytes = want;
       room_cv_.notify_all();
     }
     produced_cv_.wait(lock);
@@ -141,7 +141,7 @@ void BlockStream::Produce() {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      room_cv_.wait(lock, [&] { return cancelled_ || produced_bytes_ < limit_bytes_; });
+      room_cv_.wait(lock, [&] { return cancelled_ || published_.bytes < allowance_.limit_bytes; });
       if (cancelled_) return;
     }
     std::shared_ptr<char[]> data(new char[block_bytes]);
@@ -163,16 +163,16 @@ void BlockStream::Produce() {
     const uint64_t raw_done = source_.raw_bytes_done();
     std::lock_guard<std::mutex> lock(mu_);
     if (filled > 0) {
-      blocks_.push_back(Block{std::move(data), filled});
-      produced_bytes_ += filled;
+      published_.blocks.push_back(Block{std::move(data), filled});
+      published_.bytes += filled;
     }
-    raw_done_ = raw_done;
+    published_.raw_done = raw_done;
     if (!error.ok() || eof) {
-      ended_ = true;
-      error_ = error;
+      published_.ended = true;
+      published_.error = error;
     }
     produced_cv_.notify_all();
-    if (ended_) return;
+    if (published_.ended) return;
   }
 }
 

@@ -77,15 +77,21 @@ class BlockStream {
   mutable std::mutex mu_;
   std::condition_variable produced_cv_;  // a block was added, or the stream ended / was cancelled
   std::condition_variable room_cv_;      // the allowance moved (release, privileged request)
-  std::deque<Block> blocks_;             // blocks first_block_ .. first_block_ + size - 1
-  uint64_t first_block_ = 0;
-  uint64_t produced_bytes_ = 0;          // uncompressed bytes in blocks published so far
-  uint64_t raw_done_ = 0;                // source_.raw_bytes_done() after the last block
-  uint64_t limit_bytes_ = 0;             // the producer may start a block below this offset
-  uint64_t released_ = 0;
-  int64_t privileged_rank_ = 0;
-  bool ended_ = false;                   // no more blocks: end of input, or error_
-  Status error_;
+  // What the producer has published (under mu_).
+  struct Published {
+    std::deque<Block> blocks;            // blocks first_block .. first_block + size - 1
+    uint64_t first_block = 0;
+    uint64_t bytes = 0;                  // uncompressed bytes in blocks published so far
+    uint64_t raw_done = 0;               // source_.raw_bytes_done() after the last block
+    bool ended = false;                  // no more blocks: end of input, or error
+    Status error;
+  } published_;
+  // How far ahead the producer may go (under mu_).
+  struct Allowance {
+    uint64_t limit_bytes = 0;            // the producer may start a block below this offset
+    uint64_t released = 0;
+    int64_t privileged_rank = 0;
+  } allowance_;
   bool cancelled_ = false;
   std::thread producer_;
 };

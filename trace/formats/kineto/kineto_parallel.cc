@@ -105,9 +105,9 @@ class ParallelRead {
       options_.stats->parse_threads = 1 + static_cast<int>(helpers_started_);
     }
     if (!st.ok()) return st;
-    AMPSCOPE_RETURN_IF_ERROR(builder_->CheckTimes());
-    Trace trace = builder_->Finish(tokenizer_->bytes_read());
-    tokenizer_->ReportDone();
+    AMPSCOPE_RETURN_IF_ERROR(caller_.builder->CheckTimes());
+    Trace trace = caller_.builder->Finish(caller_.tokenizer->bytes_read());
+    caller_.tokenizer->ReportDone();
     return trace;
   }
 
@@ -116,34 +116,34 @@ class ParallelRead {
 
   void Stop() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
+      std::lock_guard<std::mutex> lock(shared_.mu);
+      shared_.stopping = true;
     }
-    work_cv_.notify_all();
+    shared_.work_cv.notify_all();
     stream_.Cancel();
     for (std::thread& t : helpers_) t.join();
     helpers_.clear();
   }
 
-  // The piece object for k (k >= 1), created on first use. Caller holds mu_.
+  // The piece object for k (k >= 1), created on first use. Caller holds shared_.mu.
   std::shared_ptr<Piece> PieceLocked(int64_t k) {
-    while (first_piece_ + static_cast<int64_t>(pieces_.size()) <= k) pieces_.push_back(std::make_shared<Piece>());
-    return pieces_[static_cast<size_t>(k - first_piece_)];
+    while (shared_.first_piece + static_cast<int64_t>(shared_.pieces.size()) <= k) shared_.pieces.push_back(std::make_shared<Piece>());
+    return shared_.pieces[static_cast<size_t>(k - shared_.first_piece)];
   }
 
   // The calling thread now needs piece k: everything before it is done with.
   void Focus(int64_t k) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      focus_ = k;
-      while (first_piece_ < k && !pieces_.empty()) {
-        pieces_.pop_front();
-        ++first_piece_;
+      std::lock_guard<std::mutex> lock(shared_.mu);
+      shared_.focus = k;
+      while (shared_.first_piece < k && !shared_.pieces.empty()) {
+        shared_.pieces.pop_front();
+        ++shared_.first_piece;
       }
-      if (pieces_.empty()) first_piece_ = std::max(first_piece_, k);
+      if (shared_.pieces.empty()) shared_.first_piece = std::max(shared_.first_piece, k);
     }
     stream_.set_privileged_rank(k);
-    work_cv_.notify_all();
+    shared_.work_cv.notify_all();
   }
 
   void HelperLoop() {
@@ -151,10 +151,10 @@ class ParallelRead {
       int64_t k = 0;
       std::shared_ptr<Piece> piece;
       {
-        std::unique_lock<std::mutex> lock(mu_);
+        std::unique_lock<std::mutex> lock(shared_.mu);
         while (true) {
-          if (stopping_) return;
-          for (int64_t i = std::max(focus_ + 1, first_piece_); i <= focus_ + max_ahead_; ++i) {
+          if (shared_.stopping) return;
+          for (int64_t i = std::max(shared_.focus + 1, shared_.first_piece); i <= shared_.focus + max_ahead_; ++i) {
             std::shared_ptr<Piece> p = PieceLocked(i);
             if (p->state == Piece::State::kUnclaimed) {
               p->state = Piece::State::kRunning;
@@ -164,15 +164,15 @@ class ParallelRead {
             }
           }
           if (piece != nullptr) break;
-          work_cv_.wait(lock);
+          shared_.work_cv.wait(lock);
         }
       }
       ParsePiece(k, *piece);
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::lock_guard<std::mutex> lock(shared_.mu);
         piece->state = Piece::State::kDone;
       }
-      done_cv_.notify_all();
+      shared_.done_cv.notify_all();
     }
   }
 
@@ -204,48 +204,48 @@ class ParallelRead {
   // Piece k for the calling thread: nullptr when no helper has started it (the calling thread
   // then parses that stretch itself), else the piece once done.
   std::shared_ptr<Piece> TakeOrWait(int64_t k) {
-    std::unique_lock<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(shared_.mu);
     std::shared_ptr<Piece> p = PieceLocked(k);
     if (p->state == Piece::State::kUnclaimed) {
       p->state = Piece::State::kTakenByMain;
       return nullptr;
     }
-    done_cv_.wait(lock, [&] { return p->state == Piece::State::kDone; });
+    shared_.done_cv.wait(lock, [&] { return p->state == Piece::State::kDone; });
     return p;
   }
 
   // A tokenizer of the calling thread from `offset`, between two events.
   void ResumeAt(uint64_t offset, int64_t rank) {
-    reader_ = stream_.Reader(offset, rank);
-    tokenizer_ = std::make_unique<Tokenizer>(*reader_, name_, options_.progress, offset, events_framing_);
-    builder_->set_input(*tokenizer_);
+    caller_.reader = stream_.Reader(offset, rank);
+    caller_.tokenizer = std::make_unique<Tokenizer>(*caller_.reader, name_, options_.progress, offset, caller_.events_framing);
+    caller_.builder->set_input(*caller_.tokenizer);
   }
 
   void ReportProgress() {
     if (!options_.progress) return;
     const uint64_t done = stream_.raw_bytes_done();
-    if (done - last_progress_ < kProgressEveryBytes) return;
-    last_progress_ = done;
+    if (done - caller_.last_progress < kProgressEveryBytes) return;
+    caller_.last_progress = done;
     options_.progress(done, stream_.raw_bytes_total());
   }
 
   Status Main() {
-    reader_ = stream_.Reader(0, 0);
-    tokenizer_ = std::make_unique<Tokenizer>(*reader_, name_, options_.progress);
-    builder_ = std::make_unique<TraceBuilder>(name_, options_, *tokenizer_);
-    builder_->SetNameTextBudget(budget_);
+    caller_.reader = stream_.Reader(0, 0);
+    caller_.tokenizer = std::make_unique<Tokenizer>(*caller_.reader, name_, options_.progress);
+    caller_.builder = std::make_unique<TraceBuilder>(name_, options_, *caller_.tokenizer);
+    caller_.builder->SetNameTextBudget(budget_);
     Focus(0);
-    tokenizer_->set_stop_at_boundary(PieceStart(1));
-    Status st = tokenizer_->Run(*builder_);
+    caller_.tokenizer->set_stop_at_boundary(PieceStart(1));
+    Status st = caller_.tokenizer->Run(*caller_.builder);
     bool have_framing = false;
     while (true) {
       AMPSCOPE_RETURN_IF_ERROR(st);
-      if (tokenizer_->paused() == Tokenizer::Pause::kNone) return Status::Ok();  // the end
+      if (caller_.tokenizer->paused() == Tokenizer::Pause::kNone) return Status::Ok();  // the end
       // Paused at the first event boundary at or after the start of the next piece.
-      uint64_t boundary = tokenizer_->pause_offset();
+      uint64_t boundary = caller_.tokenizer->pause_offset();
       uint64_t tokenizer_at = boundary;
       if (!have_framing) {
-        events_framing_ = tokenizer_->framing();
+        caller_.events_framing = caller_.tokenizer->framing();
         have_framing = true;
       }
       bool merged_to_end = false;
@@ -267,7 +267,7 @@ class ParallelRead {
         ++stats_.pieces_merged;
         // The guess was right: the piece is what the sequential parse would have produced.
         AMPSCOPE_RETURN_IF_ERROR(piece->status);
-        builder_->MergeChunk(std::move(*piece->builder));
+        caller_.builder->MergeChunk(std::move(*piece->builder));
         piece->builder.reset();
         ReportProgress();
         if (piece->pause == Tokenizer::Pause::kBoundary) {
@@ -276,14 +276,14 @@ class ParallelRead {
         }
         // The piece reached the ']' of traceEvents: the rest is the calling thread's.
         ResumeAt(piece->pause_offset, k);
-        st = tokenizer_->Run(*builder_);
+        st = caller_.tokenizer->Run(*caller_.builder);
         merged_to_end = true;
         break;
       }
       if (merged_to_end) continue;
       if (tokenizer_at != boundary) ResumeAt(boundary, k);
-      tokenizer_->set_stop_at_boundary(PieceStart(k + 1));
-      st = tokenizer_->Run(*builder_);
+      caller_.tokenizer->set_stop_at_boundary(PieceStart(k + 1));
+      st = caller_.tokenizer->Run(*caller_.builder);
     }
   }
 
@@ -294,23 +294,28 @@ class ParallelRead {
   const int64_t max_ahead_;  // pieces beyond the calling thread's that helpers may parse
   BlockStream stream_;
 
-  std::mutex mu_;
-  std::condition_variable work_cv_;  // pieces became claimable, or stop
-  std::condition_variable done_cv_;  // a piece is done
-  std::deque<std::shared_ptr<Piece>> pieces_;  // pieces first_piece_ ...
-  int64_t first_piece_ = 1;
-  int64_t focus_ = 0;
-  bool stopping_ = false;
+  // What the calling thread and the helpers share, under `mu`.
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable work_cv;  // pieces became claimable, or stop
+    std::condition_variable done_cv;  // a piece is done
+    std::deque<std::shared_ptr<Piece>> pieces;  // pieces first_piece ...
+    int64_t first_piece = 1;
+    int64_t focus = 0;
+    bool stopping = false;
+  } shared_;
   std::vector<std::thread> helpers_;
+  size_t helpers_started_ = 0;
 
   // The calling thread's parse.
-  std::unique_ptr<ByteSource> reader_;
-  std::unique_ptr<Tokenizer> tokenizer_;
-  std::unique_ptr<TraceBuilder> builder_;
-  Tokenizer::Framing events_framing_;
-  uint64_t last_progress_ = 0;
+  struct CallerParse {
+    std::unique_ptr<ByteSource> reader;
+    std::unique_ptr<Tokenizer> tokenizer;
+    std::unique_ptr<TraceBuilder> builder;
+    Tokenizer::Framing events_framing;
+    uint64_t last_progress = 0;
+  } caller_;
   KinetoReadStats stats_;
-  size_t helpers_started_ = 0;
 };
 
 }  // namespace
