@@ -314,7 +314,11 @@ void EventDescriber::KernelArgs(const KernelEvent& e, const KernelClass* cls, Ar
   sink.String("ampscope tensor core", TensorCoreUseName(cls->tensor_core));
 }
 
-void EventDescriber::MemcpyArgs(const MemcpyEvent& e, ArgSink& sink) const {
+namespace {
+
+// The args Kineto gives a memcpy and a memset alike.
+template <typename Transfer>
+void TransferArgs(const Transfer& e, ArgSink& sink) {
   if (e.external_id >= 0) sink.Int("External id", e.external_id);
   if (e.correlation >= 0) sink.Int("correlation", e.correlation);
   sink.Int("device", e.device);
@@ -322,17 +326,16 @@ void EventDescriber::MemcpyArgs(const MemcpyEvent& e, ArgSink& sink) const {
   sink.Int("bytes", static_cast<int64_t>(e.bytes));
   // Kineto's "memory bandwidth (GB/s)": bytes / duration; bytes per ns = GB/s.
   if (e.duration_ns() > 0) sink.Double("memory bandwidth (GB/s)", double(e.bytes) / double(e.duration_ns()));
+}
+
+}  // namespace
+
+void EventDescriber::MemcpyArgs(const MemcpyEvent& e, ArgSink& sink) const {
+  TransferArgs(e, sink);
   if (!e.async) sink.Bool("synchronous", true);
 }
 
-void EventDescriber::MemsetArgs(const MemsetEvent& e, ArgSink& sink) const {
-  if (e.external_id >= 0) sink.Int("External id", e.external_id);
-  if (e.correlation >= 0) sink.Int("correlation", e.correlation);
-  sink.Int("device", e.device);
-  sink.Int("stream", e.stream);
-  sink.Int("bytes", static_cast<int64_t>(e.bytes));
-  if (e.duration_ns() > 0) sink.Double("memory bandwidth (GB/s)", double(e.bytes) / double(e.duration_ns()));
-}
+void EventDescriber::MemsetArgs(const MemsetEvent& e, ArgSink& sink) const { TransferArgs(e, sink); }
 
 void EventDescriber::ApiArgs(const ApiCall& e, ArgSink& sink) const {
   if (e.external_id >= 0) sink.Int("External id", e.external_id);

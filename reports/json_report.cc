@@ -136,20 +136,19 @@ json GpuSection(const RankAnalysis& ra) {
                                 {"kernel_wait", g.idle.kernel_wait_gaps},
                                 {"other", g.idle.other_gaps}}}};
   json cat_pct = json::object(), cat_us = json::object(), prec_pct = json::object(), prec_us = json::object();
-  for (size_t c = 0; c < g.kernel_time_by_category_ns.size(); ++c) {
-    TimeNs t = g.kernel_time_by_category_ns[c];
-    if (t == 0) continue;
-    const char* name = KernelCategoryName(static_cast<KernelCategory>(c));
-    cat_pct[name] = Pct(t, g.kernel_time_total_ns);
-    cat_us[name] = NsToUs(t);
-  }
-  for (size_t p = 0; p < g.kernel_time_by_precision_ns.size(); ++p) {
-    TimeNs t = g.kernel_time_by_precision_ns[p];
-    if (t == 0) continue;
-    const char* name = PrecisionName(static_cast<Precision>(p));
-    prec_pct[name] = Pct(t, g.kernel_time_total_ns);
-    prec_us[name] = NsToUs(t);
-  }
+  // Kernel time by category and by precision: the non-zero entries, as % of all and in µs.
+  auto shares = [&](const auto& by, auto name_of, json& pct, json& us) {
+    for (size_t i = 0; i < by.size(); ++i) {
+      if (by[i] == 0) continue;
+      const char* name = name_of(i);
+      pct[name] = Pct(by[i], g.kernel_time_total_ns);
+      us[name] = NsToUs(by[i]);
+    }
+  };
+  shares(g.kernel_time_by_category_ns, [](size_t c) { return KernelCategoryName(static_cast<KernelCategory>(c)); },
+         cat_pct, cat_us);
+  shares(g.kernel_time_by_precision_ns, [](size_t p) { return PrecisionName(static_cast<Precision>(p)); }, prec_pct,
+         prec_us);
   gpu["kernel_time_by_category_pct"] = cat_pct;
   gpu["kernel_time_by_category_us"] = cat_us;
   gpu["kernel_time_by_precision_pct"] = prec_pct;
