@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzzers (if needed) and runs each target for SECONDS (default 60) under
-# ASan + UBSan (non-recoverable), then prints each target's executions, coverage and crashes.
+# ASan + UBSan (non-recoverable), one target per core at a time (FUZZ_JOBS=N to choose), then
+# prints each target's executions, coverage and crashes.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 # TARGET defaults to the five whole-pipeline targets (kineto amptrace nsys report gate_config);
 # the reader-only targets (kineto_reader amptrace_reader nsys_reader) run the readers alone,
@@ -51,30 +52,32 @@ declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [rep
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
-failed=0
-summary=()
 for target in "${targets[@]}"; do
   if [ -z "${max_len[$target]:-}" ]; then
     echo "fuzz.sh: no fuzz target named '$target'" >&2
     exit 2
   fi
-  format="${target%_reader}"  # a reader target fuzzes its format's inputs
-  corpus="$work/corpus/$target"
+done
+
+# One target: runs it, writes its summary line to $work/$target.line and its exit code to
+# $work/$target.rc.
+fuzz_one() {
+  local target="$1"
+  local format="${target%_reader}"  # a reader target fuzzes its format's inputs
+  local corpus="$work/corpus/$target"
   mkdir -p "$corpus"
-  inputs=("$corpus" "$work/seeds/$format" "fuzz/regressions/$format")
+  local inputs=("$corpus" "$work/seeds/$format" "fuzz/regressions/$format")
   [ -d "fuzz/corpus/$format" ] && inputs+=("fuzz/corpus/$format")
-  limit=(-max_total_time="$seconds")
+  local limit=(-max_total_time="$seconds")
   [ -n "$runs_limit" ] && limit=(-runs="$runs_limit")
-  log="$work/$target.log"
-  echo "== fuzz_$target: ${runs_limit:+$runs_limit runs}${runs_limit:-${seconds}s}"
-  set +e
+  local log="$work/$target.log"
+  local rc=0
   # -timeout: one input may take 30 s (a slow input is a finding); -rss_limit_mb: 2.5 GB.
   # shellcheck disable=SC2086
   "$build/fuzz/fuzz_$target" "${limit[@]}" -timeout=30 -rss_limit_mb=2560 \
       -max_len="${max_len[$target]}" -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" \
-      ${extra[$target]} "${inputs[@]}" > "$log" 2>&1
-  rc=$?
-  set -e
+      ${extra[$target]} "${inputs[@]}" > "$log" 2>&1 || rc=$?
+  local runs speed cov ft corp line why
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}')
@@ -82,15 +85,43 @@ for target in "${targets[@]}"; do
   corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | awk '{print $2}')
   line="fuzz_$target: ${runs:-0} runs, ${speed:-0}/s, coverage ${cov:-0} edges / ${ft:-0} features, corpus ${corp:-0}"
   if [ "$rc" -ne 0 ]; then
-    failed=1
     why=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): [a-z -]+|runtime error: .*|property failed: .*|terminate called.*' "$log" || echo "exit code $rc")
     line="$line, FAILED: $why (log: $log)"
     grep -E '^artifact_prefix|Test unit written' "$log" || true
   else
     line="$line, 0 crashes"
   fi
+  echo "$line" > "$work/$target.line"
+  echo "$rc" > "$work/$target.rc"
   echo "$line"
-  summary+=("$line")
+}
+
+# Targets run side by side, one per core (FUZZ_JOBS=N to choose): each gets the whole SECONDS.
+jobs="${FUZZ_JOBS:-$(nproc)}"
+case "$jobs" in ''|*[!0-9]*|0) jobs=1 ;; esac
+echo "== ${#targets[@]} targets, ${runs_limit:+$runs_limit runs}${runs_limit:-${seconds}s} each, $jobs at a time"
+running=0
+for target in "${targets[@]}"; do
+  rm -f "$work/$target.line" "$work/$target.rc"
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait || true
+
+failed=0
+summary=()
+for target in "${targets[@]}"; do
+  if [ ! -f "$work/$target.rc" ]; then
+    summary+=("fuzz_$target: did not finish (log: $work/$target.log)")
+    failed=1
+    continue
+  fi
+  [ "$(cat "$work/$target.rc")" = 0 ] || failed=1
+  summary+=("$(cat "$work/$target.line")")
 done
 echo
 echo "== fuzz summary (${runs_limit:+$runs_limit runs}${runs_limit:-${seconds}s} per target)"
