@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <random>
 
@@ -392,6 +393,32 @@ TEST(AmptraceTest, NewerWriterWithLargerRecordsIsReadByPrefix) {
   EXPECT_DOUBLE_EQ(r->counters[0].value, 2.5);
   EXPECT_EQ(r->str(r->counters[0].name), "x");
   EXPECT_TRUE(r->diagnostics.entries().empty() || r->diagnostics.Count("truncated_file") == 0);
+}
+
+// A footer chunk with a valid checksum but no record (found by the UBSan fuzzer as a 136-byte
+// file; fuzz/regressions/amptrace/footer_chunk_with_no_record.amptrace): the reader used to take
+// record 0 of the empty payload, a null read that crashed `ampscope analyze` with SIGSEGV. It
+// is a bad record size now, counted, and the file reads as one without a footer.
+TEST(AmptraceTest, FooterChunkWithNoRecordIsSkippedNotRead) {
+  std::string path = WriteSample(MakeTempDir("amptrace"), /*finish=*/false);
+  AmpChunkHeader h;
+  h.magic = kAmptraceChunkMagic;
+  h.type = static_cast<uint16_t>(AmpChunkType::kFooter);
+  h.record_size = sizeof(AmpFooterRecord);
+  h.record_count = 0;
+  h.payload_bytes = 0;
+  h.payload_crc32 = AmptraceCrc32(nullptr, 0);
+  h.header_crc32 = AmptraceCrc32(&h, offsetof(AmpChunkHeader, header_crc32));
+  WriteFile(path, ReadFile(path) + std::string(reinterpret_cast<const char*>(&h), sizeof(h)));
+
+  auto r = ReadAmptrace(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->diagnostics.Count("bad_record_size"), 1u);
+  EXPECT_EQ(r->metadata.extra.at("clean_end"), "false");
+  EXPECT_EQ(r->kernels.size(), 1u);  // the chunks before it are all there
+  auto s = ReadAmptraceSummary(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_FALSE(s->clean_end);
 }
 
 TEST(AmptraceTest, Crc32MatchesTheStandardCheckValue) {

@@ -184,6 +184,16 @@ bool ChunkFile::ReadPayload(const AmpChunkHeader& h, std::vector<uint8_t>* out, 
       return false;
     }
   }
+  // The footer is exactly one record: one with none has nothing to read (and a reader that
+  // took record 0 anyway read past the payload, as the fuzzers found).
+  if (h.type == static_cast<uint16_t>(AmpChunkType::kFooter) && h.record_count != 1) {
+    corrupt_ = true;
+    footer_seen_ = false;
+    diag.Add(DiagCode::kBadRecordSize, static_cast<int64_t>(chunk_offset_),
+             "footer chunk at byte " + std::to_string(chunk_offset_) + " has " + std::to_string(h.record_count) +
+                 " records, not 1; skipped");
+    return false;
+  }
   return true;
 }
 
