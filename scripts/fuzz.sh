@@ -6,7 +6,8 @@
 # TARGET defaults to the five whole-pipeline targets (kineto amptrace nsys report gate_config);
 # the reader-only targets (kineto_reader amptrace_reader nsys_reader) run the readers alone,
 # many times faster, and use their format's seeds. RUNS=N stops each target after N
-# executions instead of SECONDS (e.g. RUNS=10000000 scripts/fuzz.sh 0 kineto_reader).
+# executions instead of SECONDS (e.g. RUNS=10000000 scripts/fuzz.sh 0 kineto_reader);
+# FUZZ_SANITIZERS=undefined fuzzes in a faster UBSan-only tree (build-fuzz-ubsan/).
 # Exit code: 0 no target found anything; 1 a crash, leak, timeout, OOM or broken property
 # (the input is kept under build-asan/fuzz-work/artifacts/; minimise it with
 # `build-asan/fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 FILE`, then commit it under
@@ -21,12 +22,30 @@ targets=("$@")
 runs_limit="${RUNS:-}"
 case "$runs_limit" in ''|*[!0-9]*) runs_limit="" ;; esac
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
-build=build-asan
-work="$build/fuzz-work"
 shared="$(cd .. && pwd)/shared"
 
-scripts/test.sh --asan --configure-only
-if ! grep -q '^AMPSCOPE_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt" || [ ! -f "$build/fuzz/CTestTestfile.cmake" ]; then
+# FUZZ_SANITIZERS=undefined: a UBSan-only -O2 tree (build-fuzz-ubsan/), several times more
+# executions per second, for long runs (docs/fuzzing.md). The default is CI's ASan+UBSan tree.
+sanitizers="${FUZZ_SANITIZERS:-address,undefined}"
+case "$sanitizers" in
+  address,undefined)
+    build=build-asan
+    scripts/test.sh --asan --configure-only ;;
+  undefined)
+    build=build-fuzz-ubsan
+    scripts/setup.sh --fuzz
+    compilers=()
+    [ -f "$build/CMakeCache.txt" ] || compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
+    cmake -S . -B "$build" -G Ninja "${compilers[@]}" -DAMPSCOPE_SANITIZE=ON -DAMPSCOPE_SANITIZERS=undefined \
+      -DAMPSCOPE_BUILD_FUZZERS=ON -DAMPSCOPE_BUILD_TESTS=OFF -DAMPSCOPE_BUILD_BENCH=OFF -DAMPSCOPE_BUILD_EXAMPLES=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only" \
+      "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only" > /dev/null ;;
+  *)
+    echo "fuzz.sh: FUZZ_SANITIZERS is address,undefined (the default) or undefined, got '$sanitizers'" >&2
+    exit 2 ;;
+esac
+work="$build/fuzz-work"
+if ! ninja -C "$build" -t query ampscope_fuzzers > /dev/null 2>&1; then
   echo "fuzz.sh: $build is not a clang tree with AMPSCOPE_BUILD_FUZZERS=ON (is clang installed?)" >&2
   exit 2
 fi
