@@ -2,23 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <initializer_list>
 
+#include "base/monotonic_clock.h"
+
 namespace ampscope::collector {
-namespace {
-
-int64_t MonotonicMs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
-}
-
-}  // namespace
 
 WakePipes::~WakePipes() {
   for (int fd : {wake_[0], wake_[1], done_[0], done_[1]})

@@ -18,17 +18,12 @@
 #include <nvtx3/nvToolsExt.h>
 #endif
 
+#include "base/monotonic_clock.h"
 #include "doctor/checks.h"
 
 namespace ampscope::doctor {
 
 namespace {
-
-int64_t NowMs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
-}
 
 CommandOutput RunCommand(const std::vector<std::string>& argv,
                          const std::vector<std::pair<std::string, std::string>>& env, int timeout_ms) {
@@ -64,10 +59,10 @@ CommandOutput RunCommand(const std::vector<std::string>& argv,
   char failed = 0;
   r.started = read(exec_pipe[0], &failed, 1) != 1;  // closed by a successful exec
   close(exec_pipe[0]);
-  const int64_t deadline = NowMs() + timeout_ms;
+  const int64_t deadline = MonotonicMs() + timeout_ms;
   char buf[4096];
   while (true) {
-    const int64_t left = deadline - NowMs();
+    const int64_t left = deadline - MonotonicMs();
     if (left <= 0) {
       r.timed_out = true;
       kill(pid, SIGKILL);
