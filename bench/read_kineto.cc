@@ -69,11 +69,12 @@ int main(int argc, char** argv) {
   std::printf("  wall %.3f s (%.0f MB/s), cpu %.3f s (%.0f MB/s), peak RSS %.1f MB (%.2fx input)\n", wall, mb / wall,
               cpu, mb / cpu, static_cast<double>(usage.ru_maxrss) / 1024.0,
               static_cast<double>(usage.ru_maxrss) * 1024.0 / static_cast<double>(t.metadata.input_bytes));
-  std::printf("  gzip decoder %s; parse threads %d: pieces merged %llu, re-parsed %llu, by the calling thread %llu\n",
+  std::printf("  gzip decoder %s; parse threads %d: pieces merged %llu, re-parsed %llu, by the calling thread %llu (ahead %llu)\n",
               ampscope::GzipDecoderName(zlib ? ampscope::GzipDecoder::kZlib : ampscope::GzipDecoder::kDefault),
               stats.parse_threads, static_cast<unsigned long long>(stats.pieces_merged),
               static_cast<unsigned long long>(stats.pieces_reparsed),
-              static_cast<unsigned long long>(stats.pieces_by_caller));
+              static_cast<unsigned long long>(stats.pieces_by_caller),
+              static_cast<unsigned long long>(stats.pieces_ahead_by_caller));
   if (!quiet) {
     std::printf("  kernels %zu, memcpy %zu, memset %zu, api calls %zu, syncs %zu, ranges %zu, cpu ops %zu, memory %zu, "
                 "flows %zu, other %zu\n",

@@ -146,6 +146,30 @@ class ParallelRead {
     shared_.work_cv.notify_all();
   }
 
+  // The first unclaimed piece the helpers may parse (after the focus, at most max_ahead_
+  // beyond it), now claimed; nullptr when there is none. Caller holds shared_.mu.
+  std::shared_ptr<Piece> ClaimLocked(int64_t* k) {
+    for (int64_t i = std::max(shared_.focus + 1, shared_.first_piece); i <= shared_.focus + max_ahead_; ++i) {
+      std::shared_ptr<Piece> p = PieceLocked(i);
+      if (p->state == Piece::State::kUnclaimed) {
+        p->state = Piece::State::kRunning;
+        *k = i;
+        return p;
+      }
+    }
+    return nullptr;
+  }
+
+  // `reader_rank` is the BlockStream rank of the piece's readers (see ParsePiece).
+  void ParseClaimed(int64_t k, int64_t reader_rank, Piece& piece) {
+    ParsePiece(k, reader_rank, piece);
+    {
+      std::lock_guard<std::mutex> lock(shared_.mu);
+      piece.state = Piece::State::kDone;
+    }
+    shared_.done_cv.notify_all();
+  }
+
   void HelperLoop() {
     while (true) {
       int64_t k = 0;
@@ -154,36 +178,26 @@ class ParallelRead {
         std::unique_lock<std::mutex> lock(shared_.mu);
         while (true) {
           if (shared_.stopping) return;
-          for (int64_t i = std::max(shared_.focus + 1, shared_.first_piece); i <= shared_.focus + max_ahead_; ++i) {
-            std::shared_ptr<Piece> p = PieceLocked(i);
-            if (p->state == Piece::State::kUnclaimed) {
-              p->state = Piece::State::kRunning;
-              k = i;
-              piece = std::move(p);
-              break;
-            }
-          }
+          piece = ClaimLocked(&k);
           if (piece != nullptr) break;
           shared_.work_cv.wait(lock);
         }
       }
-      ParsePiece(k, *piece);
-      {
-        std::lock_guard<std::mutex> lock(shared_.mu);
-        piece->state = Piece::State::kDone;
-      }
-      shared_.done_cv.notify_all();
+      ParseClaimed(k, k, *piece);
     }
   }
 
-  void ParsePiece(int64_t k, Piece& piece) {
+  // A helper reads piece k with rank k: it waits for the stream's allowance, which moves as the
+  // calling thread goes on. The calling thread reads a piece it parses ahead with its own
+  // (privileged) rank instead: nothing else would move the allowance while it waits.
+  void ParsePiece(int64_t k, int64_t reader_rank, Piece& piece) {
     const uint64_t start = PieceStart(k), end = PieceStart(k + 1);
     const uint64_t from = start >= kLookBehindBytes ? start - kLookBehindBytes : 0;
-    std::unique_ptr<ByteSource> scan = stream_.Reader(from, k);
+    std::unique_ptr<ByteSource> scan = stream_.Reader(from, reader_rank);
     if (!FindBoundaryCandidate(*scan, from, start, end, &piece.candidate)) return;
     scan.reset();
     piece.has_candidate = true;
-    std::unique_ptr<ByteSource> reader = stream_.Reader(piece.candidate, k);
+    std::unique_ptr<ByteSource> reader = stream_.Reader(piece.candidate, reader_rank);
     Tokenizer::Framing framing;  // between two events of traceEvents, as the guess says
     framing.stage = Tokenizer::Stage::kEvents;
     framing.saw_trace_events = true;
@@ -203,6 +217,9 @@ class ParallelRead {
 
   // Piece k for the calling thread: nullptr when no helper has started it (the calling thread
   // then parses that stretch itself), else the piece once done.
+  // While a helper is still parsing piece k, the calling thread parses a later piece itself
+  // (as a helper would) instead of waiting idle: with one helper, the two threads then take
+  // turns on the pieces rather than the helper parsing all of them.
   std::shared_ptr<Piece> TakeOrWait(int64_t k) {
     std::unique_lock<std::mutex> lock(shared_.mu);
     std::shared_ptr<Piece> p = PieceLocked(k);
@@ -210,7 +227,18 @@ class ParallelRead {
       p->state = Piece::State::kTakenByMain;
       return nullptr;
     }
-    shared_.done_cv.wait(lock, [&] { return p->state == Piece::State::kDone; });
+    while (p->state != Piece::State::kDone) {
+      int64_t ahead = 0;
+      std::shared_ptr<Piece> other = ClaimLocked(&ahead);
+      if (other == nullptr) {
+        shared_.done_cv.wait(lock, [&] { return p->state == Piece::State::kDone; });
+        break;
+      }
+      lock.unlock();
+      ++stats_.pieces_ahead_by_caller;
+      ParseClaimed(ahead, k, *other);
+      lock.lock();
+    }
     return p;
   }
 

@@ -26,9 +26,10 @@ namespace ampscope {
 // What a parallel read did (for tests and benchmarks).
 struct KinetoReadStats {
   int parse_threads = 1;          // threads that parsed (1: the sequential reader)
-  uint64_t pieces_merged = 0;     // pieces a helper parsed and the calling thread merged
+  uint64_t pieces_merged = 0;     // pieces parsed ahead (by a helper or the calling thread) and merged
   uint64_t pieces_reparsed = 0;   // pieces whose guessed start was wrong (or that gave up)
   uint64_t pieces_by_caller = 0;  // pieces no helper had started, parsed by the calling thread
+  uint64_t pieces_ahead_by_caller = 0;  // pieces the calling thread parsed ahead while a helper had its next one
 };
 
 struct KinetoReadOptions {
