@@ -25,17 +25,23 @@ int64_t LaunchIndex::Find(int64_t correlation) const {
 }
 
 std::vector<Interval> MergeIntervals(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-  std::vector<Interval> out;
-  for (const Interval& iv : v) {
+  // Most callers pass intervals already in start order (trace tables are sorted): no sort then.
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
+  // Merged in place: `w` intervals are done, v[w - 1] the one still growing.
+  size_t w = 0;
+  for (size_t r = 0; r < v.size(); ++r) {
+    const Interval iv = v[r];
     if (iv.end_ns <= iv.start_ns) continue;
-    if (!out.empty() && iv.start_ns <= out.back().end_ns) {
-      out.back().end_ns = std::max(out.back().end_ns, iv.end_ns);
+    if (w > 0 && iv.start_ns <= v[w - 1].end_ns) {
+      v[w - 1].end_ns = std::max(v[w - 1].end_ns, iv.end_ns);
     } else {
-      out.push_back(iv);
+      v[w++] = iv;
     }
   }
-  return out;
+  v.resize(w);
+  v.shrink_to_fit();
+  return v;
 }
 
 TimeNs OverlapNs(const std::vector<Interval>& merged, TimeNs start, TimeNs end) {

@@ -1,7 +1,9 @@
 #include "analyzers/op_tree.h"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 #include "trace/classify/host_roles.h"
@@ -73,27 +75,90 @@ OpTree::NodeId OpTree::forward_of(NodeId n) const {
   return kNoNode;
 }
 
-void OpTree::BuildNodes(const Trace& trace) {
-  std::vector<Item> items;
-  items.reserve(trace.cpu_ops.size() + trace.ranges.size());
-  for (uint32_t i = 0; i < trace.cpu_ops.size(); ++i) {
+namespace {
+
+// Per thread by start; an enclosing event (longer, or a record_function range around an op of
+// the same extent) before what it encloses, so sorted order is pre-order.
+bool PreOrderLess(const Item& a, const Item& b) {
+  if (a.tid != b.tid) return a.tid < b.tid;
+  if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+  if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;
+  if (a.kind != b.kind) return a.kind == OpTree::NodeKind::kAnnotation;
+  return a.source < b.source;
+}
+
+template <typename T>
+bool EnclosingFirst(const std::vector<T>& v) {
+  return std::is_sorted(v.begin(), v.end(), [](const T& a, const T& b) {
+    return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
+  });
+}
+
+// The items in PreOrderLess order. FinalizeTrace leaves cpu_ops and ranges sorted by start,
+// longer first (stable, so equal extents stay in index order): then merging the two lists and
+// placing each item in its thread's part (threads by tid) gives that order in linear time;
+// otherwise the items are sorted.
+std::vector<Item> PreOrderItems(const Trace& trace) {
+  auto op_item = [&](uint32_t i) {
     const CpuOp& op = trace.cpu_ops[i];
-    items.push_back({op.tid, op.start_ns, op.end_ns, i, NodeKind::kCpuOp});
-  }
+    return Item{op.tid, op.start_ns, op.end_ns, i, OpTree::NodeKind::kCpuOp};
+  };
+  std::vector<Item> annotations;
   for (uint32_t i = 0; i < trace.ranges.size(); ++i) {
     const Range& r = trace.ranges[i];
-    if (r.kind != RangeKind::kCpuAnnotation) continue;
-    items.push_back({r.tid, r.start_ns, r.end_ns, i, NodeKind::kAnnotation});
+    if (r.kind == RangeKind::kCpuAnnotation) annotations.push_back({r.tid, r.start_ns, r.end_ns, i, OpTree::NodeKind::kAnnotation});
   }
-  // Per thread by start; an enclosing event (longer, or a record_function range around an op of
-  // the same extent) before what it encloses, so sorted order is pre-order.
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    if (a.tid != b.tid) return a.tid < b.tid;
+  const size_t n = trace.cpu_ops.size() + annotations.size();
+  std::vector<Item> items;
+  if (!EnclosingFirst(trace.cpu_ops) || !EnclosingFirst(trace.ranges)) {
+    items.reserve(n);
+    for (uint32_t i = 0; i < trace.cpu_ops.size(); ++i) items.push_back(op_item(i));
+    items.insert(items.end(), annotations.begin(), annotations.end());
+    std::sort(items.begin(), items.end(), PreOrderLess);
+    return items;
+  }
+  // Each thread's part of the output: threads by tid.
+  std::vector<int64_t> tids;
+  for (const CpuOp& op : trace.cpu_ops)
+    if (tids.empty() || tids.back() != op.tid) tids.push_back(op.tid);
+  for (const Item& it : annotations) tids.push_back(it.tid);
+  std::sort(tids.begin(), tids.end());
+  tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
+  auto part = [&](int64_t tid) { return static_cast<size_t>(std::lower_bound(tids.begin(), tids.end(), tid) - tids.begin()); };
+  std::vector<size_t> next(tids.size() + 1, 0);
+  for (const CpuOp& op : trace.cpu_ops) next[part(op.tid) + 1]++;
+  for (const Item& it : annotations) next[part(it.tid) + 1]++;
+  std::partial_sum(next.begin(), next.end(), next.begin());
+  items.resize(n);
+  int64_t last_tid = 0;
+  size_t last_part = tids.size();
+  auto place = [&](const Item& it) {
+    if (last_part == tids.size() || it.tid != last_tid) {
+      last_tid = it.tid;
+      last_part = part(it.tid);
+    }
+    items[next[last_part]++] = it;
+  };
+  // Merge by (start, longer first, annotation first); each list is in that order already, with
+  // ties in index order.
+  auto annotation_first = [](const Item& a, const Item& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;
-    if (a.kind != b.kind) return a.kind == NodeKind::kAnnotation;
-    return a.source < b.source;
-  });
+    return a.end_ns >= b.end_ns;  // a is the annotation: first on equal extents
+  };
+  size_t j = 0;
+  for (uint32_t i = 0; i < trace.cpu_ops.size(); ++i) {
+    const Item op = op_item(i);
+    while (j < annotations.size() && annotation_first(annotations[j], op)) place(annotations[j++]);
+    place(op);
+  }
+  while (j < annotations.size()) place(annotations[j++]);
+  return items;
+}
+
+}  // namespace
+
+void OpTree::BuildNodes(const Trace& trace) {
+  const std::vector<Item> items = PreOrderItems(trace);
 
   nodes_.resize(items.size());
   std::vector<NodeId> stack;

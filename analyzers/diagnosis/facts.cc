@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -235,10 +236,21 @@ void Facts::BuildIdle() {
       st->idle_at_start_ns = SaturatingAdd(st->idle_at_start_ns, len - std::min(len, OverlapNs(dataloader, st->start_ns, g.end_ns)));
     }
   }
+  // Host activity: ops, API calls and data-loader ranges (each sorted by start), merged.
   std::vector<Interval> active;
-  for (const CpuOp& op : t.cpu_ops) active.push_back({op.start_ns, op.end_ns});
-  for (const ApiCall& a : t.api_calls) active.push_back({a.start_ns, a.end_ns});
-  for (const Interval& d : dataloader) active.push_back(d);
+  {
+    std::vector<Interval> ops, calls;
+    ops.reserve(t.cpu_ops.size());
+    calls.reserve(t.api_calls.size() + dataloader.size());
+    for (const CpuOp& op : t.cpu_ops) ops.push_back({op.start_ns, op.end_ns});
+    for (const ApiCall& a : t.api_calls) calls.push_back({a.start_ns, a.end_ns});
+    const size_t nc = calls.size();
+    calls.insert(calls.end(), dataloader.begin(), dataloader.end());
+    auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+    std::inplace_merge(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(nc), calls.end(), by_start);
+    active.reserve(ops.size() + calls.size());
+    std::merge(ops.begin(), ops.end(), calls.begin(), calls.end(), std::back_inserter(active), by_start);
+  }
   active = MergeIntervals(std::move(active));
   idle.host_active_known = !t.cpu_ops.empty() || !t.api_calls.empty();
   std::vector<Interval> pieces;

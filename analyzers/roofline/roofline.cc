@@ -50,7 +50,8 @@ uint64_t HashHints(const OpHints& h) {
 class Evaluator {
  public:
   Evaluator(const Trace& trace, const OpTree& tree) : t_(trace), tree_(tree) {
-    has_model_.assign(trace.strings.size() + 1, -1);
+    static_assert(static_cast<size_t>(OpFamily::kCount) < kUnlooked, "OpFamily must fit below kUnlooked");
+    family_.assign(trace.strings.size() + 1, kUnlooked);
     node_cost_.assign(tree.size(), -1);
     // Forward op -> its autograd node (the 2021 traces record the grad_output shape there).
     for (NodeId n = 0; n < tree.size(); ++n) {
@@ -60,13 +61,18 @@ class Evaluator {
     }
   }
 
+  // The op family of a name (OpFamily::kCount: no model), looked up once per distinct name.
+  OpFamily Family(StringId name) {
+    if (name >= family_.size()) return FamilyOf(t_.str(name));
+    uint8_t& f = family_[name];
+    if (f == kUnlooked) f = static_cast<uint8_t>(FamilyOf(t_.str(name)));
+    return static_cast<OpFamily>(f);
+  }
+  OpFamily NodeFamily(NodeId n) { return Family(tree_.name(n)); }
+
   bool HasModel(NodeId n) {
     const CpuOp* op = tree_.cpu_op(n);
-    if (op == nullptr) return false;
-    if (op->name >= has_model_.size()) return HasOpModel(t_.str(op->name));
-    int8_t& m = has_model_[op->name];
-    if (m < 0) m = HasOpModel(t_.str(op->name)) ? 1 : 0;
-    return m == 1;
+    return op != nullptr && Family(op->name) != OpFamily::kCount;
   }
 
   // nullptr when the node has no model.
@@ -80,7 +86,7 @@ class Evaluator {
     const OpArgs* args = Args(op);
     OpCost cost;
     if (args == nullptr) {
-      cost.family = FamilyOf(t_.str(op.name));
+      cost.family = Family(op.name);
       cost.note = "the recorded arguments are not valid JSON";
       node_cost_[n] = Store(cost);
       return &costs_.back();
@@ -112,7 +118,7 @@ class Evaluator {
 
   OpHints Hints(NodeId n, const CpuOp& op, const OpArgs& args) {
     OpHints h;
-    const OpFamily fam = FamilyOf(t_.str(op.name));
+    const OpFamily fam = Family(op.name);
     if (fam == OpFamily::kConvFwd && !args.has_concrete) h.conv_output = ConvOutputFromTrace(n, args);
     if (fam == OpFamily::kConvBwd && !args.has_concrete) GradMaskFromChildren(n, &h);
     return h;
@@ -138,7 +144,7 @@ class Evaluator {
     };
     // The conv's op chain (conv2d > convolution > _convolution > cudnn_convolution).
     NodeId top = n;
-    while (tree_.parent(top) != kNoNode && FamilyOf(t_.str(tree_.name(tree_.parent(top)))) == OpFamily::kConvFwd)
+    while (tree_.parent(top) != kNoNode && NodeFamily(tree_.parent(top)) == OpFamily::kConvFwd)
       top = tree_.parent(top);
     for (NodeId c = top; c < tree_.subtree_end(top); ++c) {
       auto b = backward_of_.find(c);
@@ -176,7 +182,8 @@ class Evaluator {
 
   const Trace& t_;
   const OpTree& tree_;
-  std::vector<int8_t> has_model_;
+  static constexpr uint8_t kUnlooked = 0xFF;
+  std::vector<uint8_t> family_;  // by StringId: an OpFamily, or kUnlooked
   std::vector<int32_t> node_cost_;  // -1 not computed, -2 no model, else index into costs_
   std::vector<OpCost> costs_;
   std::unordered_map<CostKey, int32_t, CostKeyHash> cache_;
@@ -269,7 +276,7 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
   //     its time is what the rows below it do not own.
   std::vector<uint8_t> model_below(N, 0), matrix_below(N, 0), is_row(N, 0), in_matrix_row(N, 0);
   std::vector<TimeNs> row_ns_below(N, 0);  // kernel time of the rows strictly below a node
-  auto is_matrix = [&](NodeId n) { return roofline::IsMatrixFamily(FamilyOf(trace.str(tree.name(n)))); };
+  auto is_matrix = [&](NodeId n) { return roofline::IsMatrixFamily(eval.NodeFamily(n)); };
   for (NodeId id = static_cast<NodeId>(N); id-- > 0;) {
     const NodeId p = tree.parent(id);
     if (p == kNoNode) continue;

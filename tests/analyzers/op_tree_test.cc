@@ -10,6 +10,10 @@
 //     over the raw JSON (kernels whose cudaLaunchKernel lies inside the user_annotation, on its
 //     thread): 9 kernels in each of the 5 Optimizer.step ranges. The fwdbwd flow count (905 's'
 //     events) and the correlation-164926 kernel (HTA: under Optimizer.step) come from the same JSON.
+//   - SameTreeWhetherOrNotTheTraceIsSorted: nodes in pre-order are the same sequence whether the
+//     tree sorts its items (unsorted tables) or merges the finalized, sorted tables; the tie
+//     rules checked by hand are the ones PreOrderLess states (an annotation encloses an op of
+//     the same extent; of two ops of the same extent the earlier row encloses the later).
 //   - The 2021 tb_plugin ResNet50 trace: PyTorch creates CudnnConvolutionBackward in
 //     aten::cudnn_convolution and CudnnBatchNormBackward in aten::cudnn_batch_norm (the autograd
 //     node is created by the op with the derivative formula), 318 of each (Python over the JSON).
@@ -17,6 +21,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -280,6 +285,79 @@ TEST(OpTree, ResNet2021TraceBackwardBySequenceNumber) {
 
 // 2 M events: 1 M ops (nested three deep) and 1 M kernels. The bound is loose (shared CI
 // machines); the point is that nothing in the build is quadratic.
+// (kind, name, start, end, tid, depth, parent's name and start) of every node in id order.
+std::vector<std::string> Shape(const OpTree& tree, const Trace& t) {
+  std::vector<std::string> out;
+  for (NodeId n = 0; n < tree.size(); ++n) {
+    const NodeId p = tree.parent(n);
+    out.push_back(std::to_string(static_cast<int>(tree.kind(n))) + " " + std::string(t.str(tree.name(n))) + " " +
+                  std::to_string(tree.start_ns(n)) + "-" + std::to_string(tree.end_ns(n)) + " tid " +
+                  std::to_string(tree.tid(n)) + " depth " + std::to_string(tree.depth(n)) + " parent " +
+                  (p == OpTree::kNoNode ? std::string("-")
+                                        : std::string(t.str(tree.name(p))) + "@" + std::to_string(tree.start_ns(p))) +
+                  " end " + std::to_string(tree.subtree_end(n)));
+  }
+  return out;
+}
+
+TEST(OpTree, SameTreeWhetherOrNotTheTraceIsSorted) {
+  Builder b;
+  // Rows out of time order, threads interleaved, and the ties the order must break.
+  b.Op("aten::relu", 300, 320, 1);
+  b.Op("aten::addmm", 40, 60, 2);
+  b.Annotation("ProfilerStep#1", 0, 1000, 1);
+  b.Op("aten::linear", 10, 100, 1);
+  b.Op("aten::copy_", 10, 100, 1);        // same extent as aten::linear, a later row: inside it
+  b.Annotation("## forward ##", 10, 100, 1);  // same extent again, an annotation: outside both
+  b.Op("aten::mm", 20, 30, 1);
+  b.Op("aten::mm", 20, 30, 2);
+  b.Annotation("Optimizer.step#SGD.step", 500, 600, 2);
+  b.Op("aten::add_", 510, 520, 2);
+  b.Op("aten::zero_", 0, 5, 3);
+  b.Op("aten::empty", 5, 5, 1);
+  const Trace unsorted = b.trace();
+  Trace sorted = b.trace();
+  FinalizeTrace(sorted);  // sorts cpu_ops and ranges by start, longer first
+  ASSERT_NE(sorted.cpu_ops.front().start_ns, unsorted.cpu_ops.front().start_ns);
+
+  const OpTree from_unsorted = OpTree::Build(unsorted);
+  const OpTree from_sorted = OpTree::Build(sorted);
+  const std::vector<std::string> a = Shape(from_unsorted, unsorted);
+  const std::vector<std::string> c = Shape(from_sorted, sorted);
+  EXPECT_EQ(a, c);
+
+  // The ties, by hand: thread 1 is the step > "## forward ##" > aten::linear > aten::copy_ >
+  // aten::mm, then aten::relu; aten::empty (5..5) sits in the step before them.
+  const OpTree& tree = from_sorted;
+  ASSERT_EQ(tree.size(), 12u);
+  auto name = [&](NodeId n) { return std::string(sorted.str(tree.name(n))); };
+  EXPECT_EQ(name(0), "ProfilerStep#1");
+  EXPECT_EQ(name(1), "aten::empty");
+  EXPECT_EQ(tree.parent(1), 0u);
+  EXPECT_EQ(name(2), "## forward ##");
+  EXPECT_EQ(name(3), "aten::linear");
+  EXPECT_EQ(name(4), "aten::copy_");
+  EXPECT_EQ(name(5), "aten::mm");
+  EXPECT_EQ(tree.parent(5), 4u);
+  EXPECT_EQ(tree.parent(4), 3u);
+  EXPECT_EQ(tree.parent(3), 2u);
+  EXPECT_EQ(tree.parent(2), 0u);
+  EXPECT_EQ(name(6), "aten::relu");
+  EXPECT_EQ(tree.subtree_end(0), 7u);
+  // Thread 2: aten::mm (20..30) and aten::addmm (40..60) are roots; the optimizer range holds
+  // aten::add_. Thread 3: aten::zero_ alone.
+  EXPECT_EQ(name(7), "aten::mm");
+  EXPECT_EQ(tree.tid(7), 2);
+  EXPECT_EQ(name(8), "aten::addmm");
+  EXPECT_EQ(tree.parent(8), OpTree::kNoNode);
+  EXPECT_EQ(name(9), "Optimizer.step#SGD.step");
+  EXPECT_EQ(name(10), "aten::add_");
+  EXPECT_EQ(tree.parent(10), 9u);
+  EXPECT_EQ(name(11), "aten::zero_");
+  EXPECT_EQ(tree.tid(11), 3);
+  EXPECT_EQ(tree.roots().size(), 5u);
+}
+
 TEST(OpTree, BuildsTwoMillionEventsQuickly) {
   Builder b;
   const int kTop = 250000;
