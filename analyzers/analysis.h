@@ -36,6 +36,10 @@ struct AnalysisOptions {
   std::string gpu_override;
   // Path of gpu_peaks.tsv-style table; empty = built-in table.
   std::string gpu_peaks_path;
+  // Threads one rank's analysis may use: with 2 or more, independent parts (the op tree beside
+  // the busy intervals and idle gaps, the roofline beside the other analyzers) run side by
+  // side. Never changes a result; not part of a summary.
+  int threads = 1;
 };
 
 enum class StepSource : uint8_t { kProfilerStep, kNvtx, kInferred, kNone };

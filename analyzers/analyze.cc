@@ -12,6 +12,7 @@
 #include "analyzers/op_tree.h"
 #include "analyzers/precision.h"
 #include "analyzers/roofline/roofline.h"
+#include "base/parallel.h"
 #include "base/saturating.h"
 #include "trace/classify/api_roles.h"
 #include "trace/classify/host_roles.h"
@@ -258,6 +259,11 @@ std::shared_ptr<const KernelAnnotations> AnnotateKernels(const RankContext& ctx)
 
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
   const Trace& trace = ctx.trace();
+  // The roofline reads only the context, and the analyzers up to the diagnosis write other
+  // fields: with a second thread it runs beside them. The diagnosis reads both.
+  std::shared_ptr<const roofline::RooflineResult> roof;
+  Beside roofline(ctx.options().threads > 1,
+                  [&ctx, &roof] { roof = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx)); });
   RankAnalysis ra;
   ra.rank = trace.metadata.rank;
   ra.input_path = trace.metadata.path;
@@ -283,9 +289,10 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
 
   ra.tensor_active_per_step_pct = TensorActivePerStep(trace, ra.steps.steps);
   AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
-  ra.roofline = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx));
   ra.kernels = AnnotateKernels(ctx);
   ExtractCollectives(ctx, ra);
+  roofline.Join();
+  ra.roofline = std::move(roof);
   Diagnose(ctx, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

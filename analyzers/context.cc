@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analyzers/diagnosis.h"
+#include "base/parallel.h"
 #include "base/saturating.h"
 #include "trace/classify/host_roles.h"
 
@@ -122,11 +123,16 @@ RankContext::RankContext(const Trace& trace, const AnalysisOptions& options)
   steps_.analysis = DetectSteps(trace, options, launches_);
   BuildWindows();
   BuildKernelFacts();
-  BuildBusy();
-  BuildHostRanges();
-  op_tree_ = OpTree::Build(trace, kernels_.launch_call);
+  {
+    // The op tree needs only the launch links; the busy intervals, host ranges and idle gaps
+    // need no tree: with a second thread the two are built side by side.
+    Beside tree(options.threads > 1, [this] { op_tree_ = OpTree::Build(trace_, kernels_.launch_call); });
+    BuildBusy();
+    BuildHostRanges();
+    BuildIdleGaps();
+    tree.Join();
+  }
   BuildSyncPoints();
-  BuildIdleGaps();
   AttributeGaps();
 }
 

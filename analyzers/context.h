@@ -11,6 +11,8 @@
 //      allocator / pageable-copy API intervals;
 //   6. the sync points (the one definition, see BuildSyncPoints in context.cc);
 //   7. the idle gaps (HTA's kinds) and, on the main device, the cause of each gap's time.
+// The op tree (5) reads only the launch links, and the busy intervals, host ranges and idle
+// gaps read no tree: with options.threads > 1 the tree is built on a second thread beside them.
 //
 // Everything is read-only after Build(). The context holds references to the trace and the
 // options: both must outlive it. It is dropped after the rank's analysis; results

@@ -186,7 +186,10 @@ int RunAnalyze(int argc, char** argv) {
   run.jobs = jobs > 0 ? jobs : cores;
   run.keep_going = keep_going;
   InputsProgress progress(inputs);
-  const int reader_threads = std::min<size_t>(run.jobs, inputs.size()) > 1 ? 1 : 0;
+  // One rank at a time: its read and its analysis may use every core; several: one each.
+  const bool one_in_flight = std::min<size_t>(run.jobs, inputs.size()) <= 1;
+  const int reader_threads = one_in_flight ? 0 : 1;
+  run.analysis.threads = one_in_flight ? cores : 1;
   run.read = [&](size_t i) {
     ReadOptions ropts;
     ropts.threads = reader_threads;
