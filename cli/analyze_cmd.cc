@@ -193,6 +193,7 @@ int RunAnalyze(int argc, char** argv) {
   run.read = [&](size_t i) {
     ReadOptions ropts;
     ropts.threads = reader_threads;
+    ropts.keep_export_only_events = exporting;
     ropts.progress = [&progress, i](uint64_t done, uint64_t /*total*/) { progress.Update(i, done); };
     return ReadTrace(inputs[i], ropts);
   };

@@ -45,6 +45,8 @@ StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
   KinetoReadOptions kopts;
   kopts.progress = options.progress;
   kopts.threads = options.threads;
+  kopts.keep_other_events = options.keep_export_only_events;
+  kopts.keep_export_only_flows = options.keep_export_only_events;
   return ReadKinetoTrace(path, kopts);
 }
 

@@ -16,6 +16,10 @@ struct ReadOptions {
   // Threads for one Kineto file (KinetoReadOptions::threads): 0 one per core, at most 8; 1 the
   // calling thread only (what `analyze -j N` uses when it reads N files at once).
   int threads = 0;
+  // Events only the timeline exporters draw (KinetoReadOptions::keep_other_events and
+  // keep_export_only_flows): false leaves them out of the Trace. No analysis result changes;
+  // `analyze` keeps them only when it writes a Chrome, Perfetto or SQLite timeline.
+  bool keep_export_only_events = true;
 };
 
 // .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,

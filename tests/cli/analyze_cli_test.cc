@@ -318,6 +318,37 @@ TEST_F(AnalyzeCli, TimelinesOfSeveralRanksAreOneFilePerSelectedRank) {
 }
 
 // analyze --summary-out per rank, then merge: the report of analysing the files together.
+// Without a timeline to write, analyze leaves the launch flows and python_function events out
+// of the trace it reads (the analysis never reads them): the report is the same, and a Chrome
+// timeline, when asked for, still draws them.
+TEST_F(AnalyzeCli, TimelineEventsAreKeptOnlyForATimeline) {
+  const std::string trace = R"({"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50},
+ {"ph": "X", "cat": "python_function", "name": "train.py(7): step", "pid": 1, "tid": 1, "ts": 101, "dur": 40},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5,
+  "args": {"correlation": 7, "External id": 3}},
+ {"ph": "s", "id": 7, "pid": 1, "tid": 1, "ts": 110, "cat": "ac2g", "name": "ac2g"},
+ {"ph": "f", "id": 7, "pid": 0, "tid": 7, "ts": 120, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+ {"ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 120, "dur": 20,
+  "args": {"correlation": 7, "device": 0, "stream": 7, "External id": 3}}
+]})";
+  WriteFile(dir_ + "/t.json", trace);
+  RunResult plain = RunAmpscope("analyze " + dir_ + "/t.json -q -o " + dir_ + "/plain.json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  RunResult timeline =
+      RunAmpscope("analyze " + dir_ + "/t.json -q -o " + dir_ + "/with.json --chrome-trace " + dir_ + "/c.json");
+  ASSERT_EQ(timeline.exit_code, 0) << timeline.out;
+  EXPECT_EQ(ReadFile(dir_ + "/plain.json"), ReadFile(dir_ + "/with.json"));
+  const nlohmann::json c = nlohmann::json::parse(ReadFile(dir_ + "/c.json"));
+  int flow_ends = 0, python = 0;
+  for (const nlohmann::json& e : c["traceEvents"]) {
+    if (e.value("cat", "") == "ac2g" && (e.value("ph", "") == "s" || e.value("ph", "") == "f")) ++flow_ends;
+    if (e.value("name", "") == "train.py(7): step") ++python;
+  }
+  EXPECT_EQ(flow_ends, 2);
+  EXPECT_EQ(python, 1);
+}
+
 TEST_F(AnalyzeCli, MergeOfSummariesEqualsAnalyzeTogether) {
   WriteFile(dir_ + "/a.json", kSmallTrace);
   std::string second = kSmallTrace;

@@ -498,7 +498,9 @@ Status TraceBuilder::OnFlow(const RawEvent& ev, char phase) {
   }
   f.pid = Id(ev.pid, ev, "pid");
   f.tid = Id(ev.tid, ev, "tid");
-  f.category = Intern(Text(ev.cat, &scratch_.cat, ev, "cat"));
+  const std::string_view category = Text(ev.cat, &scratch_.cat, ev, "cat");
+  if (!options_.keep_export_only_flows && category != "fwdbwd") return Status::Ok();
+  f.category = Intern(category);
   f.name = Intern(Text(ev.name, &scratch_.name, ev, "name"));
   f.phase = phase;
   f.bind_enclosing = ev.bp.kind == Kind::kString && ev.bp.text == "e";
