@@ -105,7 +105,7 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
   app.add_option("--summary-out", summary_path,
                  "Write this rank's summary (what `ampscope merge` needs to build the job report); one input only");
-  app.add_option("-j,--jobs", jobs, "Ranks read and analysed at once (default: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("-j,--jobs", jobs, "Threads at work: ranks read and analysed at once, or one rank's threads (default: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--ranks", ranks_text,
                  "Ranks drawn by --chrome-trace/--perfetto/--sqlite (e.g. 0,7; default: all). With several inputs each "
                  "Chrome/Perfetto rank gets its own file (t.json -> t.rank7.json); SQLite keeps them in one database");
@@ -186,10 +186,12 @@ int RunAnalyze(int argc, char** argv) {
   run.jobs = jobs > 0 ? jobs : cores;
   run.keep_going = keep_going;
   InputsProgress progress(inputs);
-  // One rank at a time: its read and its analysis may use every core; several: one each.
-  const bool one_in_flight = std::min<size_t>(run.jobs, inputs.size()) <= 1;
-  const int reader_threads = one_in_flight ? 0 : 1;
-  run.analysis.threads = one_in_flight ? cores : 1;
+  // -j N is the number of threads at work, as make's: with one input its read and its
+  // analysis use N threads (all cores by default); with several, N ranks go at once, one
+  // thread each.
+  const int per_rank_threads = inputs.size() == 1 ? run.jobs : 1;
+  const int reader_threads = per_rank_threads;
+  run.analysis.threads = per_rank_threads;
   run.read = [&](size_t i) {
     ReadOptions ropts;
     ropts.threads = reader_threads;
