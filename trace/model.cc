@@ -1,8 +1,11 @@
 #include "trace/model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 #include <unordered_map>
+
+#include "base/parallel.h"
 
 namespace ampscope {
 
@@ -63,36 +66,57 @@ const Device* Trace::FindDevice(int32_t id) const {
 
 namespace {
 
+// Tables shorter than this are sorted on one thread.
+constexpr size_t kHalvesSortMinRows = size_t{1} << 16;
+
+// std::stable_sort, or with 2+ threads and a large table: each half stably sorted (one beside
+// the caller), then merged stably - the same order.
+template <typename T, typename Less>
+void StableSort(std::vector<T>& v, Less less, int threads) {
+  if (threads < 2 || v.size() < kHalvesSortMinRows) {
+    std::stable_sort(v.begin(), v.end(), less);
+    return;
+  }
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  {
+    Beside upper(true, [&] { std::stable_sort(mid, v.end(), less); });
+    std::stable_sort(v.begin(), mid, less);
+    upper.Join();
+  }
+  std::inplace_merge(v.begin(), mid, v.end(), less);
+}
+
 template <typename T, typename Key>
-bool SortIfNeeded(std::vector<T>& v, Key key) {
-  bool sorted = std::is_sorted(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
-  if (!sorted) std::stable_sort(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
+bool SortIfNeeded(std::vector<T>& v, Key key, int threads) {
+  auto less = [&](const T& a, const T& b) { return key(a) < key(b); };
+  bool sorted = std::is_sorted(v.begin(), v.end(), less);
+  if (!sorted) StableSort(v, less, threads);
   return !sorted;
 }
 
 }  // namespace
 
-void FinalizeTrace(Trace& trace) {
+void FinalizeTrace(Trace& trace, int threads) {
   uint64_t resorted = 0;
-  resorted += SortIfNeeded(trace.kernels, [](const KernelEvent& e) { return e.start_ns; });
-  resorted += SortIfNeeded(trace.memcpys, [](const MemcpyEvent& e) { return e.start_ns; });
-  resorted += SortIfNeeded(trace.memsets, [](const MemsetEvent& e) { return e.start_ns; });
-  resorted += SortIfNeeded(trace.api_calls, [](const ApiCall& e) { return e.start_ns; });
-  resorted += SortIfNeeded(trace.syncs, [](const SyncEvent& e) { return e.start_ns; });
+  resorted += SortIfNeeded(trace.kernels, [](const KernelEvent& e) { return e.start_ns; }, threads);
+  resorted += SortIfNeeded(trace.memcpys, [](const MemcpyEvent& e) { return e.start_ns; }, threads);
+  resorted += SortIfNeeded(trace.memsets, [](const MemsetEvent& e) { return e.start_ns; }, threads);
+  resorted += SortIfNeeded(trace.api_calls, [](const ApiCall& e) { return e.start_ns; }, threads);
+  resorted += SortIfNeeded(trace.syncs, [](const SyncEvent& e) { return e.start_ns; }, threads);
   // Ranges and ops: by start, longer (enclosing) first so depth can be computed with a stack.
   auto enclosing_first = [](const auto& a, const auto& b) {
     return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
   };
   if (!std::is_sorted(trace.ranges.begin(), trace.ranges.end(), enclosing_first)) {
-    std::stable_sort(trace.ranges.begin(), trace.ranges.end(), enclosing_first);
+    StableSort(trace.ranges, enclosing_first, threads);
     ++resorted;
   }
   if (!std::is_sorted(trace.cpu_ops.begin(), trace.cpu_ops.end(), enclosing_first)) {
-    std::stable_sort(trace.cpu_ops.begin(), trace.cpu_ops.end(), enclosing_first);
+    StableSort(trace.cpu_ops, enclosing_first, threads);
     ++resorted;
   }
-  resorted += SortIfNeeded(trace.memory_events, [](const MemoryEvent& e) { return e.time_ns; });
-  resorted += SortIfNeeded(trace.counters, [](const CounterSample& e) { return e.time_ns; });
+  resorted += SortIfNeeded(trace.memory_events, [](const MemoryEvent& e) { return e.time_ns; }, threads);
+  resorted += SortIfNeeded(trace.counters, [](const CounterSample& e) { return e.time_ns; }, threads);
   if (resorted > 0)
     trace.diagnostics.Add(DiagCode::kUnsortedEvents, -1,
                           "input events were not in time order; sorted after reading");

@@ -298,8 +298,10 @@ struct Trace {
 };
 
 // Sorts every table by start time, fills Range::depth, and records 'unsorted_events'
-// (info) when the input was out of order. Readers call it once at the end.
-void FinalizeTrace(Trace& trace);
+// (info) when the input was out of order. Readers call it once at the end. With `threads` > 1
+// a large table is sorted in two halves side by side, then merged (the same order: the sort
+// is stable either way).
+void FinalizeTrace(Trace& trace, int threads = 1);
 
 // Calls f(StringId&) for every string id a row holds. Code that moves rows from one string
 // table to another (the parallel Kineto reader's merge) goes through these, so a new StringId

@@ -99,7 +99,8 @@ class TraceBuilder final : public EventSink {
   // After the last event: the span and total of all accepted times (trace/time_bounds.h).
   Status CheckTimes() const { return bounds_.Check(name_); }
   // After the last event: joins and checks that need the whole trace (kineto_linker.cc).
-  Trace Finish(uint64_t input_bytes);
+  // `threads`: for the final sort (FinalizeTrace).
+  Trace Finish(uint64_t input_bytes, int threads = 1);
 
  private:
   // Reused buffers for decoded strings (escapes) and compacted JSON arrays.

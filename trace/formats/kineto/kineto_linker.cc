@@ -13,7 +13,7 @@
 
 namespace ampscope::kineto {
 
-Trace TraceBuilder::Finish(uint64_t input_bytes) {
+Trace TraceBuilder::Finish(uint64_t input_bytes, int threads) {
   trace_.metadata.input_bytes = input_bytes;
   trace_.metadata.event_count = event_count_;
   FlushDiagnostics();
@@ -21,7 +21,7 @@ Trace TraceBuilder::Finish(uint64_t input_bytes) {
   CheckProfilerSteps();
   FinishDevices();
   if (!evidence_.have_rank) trace_.metadata.rank = RankFromFileName(name_);
-  FinalizeTrace(trace_);
+  FinalizeTrace(trace_, threads);
   return std::move(trace_);
 }
 

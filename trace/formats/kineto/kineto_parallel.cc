@@ -106,7 +106,7 @@ class ParallelRead {
     }
     if (!st.ok()) return st;
     AMPSCOPE_RETURN_IF_ERROR(caller_.builder->CheckTimes());
-    Trace trace = caller_.builder->Finish(caller_.tokenizer->bytes_read());
+    Trace trace = caller_.builder->Finish(caller_.tokenizer->bytes_read(), plan_.parse_threads);
     caller_.tokenizer->ReportDone();
     return trace;
   }
