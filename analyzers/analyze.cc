@@ -8,6 +8,7 @@
 
 #include "analyzers/collectives.h"
 #include "analyzers/diagnosis.h"
+#include "analyzers/diagnosis/facts.h"
 #include "analyzers/gpu_peaks.h"
 #include "analyzers/op_tree.h"
 #include "analyzers/precision.h"
@@ -259,8 +260,9 @@ std::shared_ptr<const KernelAnnotations> AnnotateKernels(const RankContext& ctx)
 
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
   const Trace& trace = ctx.trace();
-  // The roofline reads only the context, and the analyzers up to the diagnosis write other
-  // fields: with a second thread it runs beside them. The diagnosis reads both.
+  // The roofline reads only the context, and the analyzers up to the diagnosis (and the
+  // diagnosis' facts) write other fields: with a second thread it runs beside them. The
+  // diagnosis' rules read both.
   std::shared_ptr<const roofline::RooflineResult> roof;
   Beside roofline(ctx.options().threads > 1,
                   [&ctx, &roof] { roof = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx)); });
@@ -291,9 +293,12 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
   ra.kernels = AnnotateKernels(ctx);
   ExtractCollectives(ctx, ra);
-  roofline.Join();
-  ra.roofline = std::move(roof);
-  Diagnose(ctx, ra);
+  {
+    const diagnosis::Facts facts(ctx, ra);  // reads the context and ra.steps only
+    roofline.Join();
+    ra.roofline = std::move(roof);
+    Diagnose(facts, ra);
+  }
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
   return ra;

@@ -23,6 +23,14 @@ class RankContext;  // analyzers/context.h
 // gaps and their causes, sync points, host ranges, the op tree) come from the context.
 void Diagnose(const RankContext& context, RankAnalysis& ra);
 
+namespace diagnosis {
+class Facts;  // analyzers/diagnosis/facts.h
+}
+// The same with facts gathered beforehand: Facts(context, ra) reads only the context and
+// ra.steps, so it can be built while other analyzers still run (AnalyzeRank builds it while
+// the roofline runs); every result it is given must be in ra before this call.
+void Diagnose(const diagnosis::Facts& facts, RankAnalysis& ra);
+
 // Thresholds. Provenance (docs/findings.md): [proj] project checklist, [kineto] TensorBoard
 // plugin, [nsys] Nsight Systems rule, [HTA], [NV-guide], [heur] our choice (tested both sides).
 namespace diagnosis {

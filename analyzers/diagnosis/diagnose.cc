@@ -1,4 +1,5 @@
 // Diagnose (diagnosis.h): the facts once, the rule families in order, the matrix last.
+#include <cassert>
 #include <utility>
 
 #include "analyzers/diagnosis.h"
@@ -68,11 +69,17 @@ void MarkNoGpuActivity(const RankContext& context, RankAnalysis& ra) {
 }  // namespace
 
 void Diagnose(const RankContext& context, RankAnalysis& ra) {
+  const diagnosis::Facts facts(context, ra);
+  Diagnose(facts, ra);
+}
+
+void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   using namespace diagnosis;
+  assert(&in.ra == &ra && "the facts must be of this analysis");
+  const RankContext& context = in.ctx;
   ra.matrix.clear();
   ra.checklist.clear();
   ra.findings.clear();
-  const Facts in(context, ra);
   FindingSink out(ra.findings);
   Outcomes o;
   o.compute = RuleCompute(in, out);
