@@ -126,7 +126,7 @@ RankContext::RankContext(const Trace& trace, const AnalysisOptions& options)
   {
     // The op tree needs only the launch links; the busy intervals, host ranges and idle gaps
     // need no tree: with a second thread the two are built side by side.
-    Beside tree(options.threads > 1, [this] { op_tree_ = OpTree::Build(trace_, kernels_.launch_call); });
+    Beside tree(options.threads > 1, [this] { op_tree_ = OpTree::Build(trace_, kernels_.launch_call, options_.threads); });
     BuildBusy();
     BuildHostRanges();
     BuildIdleGaps();

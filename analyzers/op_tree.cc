@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "base/parallel.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope {
@@ -39,12 +40,17 @@ OpTree OpTree::Build(const Trace& trace) {
   return Build(trace, launch);
 }
 
-OpTree OpTree::Build(const Trace& trace, const std::vector<int64_t>& launch_of_kernel) {
+OpTree OpTree::Build(const Trace& trace, const std::vector<int64_t>& launch_of_kernel, int threads) {
   OpTree t;
   t.trace_ = &trace;
   t.BuildNodes(trace);
-  t.LinkKernels(trace, launch_of_kernel);
-  t.MarkBackward(trace);
+  {
+    // Both read the nodes; LinkKernels writes the kernel links and times, MarkBackward the
+    // forward/backward fields and counts: with a second thread they run side by side.
+    Beside backward(threads > 1, [&t, &trace] { t.MarkBackward(trace); });
+    t.LinkKernels(trace, launch_of_kernel);
+    backward.Join();
+  }
   t.stats_.nodes = t.nodes_.size();
   return t;
 }
@@ -155,6 +161,26 @@ std::vector<Item> PreOrderItems(const Trace& trace) {
   return items;
 }
 
+// Sorts v (distinct elements). External ids grow with time, so in node order (each thread's
+// nodes by start) they are a few ascending runs, one per thread: those are merged; many runs
+// are sorted.
+template <typename T>
+void SortRuns(std::vector<T>& v) {
+  constexpr size_t kMaxRuns = 16;
+  std::vector<size_t> starts = {0};
+  for (size_t i = 1; i < v.size() && starts.size() <= kMaxRuns; ++i)
+    if (v[i] < v[i - 1]) starts.push_back(i);
+  if (starts.size() > kMaxRuns) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  for (size_t r = 1; r < starts.size(); ++r) {
+    const size_t end = r + 1 < starts.size() ? starts[r + 1] : v.size();
+    std::inplace_merge(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(starts[r]),
+                       v.begin() + static_cast<std::ptrdiff_t>(end));
+  }
+}
+
 }  // namespace
 
 void OpTree::BuildNodes(const Trace& trace) {
@@ -242,7 +268,7 @@ void OpTree::LinkKernels(const Trace& trace, const std::vector<int64_t>& launch_
                                                    : trace.ranges[n.source].external_id;
     if (ext > 0) by_ext.emplace_back(ext, id);
   }
-  std::sort(by_ext.begin(), by_ext.end());
+  SortRuns(by_ext);
   {
     size_t w = 0;
     for (size_t r = 0; r < by_ext.size();) {

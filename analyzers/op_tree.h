@@ -73,7 +73,9 @@ class OpTree {
   // index of its launching call in trace.api_calls, or -1 (the analysis context knows these
   // links); without it the tree joins kernels to calls by correlation itself.
   static OpTree Build(const Trace& trace);
-  static OpTree Build(const Trace& trace, const std::vector<int64_t>& launch_of_kernel);
+  // With `threads` > 1 the kernel links and the forward/backward links are made side by side
+  // (the same tree).
+  static OpTree Build(const Trace& trace, const std::vector<int64_t>& launch_of_kernel, int threads = 1);
 
   size_t size() const { return nodes_.size(); }
   const Stats& stats() const { return stats_; }
