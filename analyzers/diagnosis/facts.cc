@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
+#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -236,22 +236,46 @@ void Facts::BuildIdle() {
       st->idle_at_start_ns = SaturatingAdd(st->idle_at_start_ns, len - std::min(len, OverlapNs(dataloader, st->start_ns, g.end_ns)));
     }
   }
-  // Host activity: ops, API calls and data-loader ranges (each sorted by start), merged.
+  // Host activity: ops, API calls and data-loader ranges, merged. The three are each sorted by
+  // start (the trace's tables; dataloader is merged), so they are merged as they are read, in
+  // start order, without a copy of all of them; anything unsorted falls back to a sort.
   std::vector<Interval> active;
   {
-    std::vector<Interval> ops, calls;
-    ops.reserve(t.cpu_ops.size());
-    calls.reserve(t.api_calls.size() + dataloader.size());
-    for (const CpuOp& op : t.cpu_ops) ops.push_back({op.start_ns, op.end_ns});
-    for (const ApiCall& a : t.api_calls) calls.push_back({a.start_ns, a.end_ns});
-    const size_t nc = calls.size();
-    calls.insert(calls.end(), dataloader.begin(), dataloader.end());
-    auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
-    std::inplace_merge(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(nc), calls.end(), by_start);
-    active.reserve(ops.size() + calls.size());
-    std::merge(ops.begin(), ops.end(), calls.begin(), calls.end(), std::back_inserter(active), by_start);
+    const bool sorted =
+        std::is_sorted(t.cpu_ops.begin(), t.cpu_ops.end(), [](const CpuOp& a, const CpuOp& b) { return a.start_ns < b.start_ns; }) &&
+        std::is_sorted(t.api_calls.begin(), t.api_calls.end(), [](const ApiCall& a, const ApiCall& b) { return a.start_ns < b.start_ns; }) &&
+        std::is_sorted(dataloader.begin(), dataloader.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+    if (!sorted) {
+      for (const CpuOp& op : t.cpu_ops) active.push_back({op.start_ns, op.end_ns});
+      for (const ApiCall& a : t.api_calls) active.push_back({a.start_ns, a.end_ns});
+      active.insert(active.end(), dataloader.begin(), dataloader.end());
+      active = MergeIntervals(std::move(active));
+    } else {
+      auto add = [&](TimeNs s, TimeNs e) {  // MergeIntervals' rule, one interval at a time
+        if (e <= s) return;
+        if (!active.empty() && s <= active.back().end_ns) {
+          active.back().end_ns = std::max(active.back().end_ns, e);
+        } else {
+          active.push_back({s, e});
+        }
+      };
+      size_t i = 0, j = 0, k = 0;
+      constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
+      while (true) {
+        const TimeNs si = i < t.cpu_ops.size() ? t.cpu_ops[i].start_ns : kNone;
+        const TimeNs sj = j < t.api_calls.size() ? t.api_calls[j].start_ns : kNone;
+        const TimeNs sk = k < dataloader.size() ? dataloader[k].start_ns : kNone;
+        if (i >= t.cpu_ops.size() && j >= t.api_calls.size() && k >= dataloader.size()) break;
+        if (si <= sj && si <= sk && i < t.cpu_ops.size()) {
+          add(si, t.cpu_ops[i++].end_ns);
+        } else if (sj <= sk && j < t.api_calls.size()) {
+          add(sj, t.api_calls[j++].end_ns);
+        } else {
+          add(sk, dataloader[k++].end_ns);
+        }
+      }
+    }
   }
-  active = MergeIntervals(std::move(active));
   idle.host_active_known = !t.cpu_ops.empty() || !t.api_calls.empty();
   std::vector<Interval> pieces;
   for (const Interval& w : ctx.windows()) {
