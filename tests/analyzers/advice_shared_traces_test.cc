@@ -50,24 +50,7 @@ bool HasNonZeroEvidence(const FieldList& evidence) {
 
 TEST(AdviceSharedTraces, EveryFindingHasEvidenceAndWarningsASaving) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=...)");
-  const std::vector<std::string> traces = {
-      kResNet50,
-      "traces/kineto/tb_plugin/worker0.1623143566756.pt.trace.json.gz",
-      "traces/kineto/tb_plugin/gpu_metrics_input.json",
-      "traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-      "traces/kineto/hta/nccl_data.json.gz",
-      "traces/kineto/hta/a100_16rank_recsys_rank0.json.gz",
-      "traces/kineto/hta/sampled_rank-0.json.gz",
-      "traces/kineto/hta/benchmark_result_493459_1694039959_trace.json.gz",
-      "traces/kineto/hta/event_sync_trace.json.gz",
-      "traces/kineto/hta/triton_example.json.gz",
-      kMi250,
-      "traces/kineto/param_dlrm_8ranks/worker0_step_12.1694128201545.pt.trace.json.gz",
-      "traces/kineto/deepseek/train.json.gz",
-      "traces/kineto/tracelens_mi210/gpu_only_trace.json.gz",
-      kQwenInference,
-  };
-  for (const std::string& path : traces) {
+  for (const std::string& path : testing::SharedKinetoTraceKinds()) {
     SCOPED_TRACE(path);
     const RankAnalysis ra = AnalyzeShared(path);
     for (const Finding& f : ra.findings) {

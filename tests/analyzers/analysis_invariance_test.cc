@@ -37,27 +37,10 @@ Outputs AnalyseWith(const Trace& trace, int threads) {
   return out;
 }
 
-const std::vector<std::string> kSharedKinetoTraces = {
-    "traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz",
-    "traces/kineto/tb_plugin/worker0.1623143566756.pt.trace.json.gz",
-    "traces/kineto/tb_plugin/gpu_metrics_input.json",
-    "traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-    "traces/kineto/hta/nccl_data.json.gz",
-    "traces/kineto/hta/a100_16rank_recsys_rank0.json.gz",
-    "traces/kineto/hta/sampled_rank-0.json.gz",
-    "traces/kineto/hta/benchmark_result_493459_1694039959_trace.json.gz",
-    "traces/kineto/hta/event_sync_trace.json.gz",
-    "traces/kineto/hta/triton_example.json.gz",
-    "traces/kineto/hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
-    "traces/kineto/param_dlrm_8ranks/worker7_step_12.1694128201553.pt.trace.json.gz",
-    "traces/kineto/deepseek/train.json.gz",
-    "traces/kineto/tracelens_mi210/gpu_only_trace.json.gz",
-    "traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
-};
 
 TEST(AnalysisInvariance, SameReportWithOneAndTwoThreads) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=...)");
-  for (const std::string& path : kSharedKinetoTraces) {
+  for (const std::string& path : testing::SharedKinetoTraceKinds()) {
     SCOPED_TRACE(path);
     StatusOr<Trace> trace = ReadTrace(testing::SharedPath(path));
     ASSERT_TRUE(trace.ok()) << (trace.ok() ? "" : trace.status().message());
@@ -72,7 +55,7 @@ TEST(AnalysisInvariance, SameReportWithOneAndTwoThreads) {
 TEST(AnalysisInvariance, SameReportWithoutTheExportOnlyEvents) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=...)");
   size_t left_out = 0;
-  for (const std::string& path : kSharedKinetoTraces) {
+  for (const std::string& path : testing::SharedKinetoTraceKinds()) {
     SCOPED_TRACE(path);
     StatusOr<Trace> full = ReadTrace(testing::SharedPath(path));
     ReadOptions lean_options;

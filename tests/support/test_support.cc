@@ -11,6 +11,27 @@ namespace ampscope::testing {
 
 std::string SharedPath(const std::string& relative) { return std::string(AMPSCOPE_SHARED_DIR) + "/" + relative; }
 
+const std::vector<std::string>& SharedKinetoTraceKinds() {
+  static const std::vector<std::string> traces = {
+      "traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz",
+      "traces/kineto/tb_plugin/worker0.1623143566756.pt.trace.json.gz",
+      "traces/kineto/tb_plugin/gpu_metrics_input.json",
+      "traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+      "traces/kineto/hta/nccl_data.json.gz",
+      "traces/kineto/hta/a100_16rank_recsys_rank0.json.gz",
+      "traces/kineto/hta/sampled_rank-0.json.gz",
+      "traces/kineto/hta/benchmark_result_493459_1694039959_trace.json.gz",
+      "traces/kineto/hta/event_sync_trace.json.gz",
+      "traces/kineto/hta/triton_example.json.gz",
+      "traces/kineto/hta/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+      "traces/kineto/param_dlrm_8ranks/worker0_step_12.1694128201545.pt.trace.json.gz",
+      "traces/kineto/deepseek/train.json.gz",
+      "traces/kineto/tracelens_mi210/gpu_only_trace.json.gz",
+      "traces/kineto/tracelens_mi300_qwen/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+  };
+  return traces;
+}
+
 bool HaveShared() {
   struct stat st;
   return stat(SharedPath("traces/kineto").c_str(), &st) == 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,9 @@ std::string SharedPath(const std::string& relative);
 // True if shared/ (with the real traces) is available; tests that need it use
 // AMPSCOPE_REQUIRE_INPUT(HaveShared(), ...).
 bool HaveShared();
+// One Kineto trace of each kind under shared/traces/kineto (relative paths for SharedPath):
+// the tests that check a property of every shared trace iterate over these.
+const std::vector<std::string>& SharedKinetoTraceKinds();
 // True when a missing input must fail the test rather than skip it: under CI=true (any value
 // but "", "0" or "false"), so that CI cannot be green because its inputs were not there.
 bool InputsRequired();
