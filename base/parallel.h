@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <exception>
 #include <system_error>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ampscope {

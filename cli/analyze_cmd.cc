@@ -189,8 +189,11 @@ int RunAnalyze(int argc, char** argv) {
   // -j N is the number of threads at work, as make's: with one input its read and its
   // analysis use N threads (all cores by default); with several, N ranks go at once, one
   // thread each.
+  // The reader takes at most 8 (KinetoReadOptions::threads' own limit for "all cores": each
+  // parse thread holds 4 MiB pieces in flight).
+  constexpr int kMaxReaderThreads = 8;
   const int per_rank_threads = inputs.size() == 1 ? run.jobs : 1;
-  const int reader_threads = per_rank_threads;
+  const int reader_threads = std::min(per_rank_threads, kMaxReaderThreads);
   run.analysis.threads = per_rank_threads;
   run.read = [&](size_t i) {
     ReadOptions ropts;
