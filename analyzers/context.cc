@@ -25,24 +25,22 @@ int64_t LaunchIndex::Find(int64_t correlation) const {
   return it->second;
 }
 
+void AppendMerged(std::vector<Interval>& merged, TimeNs start, TimeNs end) {
+  if (end <= start) return;
+  if (!merged.empty() && start <= merged.back().end_ns) {
+    merged.back().end_ns = std::max(merged.back().end_ns, end);
+  } else {
+    merged.push_back({start, end});
+  }
+}
+
 std::vector<Interval> MergeIntervals(std::vector<Interval> v) {
   // Most callers pass intervals already in start order (trace tables are sorted): no sort then.
   auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
   if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
-  // Merged in place: `w` intervals are done, v[w - 1] the one still growing.
-  size_t w = 0;
-  for (size_t r = 0; r < v.size(); ++r) {
-    const Interval iv = v[r];
-    if (iv.end_ns <= iv.start_ns) continue;
-    if (w > 0 && iv.start_ns <= v[w - 1].end_ns) {
-      v[w - 1].end_ns = std::max(v[w - 1].end_ns, iv.end_ns);
-    } else {
-      v[w++] = iv;
-    }
-  }
-  v.resize(w);
-  v.shrink_to_fit();
-  return v;
+  std::vector<Interval> out;
+  for (const Interval& iv : v) AppendMerged(out, iv.start_ns, iv.end_ns);
+  return out;
 }
 
 TimeNs OverlapNs(const std::vector<Interval>& merged, TimeNs start, TimeNs end) {

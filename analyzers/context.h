@@ -45,6 +45,9 @@ struct Interval {
 
 // Sorts and merges overlapping/adjacent intervals.
 std::vector<Interval> MergeIntervals(std::vector<Interval> intervals);
+// MergeIntervals' rule one interval at a time: adds [start, end) to `merged` (sorted,
+// disjoint), given in start order; empty intervals are dropped.
+void AppendMerged(std::vector<Interval>& merged, TimeNs start, TimeNs end);
 // Total length of `merged` (sorted, disjoint) inside [start, end) (saturating).
 TimeNs OverlapNs(const std::vector<Interval>& merged, TimeNs start, TimeNs end);
 // Removes the parts of `pieces` (sorted, disjoint) covered by `cause` (sorted, merged); returns

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <iterator>
 #include <numeric>
-#include <tuple>
 #include <utility>
 
 #include "base/parallel.h"
@@ -94,10 +93,8 @@ bool PreOrderLess(const Item& a, const Item& b) {
 }
 
 template <typename T>
-bool EnclosingFirst(const std::vector<T>& v) {
-  return std::is_sorted(v.begin(), v.end(), [](const T& a, const T& b) {
-    return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
-  });
+bool InEnclosingFirstOrder(const std::vector<T>& v) {
+  return std::is_sorted(v.begin(), v.end(), EnclosingFirst());
 }
 
 // The items in PreOrderLess order. FinalizeTrace leaves cpu_ops and ranges sorted by start,
@@ -116,7 +113,7 @@ std::vector<Item> PreOrderItems(const Trace& trace) {
   }
   const size_t n = trace.cpu_ops.size() + annotations.size();
   std::vector<Item> items;
-  if (!EnclosingFirst(trace.cpu_ops) || !EnclosingFirst(trace.ranges)) {
+  if (!InEnclosingFirstOrder(trace.cpu_ops) || !InEnclosingFirstOrder(trace.ranges)) {
     items.reserve(n);
     for (uint32_t i = 0; i < trace.cpu_ops.size(); ++i) items.push_back(op_item(i));
     items.insert(items.end(), annotations.begin(), annotations.end());

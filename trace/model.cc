@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <tuple>
 #include <unordered_map>
 
 #include "base/parallel.h"
@@ -104,9 +103,7 @@ void FinalizeTrace(Trace& trace, int threads) {
   resorted += SortIfNeeded(trace.api_calls, [](const ApiCall& e) { return e.start_ns; }, threads);
   resorted += SortIfNeeded(trace.syncs, [](const SyncEvent& e) { return e.start_ns; }, threads);
   // Ranges and ops: by start, longer (enclosing) first so depth can be computed with a stack.
-  auto enclosing_first = [](const auto& a, const auto& b) {
-    return std::tie(a.start_ns, b.end_ns) < std::tie(b.start_ns, a.end_ns);
-  };
+  const EnclosingFirst enclosing_first;
   if (!std::is_sorted(trace.ranges.begin(), trace.ranges.end(), enclosing_first)) {
     StableSort(trace.ranges, enclosing_first, threads);
     ++resorted;

@@ -303,6 +303,14 @@ struct Trace {
 // is stable either way).
 void FinalizeTrace(Trace& trace, int threads = 1);
 
+// The order FinalizeTrace leaves ranges and cpu ops in: by start, the longer (enclosing) one
+// first on equal starts.
+struct EnclosingFirst {
+  template <typename Row> bool operator()(const Row& a, const Row& b) const {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+  }
+};
+
 // Calls f(StringId&) for every string id a row holds. Code that moves rows from one string
 // table to another (the parallel Kineto reader's merge) goes through these, so a new StringId
 // field must be added here too (a test compares parallel and sequential reads field by field).

@@ -251,14 +251,7 @@ void Facts::BuildIdle() {
       active.insert(active.end(), dataloader.begin(), dataloader.end());
       active = MergeIntervals(std::move(active));
     } else {
-      auto add = [&](TimeNs s, TimeNs e) {  // MergeIntervals' rule, one interval at a time
-        if (e <= s) return;
-        if (!active.empty() && s <= active.back().end_ns) {
-          active.back().end_ns = std::max(active.back().end_ns, e);
-        } else {
-          active.push_back({s, e});
-        }
-      };
+      auto add = [&](TimeNs s, TimeNs e) { AppendMerged(active, s, e); };
       size_t i = 0, j = 0, k = 0;
       constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
       while (true) {
