@@ -9,8 +9,11 @@
 
 #include <dirent.h>
 
+#include <chrono>
+#include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/test_support.h"
@@ -101,24 +104,68 @@ std::string Torture(int repeat) {
          e + "\n ],\n \"distributedInfo\": {\"rank\": 2}, \"tail\": {\"x\": [{}, {}]}}\n";
 }
 
+// The string's bytes, from any offset (as a plain file: each reader reads them itself); on the
+// thread that created the first source, 32 bytes a read and each read after `delay`. On a tiny
+// input the calling thread would otherwise parse most pieces before a helper starts one;
+// slowed, it finds the helpers' pieces done and checks their guesses, so both the merge and
+// the re-parse paths run however busy the machine is.
+class CallerPacedSource final : public ByteSource {
+ public:
+  CallerPacedSource(std::string_view data, std::thread::id caller, std::chrono::microseconds delay, size_t pos = 0)
+      : data_(data), caller_(caller), delay_(delay), pos_(pos) {}
+  StatusOr<size_t> Read(char* dst, size_t capacity) override {
+    if (std::this_thread::get_id() == caller_) {
+      std::this_thread::sleep_for(delay_);
+      capacity = std::min<size_t>(capacity, 32);
+    }
+    const size_t n = std::min(capacity, data_.size() - pos_);
+    std::memcpy(dst, data_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  uint64_t raw_bytes_done() const override { return pos_; }
+  uint64_t raw_bytes_total() const override { return data_.size(); }
+  std::unique_ptr<ByteSource> OpenAt(uint64_t offset) const override {
+    return std::make_unique<CallerPacedSource>(data_, caller_, delay_, std::min<size_t>(offset, data_.size()));
+  }
+
+ private:
+  std::string_view data_;
+  std::thread::id caller_;
+  std::chrono::microseconds delay_;
+  size_t pos_;
+};
+
 TEST(KinetoParallel, TortureInputAtEveryPieceSize) {
   const std::string json = Torture(12);
   const std::string expected = Sequential(json);
   ASSERT_EQ(expected.rfind("error", 0), std::string::npos) << expected;
-  uint64_t merged = 0, reparsed = 0;
   for (size_t piece = 1; piece <= 400; piece += (piece < 64 ? 1 : 37)) {
     for (int threads : {2, 3}) {
       KinetoReadStats stats;
       ASSERT_EQ(Outcome(ReadWith(json, threads, piece, 0, &stats)), expected) << "piece " << piece << " threads " << threads;
-      merged += stats.pieces_merged;
-      reparsed += stats.pieces_reparsed;
+      EXPECT_TRUE(stats.direct_reads);  // a string is read from any offset, as a plain file
     }
   }
   // Both paths ran: pieces merged from helpers, and wrong guesses ("}, {" in a name) redone.
-  EXPECT_GT(merged, 100u);
-  EXPECT_GT(reparsed, 10u);
+  uint64_t merged = 0, reparsed = 0;
+  for (size_t piece = 1; piece <= 400; piece += (piece < 64 ? 1 : 37)) {
+    CallerPacedSource source(json, std::this_thread::get_id(), std::chrono::microseconds(20));
+    KinetoReadStats stats;
+    KinetoReadOptions options;
+    options.threads = 3;
+    options.parallel_piece_bytes = piece;
+    options.stats = &stats;
+    ASSERT_EQ(Outcome(ReadKinetoTraceFromSource(source, "t.json", options)), expected) << "piece " << piece;
+    merged += stats.pieces_merged;
+    reparsed += stats.pieces_reparsed;
+  }
+  EXPECT_GT(merged, 100u) << reparsed;
+  EXPECT_GT(reparsed, 10u) << merged;
   // Gzip'd, inflated on the producer thread.
-  EXPECT_EQ(Outcome(ReadWith(Gzip(json), 2, 97)), expected);
+  KinetoReadStats gzip_stats;
+  EXPECT_EQ(Outcome(ReadWith(Gzip(json), 2, 97, 0, &gzip_stats)), expected);
+  EXPECT_FALSE(gzip_stats.direct_reads);
 }
 
 TEST(KinetoParallel, ChromeArrayFormatAndEmptyArrays) {

@@ -23,38 +23,34 @@
 
 #include "base/status.h"
 #include "trace/io/input_stream.h"
+#include "trace/io/shared_input.h"
 
 namespace ampscope {
 
-class BlockStream {
+class BlockStream final : public SharedInput {
  public:
-  struct Options {
-    size_t block_bytes = size_t{1} << 20;
-    size_t ahead_bytes = size_t{16} << 20;
-  };
+  using Options = SharedInputOptions;
 
   // Starts the producer thread; `source` must outlive the stream.
   BlockStream(ByteSource& source, const Options& options);
-  ~BlockStream();  // cancels and joins the producer
+  ~BlockStream() override;  // cancels and joins the producer
   BlockStream(const BlockStream&) = delete;
   BlockStream& operator=(const BlockStream&) = delete;
 
-  // A source of the stream's bytes from `offset` on, which must not have been released.
-  // `rank` orders readers by how urgently the read needs them (see set_privileged_rank).
-  std::unique_ptr<ByteSource> Reader(uint64_t offset, int64_t rank);
+  std::unique_ptr<ByteSource> Reader(uint64_t offset, int64_t rank) override;
   // Readers of rank <= `rank` may make the producer run past the ahead allowance.
-  void set_privileged_rank(int64_t rank);
-  // No reader will ask for bytes before `offset` again: their blocks may be freed, and the
-  // allowance moves on.
-  void Release(uint64_t offset);
-  // Readers waiting for data return an error; the producer stops.
-  void Cancel();
+  void set_privileged_rank(int64_t rank) override;
+  // Blocks before `offset` may be freed, and the allowance moves on.
+  void Release(uint64_t offset) override;
+  // Also stops the producer.
+  void Cancel() override;
 
-  // Progress of the underlying source (raw bytes: compressed for gzip) and an estimate of the
-  // whole input's uncompressed size from the ratio so far (0 before the first block).
-  uint64_t raw_bytes_done() const;
-  uint64_t raw_bytes_total() const { return raw_total_; }
+  uint64_t raw_bytes_done() const override;
+  uint64_t raw_bytes_total() const override { return raw_total_; }
+  bool direct() const override { return false; }
   bool compressed() const { return compressed_; }
+  // An estimate of the whole input's uncompressed size from the ratio so far (0 before the
+  // first block).
   double expected_bytes() const;
 
  private:

@@ -7,23 +7,37 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace ampscope {
 namespace {
 
+// An open file descriptor, shared by a file's sources and closed with the last of them.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() { ::close(fd_); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // Reads a file front to back: with read() (pipes and FIFOs work too), or, for a source made by
-// Reopen, with pread() from its own offset (the duplicated descriptor shares the file offset).
+// Reopen or OpenAt, with pread() from an offset of its own (the sources share the descriptor,
+// and pread leaves its file offset alone).
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, uint64_t size, bool positional = false) : fd_(fd), size_(size), positional_(positional) {}
-  ~FileSource() override { ::close(fd_); }
-  FileSource(const FileSource&) = delete;
-  FileSource& operator=(const FileSource&) = delete;
+  FileSource(std::shared_ptr<const Descriptor> fd, uint64_t size, bool positional = false, uint64_t offset = 0)
+      : fd_(std::move(fd)), size_(size), positional_(positional), done_(offset) {}
 
   StatusOr<size_t> Read(char* dst, size_t capacity) override {
     while (true) {
-      ssize_t n = positional_ ? ::pread(fd_, dst, capacity, static_cast<off_t>(done_)) : ::read(fd_, dst, capacity);
+      ssize_t n = positional_ ? ::pread(fd_->get(), dst, capacity, static_cast<off_t>(done_))
+                              : ::read(fd_->get(), dst, capacity);
       if (n >= 0) {
         done_ += static_cast<uint64_t>(n);
         return static_cast<size_t>(n);
@@ -34,18 +48,17 @@ class FileSource final : public ByteSource {
   }
   uint64_t raw_bytes_done() const override { return done_; }
   uint64_t raw_bytes_total() const override { return size_; }
-  std::unique_ptr<ByteSource> Reopen() const override {
-    if (::lseek(fd_, 0, SEEK_CUR) < 0) return nullptr;  // a pipe: its bytes are gone
-    const int fd = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
-    if (fd < 0) return nullptr;
-    return std::make_unique<FileSource>(fd, size_, /*positional=*/true);
+  std::unique_ptr<ByteSource> Reopen() const override { return OpenAt(0); }
+  std::unique_ptr<ByteSource> OpenAt(uint64_t offset) const override {
+    if (::lseek(fd_->get(), 0, SEEK_CUR) < 0) return nullptr;  // a pipe: its bytes are gone
+    return std::make_unique<FileSource>(fd_, size_, /*positional=*/true, offset);
   }
 
  private:
-  int fd_;
+  std::shared_ptr<const Descriptor> fd_;
   uint64_t size_;
   bool positional_;
-  uint64_t done_ = 0;
+  uint64_t done_;
 };
 
 class StringSource final : public ByteSource {
@@ -59,7 +72,12 @@ class StringSource final : public ByteSource {
   }
   uint64_t raw_bytes_done() const override { return pos_; }
   uint64_t raw_bytes_total() const override { return data_.size(); }
-  std::unique_ptr<ByteSource> Reopen() const override { return std::make_unique<StringSource>(data_); }
+  std::unique_ptr<ByteSource> Reopen() const override { return OpenAt(0); }
+  std::unique_ptr<ByteSource> OpenAt(uint64_t offset) const override {
+    auto again = std::make_unique<StringSource>(data_);
+    again->pos_ = static_cast<size_t>(std::min<uint64_t>(offset, data_.size()));
+    return again;
+  }
 
  private:
   std::string_view data_;
@@ -78,6 +96,10 @@ class ChunkLimitedSource final : public ByteSource {
   bool compressed() const override { return inner_->compressed(); }
   std::unique_ptr<ByteSource> Reopen() const override {
     std::unique_ptr<ByteSource> again = inner_->Reopen();
+    return again ? std::make_unique<ChunkLimitedSource>(std::move(again), max_chunk_) : nullptr;
+  }
+  std::unique_ptr<ByteSource> OpenAt(uint64_t offset) const override {
+    std::unique_ptr<ByteSource> again = inner_->OpenAt(offset);
     return again ? std::make_unique<ChunkLimitedSource>(std::move(again), max_chunk_) : nullptr;
   }
 
@@ -105,7 +127,7 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, Gz
   }
   unsigned char magic[2] = {0, 0};
   ssize_t got = ::pread(fd, magic, sizeof(magic), 0);
-  auto file = std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size));
+  auto file = std::make_unique<FileSource>(std::make_shared<const Descriptor>(fd), static_cast<uint64_t>(st.st_size));
   if (got == 2 && StartsWithGzipMagic(magic, 2)) return MakeGzipByteSource(std::move(file), decoder);
   return std::unique_ptr<ByteSource>(std::move(file));
 }

@@ -34,6 +34,14 @@ class ByteSource {
   // Another source over the same bytes, from the start; nullptr when that is not possible.
   // The gzip source uses it to name damage with zlib (gzip_source.cc).
   virtual std::unique_ptr<ByteSource> Reopen() const { return nullptr; }
+  // Another source over the same uncompressed bytes, from `offset` on (its raw_bytes_done
+  // starts there), when the input can be read anywhere: a plain file or a string, not gzip or
+  // a pipe (nullptr). Each such source reads on its own, so several threads may read one
+  // input at once (trace/io/shared_input.h).
+  virtual std::unique_ptr<ByteSource> OpenAt(uint64_t offset) const {
+    (void)offset;
+    return nullptr;
+  }
 };
 
 // Which library inflates gzip input. kDefault is ISA-L's igzip when the build found it

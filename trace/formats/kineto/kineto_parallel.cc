@@ -13,7 +13,7 @@
 
 #include "trace/formats/kineto/kineto_event_parser.h"
 #include "trace/formats/kineto/kineto_tokenizer.h"
-#include "trace/io/block_stream.h"
+#include "trace/io/shared_input.h"
 
 namespace ampscope::kineto {
 
@@ -85,7 +85,8 @@ class ParallelRead {
         plan_(plan),
         budget_(budget),
         max_ahead_(static_cast<int64_t>(std::max(1, plan.parse_threads - 1)) + 1),
-        stream_(source, BlockStream::Options{plan.block_bytes, static_cast<size_t>(max_ahead_ + 2) * plan.chunk_bytes}) {}
+        input_(MakeSharedInput(source, SharedInputOptions{plan.block_bytes,
+                                                          static_cast<size_t>(max_ahead_ + 2) * plan.chunk_bytes})) {}
 
   ~ParallelRead() { Stop(); }
 
@@ -103,6 +104,7 @@ class ParallelRead {
     if (options_.stats != nullptr) {
       *options_.stats = stats_;
       options_.stats->parse_threads = 1 + static_cast<int>(helpers_started_);
+      options_.stats->direct_reads = input_->direct();
     }
     if (!st.ok()) return st;
     AMPSCOPE_RETURN_IF_ERROR(caller_.builder->CheckTimes());
@@ -120,7 +122,7 @@ class ParallelRead {
       shared_.stopping = true;
     }
     shared_.work_cv.notify_all();
-    stream_.Cancel();
+    input_->Cancel();
     for (std::thread& t : helpers_) t.join();
     helpers_.clear();
   }
@@ -142,7 +144,7 @@ class ParallelRead {
       }
       if (shared_.pieces.empty()) shared_.first_piece = std::max(shared_.first_piece, k);
     }
-    stream_.set_privileged_rank(k);
+    input_->set_privileged_rank(k);
     shared_.work_cv.notify_all();
   }
 
@@ -160,7 +162,7 @@ class ParallelRead {
     return nullptr;
   }
 
-  // `reader_rank` is the BlockStream rank of the piece's readers (see ParsePiece).
+  // `reader_rank` is the SharedInput rank of the piece's readers (see ParsePiece).
   void ParseClaimed(int64_t k, int64_t reader_rank, Piece& piece) {
     ParsePiece(k, reader_rank, piece);
     {
@@ -193,11 +195,11 @@ class ParallelRead {
   void ParsePiece(int64_t k, int64_t reader_rank, Piece& piece) {
     const uint64_t start = PieceStart(k), end = PieceStart(k + 1);
     const uint64_t from = start >= kLookBehindBytes ? start - kLookBehindBytes : 0;
-    std::unique_ptr<ByteSource> scan = stream_.Reader(from, reader_rank);
+    std::unique_ptr<ByteSource> scan = input_->Reader(from, reader_rank);
     if (!FindBoundaryCandidate(*scan, from, start, end, &piece.candidate)) return;
     scan.reset();
     piece.has_candidate = true;
-    std::unique_ptr<ByteSource> reader = stream_.Reader(piece.candidate, reader_rank);
+    std::unique_ptr<ByteSource> reader = input_->Reader(piece.candidate, reader_rank);
     Tokenizer::Framing framing;  // between two events of traceEvents, as the guess says
     framing.stage = Tokenizer::Stage::kEvents;
     framing.saw_trace_events = true;
@@ -244,21 +246,21 @@ class ParallelRead {
 
   // A tokenizer of the calling thread from `offset`, between two events.
   void ResumeAt(uint64_t offset, int64_t rank) {
-    caller_.reader = stream_.Reader(offset, rank);
+    caller_.reader = input_->Reader(offset, rank);
     caller_.tokenizer = std::make_unique<Tokenizer>(*caller_.reader, name_, options_.progress, offset, caller_.events_framing);
     caller_.builder->set_input(*caller_.tokenizer);
   }
 
   void ReportProgress() {
     if (!options_.progress) return;
-    const uint64_t done = stream_.raw_bytes_done();
+    const uint64_t done = input_->raw_bytes_done();
     if (done - caller_.last_progress < kProgressEveryBytes) return;
     caller_.last_progress = done;
-    options_.progress(done, stream_.raw_bytes_total());
+    options_.progress(done, input_->raw_bytes_total());
   }
 
   Status Main() {
-    caller_.reader = stream_.Reader(0, 0);
+    caller_.reader = input_->Reader(0, 0);
     caller_.tokenizer = std::make_unique<Tokenizer>(*caller_.reader, name_, options_.progress);
     caller_.builder = std::make_unique<TraceBuilder>(name_, options_, *caller_.tokenizer);
     caller_.builder->SetNameTextBudget(budget_);
@@ -282,7 +284,7 @@ class ParallelRead {
         k = static_cast<int64_t>(boundary / plan_.chunk_bytes);
         Focus(k);
         const uint64_t keep = PieceStart(k) >= kLookBehindBytes ? PieceStart(k) - kLookBehindBytes : 0;
-        stream_.Release(std::min(boundary, keep));
+        input_->Release(std::min(boundary, keep));
         std::shared_ptr<Piece> piece = TakeOrWait(k);
         if (piece == nullptr) {
           ++stats_.pieces_by_caller;
@@ -320,7 +322,7 @@ class ParallelRead {
   const ParallelPlan plan_;
   const uint64_t budget_;
   const int64_t max_ahead_;  // pieces beyond the calling thread's that helpers may parse
-  BlockStream stream_;
+  std::unique_ptr<SharedInput> input_;
 
   // What the calling thread and the helpers share, under `mu`.
   struct Shared {

@@ -1,6 +1,8 @@
 // Reading one Kineto trace with several threads (internal to trace/formats/kineto/).
 //
-// One thread reads or inflates the input ahead into a BlockStream (trace/io/block_stream.h).
+// Each thread reads the bytes it parses through a SharedInput (trace/io/shared_input.h): a
+// plain file straight from the file, a gzip'd one from the blocks that one thread inflates
+// ahead (trace/io/block_stream.h).
 // The traceEvents array is cut into pieces of `chunk_bytes` at guessed event boundaries: piece
 // k starts at the first ',' at or after k * chunk_bytes that looks like one (a '}' before it
 // and a '{' after it, whitespace aside). Helper threads parse pieces ahead on builders of their

@@ -30,6 +30,7 @@ struct KinetoReadStats {
   uint64_t pieces_reparsed = 0;   // pieces whose guessed start was wrong (or that gave up)
   uint64_t pieces_by_caller = 0;  // pieces no helper had started, parsed by the calling thread
   uint64_t pieces_ahead_by_caller = 0;  // pieces the calling thread parsed ahead while a helper had its next one
+  bool direct_reads = false;      // each thread read its pieces itself (plain file, string), not through one producer
 };
 
 struct KinetoReadOptions {
@@ -45,9 +46,10 @@ struct KinetoReadOptions {
   // StringTable::kCappedBytes are capped (trace/string_table.h; a text_capped diagnostic counts
   // them). 0: max(16 MiB, 1/16 of the input), the input being the file size (4x it for gzip).
   uint64_t name_text_budget_bytes = 0;
-  // Threads for this one file. 1: everything on the calling thread. More: one thread reads
-  // (or inflates) the input ahead, and `threads` threads parse pieces of it, merged in input
-  // order (kineto_parallel.h); the result is the same as with 1. 0: one per core, at most 8.
+  // Threads for this one file. 1: everything on the calling thread. More: `threads` threads
+  // parse pieces of it, merged in input order (kineto_parallel.h), each reading its pieces from
+  // the file itself (a gzip'd or piped input: one more thread inflates or reads it ahead for
+  // them); the result is the same as with 1. 0: one per core, at most 8.
   // Inputs under 4 MiB (1 MiB gzip'd) are read with 1.
   int threads = 0;
   // The size of those pieces; 0: 4 MiB. Tests make it tiny, to put piece boundaries
