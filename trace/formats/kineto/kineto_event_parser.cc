@@ -34,7 +34,8 @@ template <typename T>
 void TraceBuilder::Grow(std::vector<T>& table, size_t more) {
   const size_t size = table.size() + more;
   size_t want = std::max<size_t>(64, size + size / 2);
-  const double parsed = input_->parsed_bytes();
+  // How far the tables reach: where the tokenizer is, or past it, the chunks merged so far.
+  const double parsed = std::max(input_->parsed_bytes(), static_cast<double>(merged_through_));
   const double expected = input_->expected_input_bytes();
   if (!chunk_ && parsed >= static_cast<double>(kExtrapolateAfterBytes) && expected > parsed) {
     const double projected = static_cast<double>(size) * (expected / parsed) * kExtrapolationMargin;

@@ -94,8 +94,9 @@ class TraceBuilder final : public EventSink {
   Status OnEvent(const RawEvent& ev) override;                                       // kineto_event_parser.cc
   void OnTopLevelMember(std::string_view key, const json::Value& value) override;    // kineto_metadata.cc
   // Appends a chunk parsed from the input right after everything this builder has seen, as if
-  // this builder had parsed it (kineto_merge.cc).
-  void MergeChunk(TraceBuilder&& chunk);
+  // this builder had parsed it (kineto_merge.cc). `chunk_end`: the input offset where the
+  // chunk ended (how far the tables now reach, for Grow).
+  void MergeChunk(TraceBuilder&& chunk, uint64_t chunk_end);
   // After the last event: the span and total of all accepted times (trace/time_bounds.h).
   Status CheckTimes() const { return bounds_.Check(name_); }
   // After the last event: joins and checks that need the whole trace (kineto_linker.cc).
@@ -256,6 +257,7 @@ class TraceBuilder final : public EventSink {
   Scratch scratch_;
   uint64_t event_count_ = 0;
   uint64_t capped_seen_ = 0;
+  uint64_t merged_through_ = 0;  // input offset where the last merged chunk ended
   Position position_;
   Evidence evidence_;
   LinkState links_;

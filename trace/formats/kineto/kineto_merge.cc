@@ -5,6 +5,7 @@
 // - rows are appended in input order with their string ids (and comm_index) mapped;
 // - diagnostics add up, the first occurrence in input order keeping its offset and message;
 // - the metadata events the chunk deferred are replayed here, in order.
+#include <algorithm>
 #include <utility>
 
 #include "trace/formats/kineto/kineto_event_parser.h"
@@ -22,7 +23,8 @@ void TraceBuilder::AppendRows(std::vector<T>& dst, std::vector<T>& src, Remap&& 
   src = {};  // the chunk's memory goes as soon as its rows are in
 }
 
-void TraceBuilder::MergeChunk(TraceBuilder&& chunk) {
+void TraceBuilder::MergeChunk(TraceBuilder&& chunk, uint64_t chunk_end) {
+  merged_through_ = std::max(merged_through_, chunk_end);
   // Strings, in the chunk's id order = the order in which the chunk first used them.
   const StringTable& theirs = chunk.trace_.strings;
   std::vector<StringId> id_map(theirs.size(), kNoString);

@@ -297,7 +297,7 @@ class ParallelRead {
         ++stats_.pieces_merged;
         // The guess was right: the piece is what the sequential parse would have produced.
         AMPSCOPE_RETURN_IF_ERROR(piece->status);
-        caller_.builder->MergeChunk(std::move(*piece->builder));
+        caller_.builder->MergeChunk(std::move(*piece->builder), piece->pause_offset);
         piece->builder.reset();
         ReportProgress();
         if (piece->pause == Tokenizer::Pause::kBoundary) {
