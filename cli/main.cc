@@ -5,10 +5,6 @@
 #include <string>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include "cli/cli_style.h"
 #include "cli/command.h"
 
@@ -28,24 +24,8 @@ static void PrintUsage(FILE* out) {
   std::fprintf(out, "\n'ampscope help <command>' or 'ampscope <command> --help' shows a command's options.\n");
 }
 
-namespace {
-
-// One malloc arena for the whole process (unless MALLOC_ARENA_MAX says otherwise). glibc gives
-// each thread an arena of its own; the parallel reader's helpers allocate the rows of their
-// pieces, which the calling thread merges and frees, so ~40 MB freed in the helpers' arenas
-// stayed resident and the analysis after the read allocated afresh in the main one. On the
-// 424 MB trace of docs/bench.md peak RSS goes from 146 to 123 MB at the same speed. This is the
-// CLI's own process: `record` execs the training program, which keeps its allocator as it is.
-void OneMallocArena() {
-#if defined(__GLIBC__) && defined(M_ARENA_MAX)
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 1);
-#endif
-}
-
-}  // namespace
-
+// Allocation (huge pages, malloc's settings) is base/process_allocator.cc's, linked in.
 int main(int argc, char** argv) {
-  OneMallocArena();
   if (argc < 2) {
     PrintUsage(stderr);
     return 2;

@@ -1,0 +1,71 @@
+// How an ampscope executable allocates: linked into the ampscope executable and the benchmark
+// programs (CMake target ampscope_process_allocator), never into a library. The collector's
+// injected library must leave the allocator of the program it records alone, and `record`
+// execs that program, which starts with its own.
+//
+// 1. Allocations of kLargeAllocationBytes or more (trace tables, sort buffers, the op tree)
+//    start on a huge-page boundary and are backed by huge pages (base/huge_pages.h).
+//    Only the plain operator new forms are replaced: libstdc++'s nothrow and array forms call
+//    them, and its operator delete frees with free(), which memalign's memory takes too.
+// 2. malloc (glibc) gets one arena, maps large blocks itself and keeps freed memory for reuse:
+//    see ConfigureMalloc. An environment variable of glibc's own (MALLOC_ARENA_MAX,
+//    MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) still wins.
+#include <cstdlib>
+#include <new>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "base/huge_pages.h"
+
+namespace {
+
+#if AMPSCOPE_LARGE_ALLOCATIONS_ADVISED
+void* Allocate(std::size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  const bool large = bytes >= ampscope::kLargeAllocationBytes;
+  while (true) {
+    void* p = nullptr;
+    if (large) {
+      if (::posix_memalign(&p, ampscope::kHugePageBytes, bytes) != 0) p = nullptr;
+    } else {
+      p = std::malloc(bytes);
+    }
+    if (p != nullptr) {
+      if (large) ampscope::AdviseHugePages(p, bytes);
+      return p;
+    }
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    handler();
+  }
+}
+#endif
+
+// - One arena for the whole process. glibc gives each thread an arena of its own; the parallel
+//   reader's helpers allocate the rows of their pieces, which the calling thread merges and
+//   frees, so ~40 MB freed in the helpers' arenas stayed resident while the analysis after the
+//   read allocated afresh in the main one (peak RSS 146 -> 123 MB on docs/bench.md's trace).
+// - Blocks of kLargeAllocationBytes or more are mapped on their own (huge pages, given back
+//   whole when freed); smaller ones come from the heap, which is trimmed only when 32 MiB are
+//   free at its top. glibc's default threshold moves with what was freed, so the reader's
+//   pieces (a few MiB of rows, windows and caches each) were given back and faulted in again
+//   piece after piece.
+void ConfigureMalloc() {
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 1);
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr)
+    mallopt(M_MMAP_THRESHOLD, static_cast<int>(ampscope::kLargeAllocationBytes));
+  if (std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) mallopt(M_TRIM_THRESHOLD, 32 << 20);
+#endif
+}
+
+[[maybe_unused]] const bool kMallocConfigured = (ConfigureMalloc(), true);
+
+}  // namespace
+
+#if AMPSCOPE_LARGE_ALLOCATIONS_ADVISED
+void* operator new(std::size_t bytes) { return Allocate(bytes); }
+void* operator new[](std::size_t bytes) { return Allocate(bytes); }
+#endif
