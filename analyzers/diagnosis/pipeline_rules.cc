@@ -44,9 +44,8 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
   item.source = "[kineto] DataLoader/step > 5%; [nsys] cuda_memcpy_async pageable copies";
   // Exposed DataLoader: its ranges minus GPU activity and runtime calls (the TensorBoard
   // plugin's step breakdown, where Kernel/Memcpy/Memset/Runtime take precedence).
-  std::vector<Interval> runtime;
-  for (const ApiCall& a : in.t.api_calls) runtime.push_back({a.start_ns, a.end_ns});
-  runtime = MergeIntervals(std::move(runtime));
+  std::vector<Interval> runtime;  // merged as read: api_calls are in start order (FinalizeTrace)
+  for (const ApiCall& a : in.t.api_calls) AppendMerged(runtime, a.start_ns, a.end_ns);
   TimeNs dl_total = 0, dl_exposed = 0;
   for (const Interval& w : in.ctx.windows()) {
     std::vector<Interval> pieces;
