@@ -209,58 +209,62 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const OpTree& tree, const Wi
 
   // Nesting and kernel -> op from the op tree (analyzers/op_tree.h, built once per rank): each
   // op's parent is the nearest cpu_op above it (record_function ranges are skipped), and a
-  // kernel belongs to its node's nearest cpu_op. `order` lists the ops parents first.
-  std::vector<int32_t> parent(n_ops, -1);
-  std::vector<uint32_t> order;
-  order.reserve(n_ops);
-  std::vector<int32_t> op_of_node(tree.size(), -1);
+  // kernel belongs to its node's nearest cpu_op. Nodes are in pre-order, so walking them
+  // forwards visits parents first, and backwards children first.
+  auto op_of = [&](OpTree::NodeId n) -> int32_t {
+    return tree.kind(n) == OpTree::NodeKind::kCpuOp && tree.source_index(n) < n_ops
+               ? static_cast<int32_t>(tree.source_index(n))
+               : -1;
+  };
   auto nearest_op = [&](OpTree::NodeId n) -> int32_t {
     for (; n != OpTree::kNoNode; n = tree.parent(n))
-      if (op_of_node[n] >= 0) return op_of_node[n];
+      if (const int32_t op = op_of(n); op >= 0) return op;
     return -1;
   };
-  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
-    if (tree.kind(n) != OpTree::NodeKind::kCpuOp || tree.source_index(n) >= n_ops) continue;
-    const uint32_t i = tree.source_index(n);
-    parent[i] = nearest_op(tree.parent(n));  // parents come first in pre-order
-    op_of_node[n] = static_cast<int32_t>(i);
-    order.push_back(i);
-  }
+  std::vector<int32_t> parent(n_ops, -1);
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n)
+    if (const int32_t i = op_of(n); i >= 0) parent[i] = nearest_op(tree.parent(n));
+  // A window kernel's op, or -1.
+  auto kernel_op = [&](uint32_t ki) -> int32_t {
+    const OpTree::NodeId node = tree.node_of_kernel(ki);
+    return node == OpTree::kNoNode ? -1 : nearest_op(node);
+  };
 
-  std::vector<TimeNs> self_ns(n_ops, 0), self_tc_ns(n_ops, 0);
-  std::vector<int64_t> kernel_op;  // per window kernel: the op, or -1
-  std::vector<uint32_t> window_kernels;
+  // Per op: kernel time of its own kernels in the window, and flags.
+  enum : uint8_t { kSelfTensorCore = 1, kSelfEligible = 2, kDescendantEligible = 4 };
+  std::vector<TimeNs> self_ns(n_ops, 0);
+  std::vector<uint8_t> flags(n_ops, 0);
   TimeNs unattributed_ns = 0;
   for (uint32_t ki = 0; ki < trace.kernels.size(); ++ki) {
     const KernelEvent& k = trace.kernels[ki];
     if (!window.Contains(k.start_ns)) continue;
-    const OpTree::NodeId node = tree.node_of_kernel(ki);
-    const int64_t op = node == OpTree::kNoNode ? -1 : nearest_op(node);
+    const int32_t op = kernel_op(ki);
     TimeNs d = std::max<TimeNs>(0, k.duration_ns());
-    window_kernels.push_back(ki);
-    kernel_op.push_back(op);
     if (op < 0) {
       unattributed_ns = SaturatingAdd(unattributed_ns, d);
       continue;
     }
     self_ns[op] = SaturatingAdd(self_ns[op], d);
-    if (cache.Get(k.name).tensor_core == TensorCoreUse::kYes) self_tc_ns[op] = SaturatingAdd(self_tc_ns[op], d);
+    if (cache.Get(k.name).tensor_core == TensorCoreUse::kYes && d > 0) flags[op] |= kSelfTensorCore;
   }
 
   // Eligibility: by name, or because the op itself launched Tensor Core kernels (the plugin's
   // "new Tensor Cores eligible operator"). Bottom-most = eligible with no eligible descendant.
   std::unordered_map<StringId, bool> name_eligible;
-  std::vector<uint8_t> self_elig(n_ops, 0), desc_elig(n_ops, 0);
   for (uint32_t i = 0; i < n_ops; ++i) {
     StringId nm = trace.cpu_ops[i].name;
     auto it = name_eligible.find(nm);
     if (it == name_eligible.end()) it = name_eligible.emplace(nm, IsTensorCoreEligibleOp(trace.str(nm))).first;
-    self_elig[i] = it->second || self_tc_ns[i] > 0;
+    if (it->second || (flags[i] & kSelfTensorCore)) flags[i] |= kSelfEligible;
   }
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    uint32_t i = *it;
-    if ((self_elig[i] || desc_elig[i]) && parent[i] >= 0) desc_elig[parent[i]] = 1;
+  for (OpTree::NodeId n = static_cast<OpTree::NodeId>(tree.size()); n-- > 0;) {
+    const int32_t i = op_of(n);
+    if (i >= 0 && (flags[i] & (kSelfEligible | kDescendantEligible)) && parent[i] >= 0)
+      flags[parent[i]] |= kDescendantEligible;
   }
+  auto bottom_most_eligible = [&](int32_t op) {
+    return (flags[op] & kSelfEligible) && !(flags[op] & kDescendantEligible);
+  };
 
   // Dtype of an op: its own Input type, else the nearest ancestor's, else its kernels'.
   std::vector<int8_t> dtype_cache(n_ops, -1);
@@ -284,10 +288,11 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const OpTree& tree, const Wi
   std::vector<OpGroup> groups;
   std::map<std::pair<StringId, uint8_t>, int32_t> group_index;
   std::vector<std::array<TimeNs, static_cast<size_t>(Precision::kCount)>> op_kernel_prec;  // per group op
-  for (size_t w = 0; w < window_kernels.size(); ++w) {
-    int64_t op = kernel_op[w];
-    if (op < 0 || !self_elig[op] || desc_elig[op]) continue;
-    const KernelEvent& k = trace.kernels[window_kernels[w]];
+  for (uint32_t ki = 0; ki < trace.kernels.size(); ++ki) {
+    const KernelEvent& k = trace.kernels[ki];
+    if (!window.Contains(k.start_ns)) continue;
+    const int32_t op = kernel_op(ki);
+    if (op < 0 || !bottom_most_eligible(op)) continue;
     const KernelClass& kc = cache.Get(k.name);
     TimeNs d = std::max<TimeNs>(0, k.duration_ns());
     if (group_of[op] < 0) {
