@@ -59,6 +59,23 @@ const CpuOp* OpTree::cpu_op(NodeId n) const {
   return x.kind == NodeKind::kCpuOp ? &trace_->cpu_ops[x.source] : nullptr;
 }
 
+StringId OpTree::name(NodeId n) const {
+  const Node& x = nodes_[n];
+  return x.kind == NodeKind::kCpuOp ? trace_->cpu_ops[x.source].name : trace_->ranges[x.source].name;
+}
+
+int64_t OpTree::tid(NodeId n) const {
+  // threads_ ascend by tid and by first node alike (threads are numbered in tid order).
+  auto it = std::upper_bound(threads_.begin(), threads_.end(), n, [](NodeId v, const ThreadIndex& x) { return v < x.first; });
+  return it == threads_.begin() ? -1 : std::prev(it)->tid;
+}
+
+uint32_t OpTree::depth(NodeId n) const {
+  uint32_t d = 0;
+  for (NodeId p = parent(n); p != kNoNode; p = parent(p)) ++d;
+  return d;
+}
+
 IdSpan<OpTree::NodeId> OpTree::children(NodeId n) const {
   const uint32_t a = child_offsets_[n];
   return IdSpan<NodeId>(child_ids_.data() + a, child_offsets_[n + 1] - a);
@@ -208,11 +225,8 @@ void OpTree::BuildNodes(const Trace& trace) {
     Node& n = nodes_[id];
     n.start_ns = it.start_ns;
     n.end_ns = it.end_ns;
-    n.tid = it.tid;
     n.kind = it.kind;
     n.source = it.source;
-    n.name = it.kind == NodeKind::kCpuOp ? trace.cpu_ops[it.source].name : trace.ranges[it.source].name;
-    n.depth = static_cast<uint32_t>(stack.size());
     if (!stack.empty()) {
       n.parent = stack.back();
       if (it.end_ns > nodes_[n.parent].end_ns) stats_.partial_overlaps++;
@@ -347,7 +361,7 @@ OpTree::NodeId OpTree::NodeStartingAt(int64_t tid, TimeNs t, bool prefer_sequenc
 void OpTree::MarkBackward(const Trace& trace) {
   for (NodeId id = 0; id < nodes_.size(); ++id) {
     Node& n = nodes_[id];
-    n.autograd = IsAutogradNodeName(trace.str(n.name));
+    n.autograd = IsAutogradNodeName(trace.str(name(id)));
     const NodeId inherited = n.parent != kNoNode ? nodes_[n.parent].backward_root : kNoNode;
     n.backward_root = inherited != kNoNode ? inherited : (n.autograd ? id : kNoNode);
     if (n.backward_root == id) stats_.backward_roots++;
@@ -423,10 +437,10 @@ void OpTree::MarkBackward(const Trace& trace) {
   // 3. An "evaluate_function: XBackward0" wrapper and its "XBackward0" child are one autograd
   // node: share the link found for either.
   for (NodeId id = 0; id < nodes_.size(); ++id) {
-    const std::string_view inner = AutogradEvaluatedNode(trace.str(nodes_[id].name));
+    const std::string_view inner = AutogradEvaluatedNode(trace.str(name(id)));
     if (inner.empty()) continue;
     for (NodeId c : children(id)) {
-      if (trace.str(nodes_[c].name) != inner) continue;
+      if (trace.str(name(c)) != inner) continue;
       if (nodes_[id].forward == kNoNode) nodes_[id].forward = nodes_[c].forward;
       if (nodes_[c].forward == kNoNode) nodes_[c].forward = nodes_[id].forward;
       break;

@@ -85,11 +85,11 @@ class OpTree {
   uint32_t source_index(NodeId n) const { return nodes_[n].source; }
   // The CpuOp of a kCpuOp node, nullptr for annotations.
   const CpuOp* cpu_op(NodeId n) const;
-  StringId name(NodeId n) const { return nodes_[n].name; }
+  StringId name(NodeId n) const;  // the source row's
   TimeNs start_ns(NodeId n) const { return nodes_[n].start_ns; }
   TimeNs end_ns(NodeId n) const { return nodes_[n].end_ns; }
-  int64_t tid(NodeId n) const { return nodes_[n].tid; }
-  uint32_t depth(NodeId n) const { return nodes_[n].depth; }
+  int64_t tid(NodeId n) const;     // from the thread's id range, O(log threads)
+  uint32_t depth(NodeId n) const;  // ancestors above n, O(depth)
 
   // ---- structure
   NodeId parent(NodeId n) const { return nodes_[n].parent; }
@@ -123,23 +123,22 @@ class OpTree {
   NodeId forward_of(NodeId n) const;
 
  private:
+  // What the source row already holds (name, thread) is read from it, not copied: a large
+  // trace has a node per cpu_op, and this is the bulk of the tree's memory.
   struct Node {
-    TimeNs start_ns = 0;
+    TimeNs start_ns = 0;   // the source row's, here for the searches by time
     TimeNs end_ns = 0;
-    int64_t tid = -1;
     TimeNs own_kernel_ns = 0;
     TimeNs subtree_kernel_ns = 0;
-    StringId name = kNoString;
     uint32_t source = 0;
     NodeId parent = kNoNode;
     NodeId subtree_end = 0;
     NodeId backward_root = kNoNode;
     NodeId forward = kNoNode;   // autograd nodes: the forward op
-    uint32_t depth = 0;
     NodeKind kind = NodeKind::kCpuOp;
     bool autograd = false;
   };
-  static_assert(sizeof(Node) == 72, "OpTree::Node layout changed");
+  static_assert(sizeof(Node) == 56, "OpTree::Node layout changed");
 
   struct ThreadIndex {
     int64_t tid;
