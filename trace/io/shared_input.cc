@@ -1,6 +1,5 @@
 #include "trace/io/shared_input.h"
 
-#include <algorithm>
 #include <atomic>
 #include <string>
 
