@@ -14,7 +14,7 @@ namespace ampscope::cli {
 std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const ReportPaths& paths) {
   std::vector<OutputSpec> outputs;
   if (!paths.json.empty())
-    outputs.push_back(TextOutput(paths.json, ReportText(report)));
+    outputs.push_back({paths.json, [&report](std::ostream& out) { return WriteReportText(report, out); }});
   if (!paths.html.empty()) outputs.push_back(TextOutput(paths.html, render::RenderHtml(report)));
   if (!paths.markdown.empty()) outputs.push_back(TextOutput(paths.markdown, render::RenderMarkdown(report)));
   return outputs;

@@ -15,7 +15,8 @@ struct ReportPaths {
   std::string json, html, markdown;  // empty: not written
 };
 
-// The outputs of `paths`, rendered from `report` (to be written with the rest of the set).
+// The outputs of `paths`, rendered from `report` (to be written with the rest of the set; the
+// JSON is written from `report` as the set is written, so `report` must outlive that).
 std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const ReportPaths& paths);
 
 struct SummaryStyle {

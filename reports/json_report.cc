@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "base/atomic_write.h"
@@ -107,7 +111,7 @@ json StepsSection(const RankAnalysis& ra) {
     steps["time_us"] = {{"mean", st.mean_us}, {"median", st.median_us}, {"p90", st.p90_us}, {"min", st.min_us}, {"max", st.max_us}};
   }
   steps["durations_us"] = st.durations_us;
-  steps["windows"] = windows;
+  steps["windows"] = std::move(windows);
   steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
   steps["per_step"] = PerStepJson(ra.per_step);
   return steps;
@@ -149,15 +153,15 @@ json GpuSection(const RankAnalysis& ra) {
          cat_pct, cat_us);
   shares(g.kernel_time_by_precision_ns, [](size_t p) { return PrecisionName(static_cast<Precision>(p)); }, prec_pct,
          prec_us);
-  gpu["kernel_time_by_category_pct"] = cat_pct;
-  gpu["kernel_time_by_category_us"] = cat_us;
-  gpu["kernel_time_by_precision_pct"] = prec_pct;
-  gpu["kernel_time_by_precision_us"] = prec_us;
+  gpu["kernel_time_by_category_pct"] = std::move(cat_pct);
+  gpu["kernel_time_by_category_us"] = std::move(cat_us);
+  gpu["kernel_time_by_precision_pct"] = std::move(prec_pct);
+  gpu["kernel_time_by_precision_us"] = std::move(prec_us);
   gpu["kernel_time_total_us"] = NsToUs(g.kernel_time_total_ns);
   gpu["kernel_count"] = g.kernel_count;
   json by_dev = json::object();
   for (const auto& [dev, busy] : g.busy_by_device_ns) by_dev[std::to_string(dev)] = Pct(busy, g.window_ns);
-  gpu["busy_pct_by_device"] = by_dev;
+  gpu["busy_pct_by_device"] = std::move(by_dev);
   return gpu;
 }
 
@@ -328,7 +332,7 @@ json DeviceJson(const DeviceInfo& info) {
             {"hbm_gbs", p->hbm_gbs},
             {"matched", p->id}};
   }
-  dev["peak"] = peak;
+  dev["peak"] = std::move(peak);
   return dev;
 }
 
@@ -361,7 +365,7 @@ json JobSection(const JobAnalysis& analysis) {
                         {"step_time_us", Optional(b.step_time_us)},
                         {"compute_per_step_us", NsToUs(b.compute_per_step_ns)},
                         {"communication_per_step_us", NsToUs(b.communication_per_step_ns)}});
-  job["per_rank"] = per_rank;
+  job["per_rank"] = std::move(per_rank);
   job["imbalance"] = {{"definition", "max / mean over ranks (1 = balanced)"},
                       {"step_time", Optional(analysis.balance.step_time_imbalance)},
                       {"compute", Optional(analysis.balance.compute_imbalance)},
@@ -387,10 +391,10 @@ json RankSection(const RankAnalysis& ra) {
   r["roofline"] = RooflineSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
-  r["checklist_status"] = statuses;
+  r["checklist_status"] = std::move(statuses);
   json finding_ids = json::array();
   for (const Finding& f : ra.findings) finding_ids.push_back(f.id);
-  r["finding_ids"] = finding_ids;
+  r["finding_ids"] = std::move(finding_ids);
   return r;
 }
 
@@ -410,16 +414,16 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
                       {"bytes", in.bytes},
                       {"world_size", in.world_size >= 0 ? json(in.world_size) : json(nullptr)}});
   }
-  report["inputs"] = inputs;
+  report["inputs"] = std::move(inputs);
   if (!analysis.missing.empty()) {
     json missing = json::array();
     for (const MissingInput& m : analysis.missing) missing.push_back({{"path", m.path}, {"error", m.error}});
-    report["missing_inputs"] = missing;
+    report["missing_inputs"] = std::move(missing);
   }
 
   json devices = json::array();
   for (const DeviceInfo& d : analysis.devices) devices.push_back(DeviceJson(d));
-  report["devices"] = devices;
+  report["devices"] = std::move(devices);
 
   // Environment fingerprint for `ampscope gate`.
   json env = {{"gpu", nullptr}, {"driver", nullptr}, {"cuda", nullptr}, {"cupti", nullptr},
@@ -433,7 +437,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
     env["framework"] = NullIfEmpty(m.framework_version);
     env["host"] = NullIfEmpty(m.host);
   }
-  report["environment"] = env;
+  report["environment"] = std::move(env);
 
   report["steps"] = StepsSection(job);
   report["gpu"] = GpuSection(job);
@@ -507,50 +511,64 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
                {"first_step", options.first_step ? json(*options.first_step) : json(nullptr)},
                {"last_step", options.last_step ? json(*options.last_step) : json(nullptr)},
                {"gpu_override", NullIfEmpty(options.gpu_override)}};
-  report["analysis_options"] = opts;
+  report["analysis_options"] = std::move(opts);
   return report;
 }
 
-std::string ReportText(const json& report, size_t threads) {
-  auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); };
+namespace {
+
+// nlohmann's dump(2) of `j` as a member `indent` spaces in: its first line as a top-level
+// dump's, the following ones `indent` spaces further in.
+void DumpIndented(const json& j, unsigned indent, std::string* out) {
+  nlohmann::detail::serializer<json> s(nlohmann::detail::output_adapter<char>(*out), ' ',
+                                       json::error_handler_t::replace);
+  s.dump(j, /*pretty_print=*/true, /*ensure_ascii=*/false, /*indent_step=*/2, indent);
+}
+
+}  // namespace
+
+Status WriteReportText(const json& report, std::ostream& out, size_t threads) {
   const auto ranks = report.find("ranks");
-  if (ranks == report.end() || !ranks->is_array() || ranks->size() < 2) return dump(report) + "\n";
-  // The report with `ranks` as an empty array, then each entry on its own: an entry's lines
-  // are those of a top-level dump, 4 spaces in (a raw newline only ever separates lines:
-  // strings escape theirs).
+  if (ranks == report.end() || !ranks->is_array() || ranks->size() < 2) {
+    std::string text;
+    DumpIndented(report, 0, &text);
+    out << text << "\n";
+    return Status::Ok();
+  }
+  // The report with `ranks` as an empty array, then each entry on its own, 4 spaces in, a batch
+  // of entries at a time: a thousand ranks' text is never all in memory at once.
   json rest = json::object();
   for (auto it = report.begin(); it != report.end(); ++it)
     if (it.key() != "ranks") rest[it.key()] = it.value();  // the rest of a report is small
   rest["ranks"] = json::array();
-  std::string top = dump(rest);
-  std::vector<std::string> entries(ranks->size());
-  ParallelFor(entries.size(), threads, [&](size_t i) {
-    const std::string one = dump((*ranks)[i]);
-    std::string& out = entries[i];
-    out.reserve(one.size() + one.size() / 8);
-    for (size_t from = 0; from < one.size();) {
-      const size_t nl = std::min(one.find('\n', from), one.size() - 1);
-      out += "    ";
-      out.append(one, from, nl + 1 - from);
-      from = nl + 1;
-    }
-  });
+  std::string top;
+  DumpIndented(rest, 0, &top);
   const std::string empty = "\n  \"ranks\": []";  // a top-level member: 2 spaces after a raw newline
   const size_t at = top.find(empty);
-  std::string text;
-  size_t size = top.size() + 16;
-  for (const std::string& e : entries) size += e.size() + 2;
-  text.reserve(size);
-  text.append(top, 0, at + empty.size() - 1);
-  text += "\n";
-  for (size_t i = 0; i < entries.size(); ++i) {
-    text += entries[i];
-    text += i + 1 < entries.size() ? ",\n" : "\n";
+  out.write(top.data(), static_cast<std::streamsize>(at + empty.size() - 1));
+  out << "\n";
+  const size_t n = ranks->size(), batch = std::max<size_t>(64, 8 * std::max<size_t>(1, threads));
+  std::vector<std::string> entries(std::min(n, batch));
+  for (size_t first = 0; first < n; first += batch) {
+    const size_t count = std::min(batch, n - first);
+    ParallelFor(count, threads, [&](size_t i) {
+      std::string& e = entries[i];
+      e.assign("    ");
+      DumpIndented((*ranks)[first + i], 4, &e);
+      e += first + i + 1 < n ? ",\n" : "\n";
+    });
+    for (size_t i = 0; i < count; ++i) out.write(entries[i].data(), static_cast<std::streamsize>(entries[i].size()));
   }
-  text += "  ]";
-  text.append(top, at + empty.size(), std::string::npos);
-  text += "\n";
-  return text;
+  out << "  ]";
+  out.write(top.data() + at + empty.size(), static_cast<std::streamsize>(top.size() - at - empty.size()));
+  out << "\n";
+  return Status::Ok();
+}
+
+std::string ReportText(const json& report, size_t threads) {
+  std::ostringstream text;
+  WriteReportText(report, text, threads);
+  return std::move(text).str();
 }
 
 Status WriteTextFile(const std::string& text, const std::string& path) { return WriteFileAtomically(path, text); }

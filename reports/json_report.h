@@ -1,6 +1,7 @@
 // The JSON report: schema "ampscope.report/1" (shared/DESIGN.md, docs/report_schema.md).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ nlohmann::json RankSection(const RankAnalysis& ra);
 // the `ranks` entries (most of a many-rank report) serialised on `threads` threads (0: one per
 // core).
 std::string ReportText(const nlohmann::json& report, size_t threads = 0);
+// The same bytes, written to `out` as they are made (ReportOutput's writer).
+Status WriteReportText(const nlohmann::json& report, std::ostream& out, size_t threads = 0);
 
 // Writes `report` to `path` through base/atomic_write.h (temporary file + rename for a regular
 // file, in place for /dev/null or a FIFO): no partial file is left behind on failure.
