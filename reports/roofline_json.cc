@@ -59,13 +59,13 @@ json RooflineSection(const RankAnalysis& ra) {
     };
     for (const auto& [prec, unit] : r.math_used) add(prec, unit);
     add(Precision::kFp32, roofline::MathUnit::kVector);
-    gpu["roofs"] = roofs;
+    gpu["roofs"] = std::move(roofs);
   }
-  if (!r.available) return {{"available", false}, {"reason", r.reason}, {"gpu", gpu}};
+  if (!r.available) return {{"available", false}, {"reason", r.reason}, {"gpu", std::move(gpu)}};
 
   const roofline::RooflineSummary& s = r.summary;
   json out = {{"available", true},
-              {"gpu", gpu},
+              {"gpu", std::move(gpu)},
               {"window", s.steps_used ? "steps" : "trace"},
               {"step_gflop", Sig(s.step_gflop)},
               {"achieved_tflops", Num(s.achieved_tflops)},
@@ -87,13 +87,13 @@ json RooflineSection(const RankAnalysis& ra) {
                      {"mfu_pct", Opt(st.mfu_pct, 3)},
                      {"hfu_pct", Opt(st.hfu_pct, 3)}});
   }
-  out["steps"] = steps;
+  out["steps"] = std::move(steps);
   json ops = json::array();
   for (size_t i = 0; i < r.ops.size() && i < kRooflineReportOps; ++i) {
     const roofline::OpRow& o = r.ops[i];
     json dims = json::parse(o.id.input_dims, nullptr, false);
     ops.push_back({{"op", o.id.op},
-                   {"input_dims", dims.is_discarded() ? json(o.id.input_dims) : dims},
+                   {"input_dims", dims.is_discarded() ? json(o.id.input_dims) : std::move(dims)},
                    {"dtype", PrecisionName(o.id.precision)},
                    {"family", roofline::OpFamilyName(o.id.family)},
                    {"pass", o.id.backward ? "backward" : "forward"},
@@ -110,7 +110,7 @@ json RooflineSection(const RankAnalysis& ra) {
                    {"pct_of_peak", Opt(o.roof.pct_of_peak, 2)},
                    {"note", o.work.note.empty() ? json(nullptr) : json(o.work.note)}});
   }
-  out["ops"] = ops;
+  out["ops"] = std::move(ops);
   out["ops_total"] = r.ops_total;
   json unknown = json::array();
   for (const auto& u : r.coverage.top_unknown)
