@@ -10,8 +10,15 @@
 // 2. malloc (glibc) gets an arena per core, maps large blocks itself and keeps freed memory
 //    for reuse: see ConfigureMalloc. An environment variable of glibc's own
 //    (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) still wins.
+// 3. StartWithMallocHugePages (process_allocator.h) gives malloc's own heaps huge pages too.
+#include "base/process_allocator.h"
+
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
 #include <new>
+#include <string>
 #include <thread>
 
 #if defined(__GLIBC__)
@@ -72,3 +79,51 @@ void ConfigureMalloc() {
 void* operator new(std::size_t bytes) { return Allocate(bytes); }
 void* operator new[](std::size_t bytes) { return Allocate(bytes); }
 #endif
+
+namespace ampscope {
+
+namespace {
+
+constexpr char kTunables[] = "GLIBC_TUNABLES";
+constexpr char kHugeTlb[] = "glibc.malloc.hugetlb";
+// Set for the second start only: "=" and the user's GLIBC_TUNABLES, or "-" when it was unset.
+constexpr char kSavedTunables[] = "AMPSCOPE_SAVED_GLIBC_TUNABLES";
+
+bool ThpModeIsMadvise() {
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text;
+  std::getline(mode, text);
+  return text.find("[madvise]") != std::string::npos;
+}
+
+void RestoreTunables(const std::string& saved) {
+  if (saved.empty() || saved[0] != '=') {
+    ::unsetenv(kTunables);
+  } else {
+    ::setenv(kTunables, saved.c_str() + 1, 1);
+  }
+}
+
+}  // namespace
+
+void StartWithMallocHugePages(char** argv) {
+  if (const char* saved = std::getenv(kSavedTunables)) {  // the second start
+    const std::string was(saved);
+    ::unsetenv(kSavedTunables);
+    RestoreTunables(was);
+    return;
+  }
+  if (!AMPSCOPE_LARGE_ALLOCATIONS_ADVISED || std::getenv("LD_PRELOAD") != nullptr || !ThpModeIsMadvise()) return;
+  const char* user = std::getenv(kTunables);
+  const std::string old = user != nullptr ? user : "";
+  if (old.find(kHugeTlb) != std::string::npos) return;
+  const std::string saved = user != nullptr ? "=" + old : "-";
+  const std::string tunables = (old.empty() ? "" : old + ":") + kHugeTlb + "=1";
+  ::setenv(kSavedTunables, saved.c_str(), 1);
+  ::setenv(kTunables, tunables.c_str(), 1);
+  ::execv("/proc/self/exe", argv);
+  ::unsetenv(kSavedTunables);  // execv failed (no /proc, the binary is gone): go on as started
+  RestoreTunables(saved);
+}
+
+}  // namespace ampscope

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/process_allocator.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
 
@@ -55,6 +56,9 @@ int main(int argc, char** argv) {
     std::printf("ampscope %s\n", AMPSCOPE_VERSION);
     return 0;
   }
+  // The commands that read whole traces or many summaries start once more with huge pages
+  // for malloc's heaps (base/process_allocator.h); the environment is put back before they run.
+  if (cmd == "analyze" || cmd == "merge" || cmd == "kernels") ampscope::StartWithMallocHugePages(argv);
   auto it = commands.find(cmd);
   if (it == commands.end()) {
     std::fprintf(stderr, "ampscope: unknown command '%s'%s (try 'ampscope --help')\n", cmd.c_str(),

@@ -1,12 +1,18 @@
-// Huge pages for large buffers (base/huge_pages.h) and the executables' operator new
-// (base/process_allocator.cc, linked into this test binary as into ampscope). What the kernel
-// did is read back from /proc/self/smaps: "hg" in a mapping's VmFlags is MADV_HUGEPAGE.
+// Huge pages for large buffers (base/huge_pages.h), the executables' operator new
+// (base/process_allocator.cc, linked into this test binary as into ampscope), and the second
+// start with huge pages for malloc's heaps (StartWithMallocHugePages, run in a probe program).
+// What the kernel did is read back from /proc/<pid>/smaps: "hg" in a mapping's VmFlags is
+// MADV_HUGEPAGE.
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -74,6 +80,78 @@ TEST(ProcessAllocator, LargeAllocationsStartOnAHugePageAndAreAdvised) {
   // std::stable_sort's buffer and std::vector come through the same operator new.
   std::vector<int64_t> v(kLargeAllocationBytes / sizeof(int64_t));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % kHugePageBytes, 0u);
+}
+
+// This kernel hands anonymous memory huge pages on request only: what the second start is for.
+bool ThpModeIsMadvise() {
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text;
+  std::getline(mode, text);
+  return text.find("[madvise]") != std::string::npos;
+}
+
+// Runs the probe (tests/base_programs/malloc_huge_pages_probe.cc) with exactly `env` and
+// returns its "key=value" lines.
+std::map<std::string, std::string> RunProbe(const std::vector<std::string>& env) {
+  int out[2];
+  EXPECT_EQ(::pipe(out), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::close(out[0]);
+    std::vector<char*> envp;
+    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    char* argv[] = {const_cast<char*>(AMPSCOPE_HUGE_PAGES_PROBE), nullptr};
+    ::execve(argv[0], argv, envp.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  std::map<std::string, std::string> kv;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+
+TEST(ProcessAllocator, HeavyCommandsStartAgainWithHugePagesForMallocsHeaps) {
+  // Started the second time only where it helps and may: THP on request, not under ASan.
+  const bool again = kLargeAllocationsAdvised && ThpModeIsMadvise();
+  const std::string path = "PATH=/usr/bin:/bin";
+
+  std::map<std::string, std::string> clean = RunProbe({path});
+  EXPECT_EQ(clean["started_with_hugetlb"], again ? "1" : "0");
+  EXPECT_EQ(clean["heap_advised"], again ? "1" : "0");
+  EXPECT_EQ(clean["tunables"], "(unset)");  // put back before the command runs
+  EXPECT_EQ(clean["saved"], "(unset)");
+
+  // The user's own tunables are kept, and put back as they were.
+  std::map<std::string, std::string> other = RunProbe({path, "GLIBC_TUNABLES=glibc.malloc.check=0"});
+  EXPECT_EQ(other["started_with_hugetlb"], again ? "1" : "0");
+  EXPECT_EQ(other["heap_advised"], again ? "1" : "0");
+  EXPECT_EQ(other["tunables"], "glibc.malloc.check=0");
+  EXPECT_EQ(other["saved"], "(unset)");
+
+  // The user chose otherwise: no second start.
+  std::map<std::string, std::string> chosen = RunProbe({path, "GLIBC_TUNABLES=glibc.malloc.hugetlb=0"});
+  EXPECT_EQ(chosen["started_with_hugetlb"], "0");
+  EXPECT_EQ(chosen["heap_advised"], "0");
+  EXPECT_EQ(chosen["tunables"], "glibc.malloc.hugetlb=0");
+
+  // Something is preloaded (an allocator, valgrind, heaptrack): left alone.
+  std::map<std::string, std::string> preloaded = RunProbe({path, "LD_PRELOAD="});
+  EXPECT_EQ(preloaded["started_with_hugetlb"], "0");
+  EXPECT_EQ(preloaded["heap_advised"], "0");
+  EXPECT_EQ(preloaded["tunables"], "(unset)");
 }
 
 }  // namespace
