@@ -223,10 +223,11 @@ int RunAnalyze(int argc, char** argv) {
     return UsageError("analyze", "no trace could be analysed");
   }
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
-  nlohmann::json report = BuildJsonReport(job, options);
+  const ReportPaths report_paths{report_path, html_path, markdown_path};
+  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths));
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
-  std::vector<OutputSpec> outputs = ReportOutputs(report, {report_path, html_path, markdown_path});
+  std::vector<OutputSpec> outputs = ReportOutputs(report, job, report_paths);
   if (!summary_path.empty()) outputs.push_back(TextOutput(summary_path, summary_text));
   // Chrome and Perfetto draw events: one file per kept rank, each with that rank's own analysis.
   // SQLite holds every kept rank in one database, with the job's own rows.

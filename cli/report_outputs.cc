@@ -11,10 +11,14 @@
 
 namespace ampscope::cli {
 
-std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const ReportPaths& paths) {
+bool ReportNeedsRanks(const ReportPaths& paths) { return !paths.html.empty(); }
+
+std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const JobAnalysis& job, const ReportPaths& paths) {
   std::vector<OutputSpec> outputs;
   if (!paths.json.empty())
-    outputs.push_back({paths.json, [&report](std::ostream& out) { return WriteReportText(report, out); }});
+    outputs.push_back({paths.json, [&report, &job](std::ostream& out) {
+                         return report.contains("ranks") ? WriteReportText(report, out) : WriteReportText(report, job.ranks, out);
+                       }});
   if (!paths.html.empty()) outputs.push_back(TextOutput(paths.html, render::RenderHtml(report)));
   if (!paths.markdown.empty()) outputs.push_back(TextOutput(paths.markdown, render::RenderMarkdown(report)));
   return outputs;

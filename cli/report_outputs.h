@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzers/analysis.h"
 #include "base/atomic_write.h"
 
 namespace ampscope::cli {
@@ -15,9 +16,12 @@ struct ReportPaths {
   std::string json, html, markdown;  // empty: not written
 };
 
-// The outputs of `paths`, rendered from `report` (to be written with the rest of the set; the
-// JSON is written from `report` as the set is written, so `report` must outlive that).
-std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const ReportPaths& paths);
+// Whether the report must hold its "ranks" member (BuildJsonReport's with_ranks): only the HTML
+// report reads it; the JSON writes the ranks' sections from the job itself.
+bool ReportNeedsRanks(const ReportPaths& paths);
+// The outputs of `paths`, rendered from `report` and `job` (to be written with the rest of the
+// set; the JSON is written as the set is written, so both must outlive that).
+std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const JobAnalysis& job, const ReportPaths& paths);
 
 struct SummaryStyle {
   bool quiet = false, no_color = false, verbose = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -398,7 +399,7 @@ json RankSection(const RankAnalysis& ra) {
   return r;
 }
 
-json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options, size_t threads) {
+json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options, size_t threads, bool with_ranks) {
   const RankAnalysis& job = analysis.job;
   json report;
   report["schema"] = kReportSchema;
@@ -456,9 +457,11 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
 
   // A thousand ranks' sections (each with its roofline table) are most of a merge's report.
-  std::vector<json> sections(analysis.ranks.size());
-  ParallelFor(sections.size(), threads, [&](size_t i) { sections[i] = RankSection(analysis.ranks[i]); });
-  report["ranks"] = json(std::move(sections));
+  if (with_ranks) {
+    std::vector<json> sections(analysis.ranks.size());
+    ParallelFor(sections.size(), threads, [&](size_t i) { sections[i] = RankSection(analysis.ranks[i]); });
+    report["ranks"] = json(std::move(sections));
+  }
   report["job"] = JobSection(analysis);
 
   // Diagnostics: counters by code, and one message per code with where it was first seen and
@@ -525,6 +528,43 @@ void DumpIndented(const json& j, unsigned indent, std::string* out) {
   s.dump(j, /*pretty_print=*/true, /*ensure_ascii=*/false, /*indent_step=*/2, indent);
 }
 
+// `rest`: the report with "ranks" as an empty array. Writes it with `n` entries spliced into
+// that array, entry i dumped by `dump(i, text)` 4 spaces in, a batch of entries at a time on
+// `threads` threads: the bytes of the whole report's dump(2).
+void WriteSpliced(const json& rest, size_t n, const std::function<void(size_t, std::string*)>& dump,
+                  std::ostream& out, size_t threads) {
+  std::string top;
+  DumpIndented(rest, 0, &top);
+  const std::string empty = "\n  \"ranks\": []";  // a top-level member: 2 spaces after a raw newline
+  const size_t at = top.find(empty);
+  out.write(top.data(), static_cast<std::streamsize>(at + empty.size() - 1));
+  out << "\n";
+  const size_t batch = std::max<size_t>(64, 8 * std::max<size_t>(1, threads));
+  std::vector<std::string> entries(std::min(n, batch));
+  for (size_t first = 0; first < n; first += batch) {
+    const size_t count = std::min(batch, n - first);
+    ParallelFor(count, threads, [&](size_t i) {
+      std::string& e = entries[i];
+      e.assign("    ");
+      dump(first + i, &e);
+      e += first + i + 1 < n ? ",\n" : "\n";
+    });
+    for (size_t i = 0; i < count; ++i) out.write(entries[i].data(), static_cast<std::streamsize>(entries[i].size()));
+  }
+  out << "  ]";
+  out.write(top.data() + at + empty.size(), static_cast<std::streamsize>(top.size() - at - empty.size()));
+  out << "\n";
+}
+
+// The report without "ranks", and "ranks": [] in its place.
+json WithEmptyRanks(const json& report) {
+  json rest = json::object();
+  for (auto it = report.begin(); it != report.end(); ++it)
+    if (it.key() != "ranks") rest[it.key()] = it.value();  // the rest of a report is small
+  rest["ranks"] = json::array();
+  return rest;
+}
+
 }  // namespace
 
 Status WriteReportText(const json& report, std::ostream& out, size_t threads) {
@@ -535,33 +575,21 @@ Status WriteReportText(const json& report, std::ostream& out, size_t threads) {
     out << text << "\n";
     return Status::Ok();
   }
-  // The report with `ranks` as an empty array, then each entry on its own, 4 spaces in, a batch
-  // of entries at a time: a thousand ranks' text is never all in memory at once.
-  json rest = json::object();
-  for (auto it = report.begin(); it != report.end(); ++it)
-    if (it.key() != "ranks") rest[it.key()] = it.value();  // the rest of a report is small
-  rest["ranks"] = json::array();
-  std::string top;
-  DumpIndented(rest, 0, &top);
-  const std::string empty = "\n  \"ranks\": []";  // a top-level member: 2 spaces after a raw newline
-  const size_t at = top.find(empty);
-  out.write(top.data(), static_cast<std::streamsize>(at + empty.size() - 1));
-  out << "\n";
-  const size_t n = ranks->size(), batch = std::max<size_t>(64, 8 * std::max<size_t>(1, threads));
-  std::vector<std::string> entries(std::min(n, batch));
-  for (size_t first = 0; first < n; first += batch) {
-    const size_t count = std::min(batch, n - first);
-    ParallelFor(count, threads, [&](size_t i) {
-      std::string& e = entries[i];
-      e.assign("    ");
-      DumpIndented((*ranks)[first + i], 4, &e);
-      e += first + i + 1 < n ? ",\n" : "\n";
-    });
-    for (size_t i = 0; i < count; ++i) out.write(entries[i].data(), static_cast<std::streamsize>(entries[i].size()));
+  WriteSpliced(WithEmptyRanks(report), ranks->size(),
+               [&](size_t i, std::string* text) { DumpIndented((*ranks)[i], 4, text); }, out, threads);
+  return Status::Ok();
+}
+
+Status WriteReportText(const json& report_without_ranks, const std::vector<RankAnalysis>& ranks, std::ostream& out,
+                       size_t threads) {
+  if (ranks.size() < 2) {  // small: the whole report at once
+    json full = report_without_ranks;
+    full["ranks"] = json::array();
+    for (const RankAnalysis& ra : ranks) full["ranks"].push_back(RankSection(ra));
+    return WriteReportText(full, out, threads);
   }
-  out << "  ]";
-  out.write(top.data() + at + empty.size(), static_cast<std::streamsize>(top.size() - at - empty.size()));
-  out << "\n";
+  WriteSpliced(WithEmptyRanks(report_without_ranks), ranks.size(),
+               [&](size_t i, std::string* text) { DumpIndented(RankSection(ranks[i]), 4, text); }, out, threads);
   return Status::Ok();
 }
 

@@ -2,6 +2,10 @@
 // numbers that agree with the analysis they came from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
 #include "analyzers/analyze.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
@@ -204,6 +208,39 @@ TEST(JsonReport, ReportTextIsTheIndentedDump) {
     report["ranks"].push_back(rank);
     report["ranks"].back()["rank"] = n;
     for (size_t threads : {1, 2, 4}) EXPECT_EQ(ReportText(report, threads), dump(report)) << n << " ranks, " << threads << " threads";
+  }
+}
+
+// A report built without "ranks", written with the ranks' sections made as they are written, has
+// the bytes of the full report's dump(2) (the reference): with 0, 1, 2 and 8 ranks of the shared
+// DLRM job, on 1 and 2 threads.
+TEST(JsonReport, RanksWrittenFromTheJobAreTheFullReportsBytes) {
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available");
+  std::vector<std::string> paths;
+  for (const auto& e : std::filesystem::directory_iterator(SharedPath("traces/kineto/param_dlrm_8ranks")))
+    paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  ASSERT_EQ(paths.size(), 8u);
+  std::vector<Trace> traces;
+  for (const std::string& path : paths) {
+    StatusOr<Trace> t = ReadKinetoTrace(path);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    traces.push_back(std::move(t).value());
+  }
+  AnalysisOptions opt;
+  const auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; };
+  for (size_t n : {0, 1, 2, 8}) {
+    std::vector<Trace> some;
+    for (size_t i = 0; i < n; ++i) some.push_back(traces[i]);
+    const JobAnalysis job = AnalyzeJob(some, opt);
+    const json without = BuildJsonReport(job, opt, 1, /*with_ranks=*/false);
+    EXPECT_FALSE(without.contains("ranks"));
+    const std::string full = dump(BuildJsonReport(job, opt, 1));
+    for (size_t threads : {1, 2}) {
+      std::ostringstream out;
+      ASSERT_TRUE(WriteReportText(without, job.ranks, out, threads).ok());
+      EXPECT_EQ(out.str(), full) << n << " ranks, " << threads << " threads";
+    }
   }
 }
 
