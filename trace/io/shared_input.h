@@ -42,7 +42,7 @@ class SharedInput {
 struct SharedInputOptions {
   // For a BlockStream: its block size, and how far the producer may run ahead of the lowest
   // offset still needed.
-  size_t block_bytes = size_t{1} << 20;
+  size_t block_bytes = size_t{2} << 20;
   size_t ahead_bytes = size_t{16} << 20;
 };
 

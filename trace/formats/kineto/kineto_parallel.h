@@ -28,10 +28,13 @@ namespace ampscope::kineto {
 struct ParallelPlan {
   int parse_threads = 2;            // the calling thread and parse_threads - 1 helpers
   size_t chunk_bytes = size_t{4} << 20;
-  size_t block_bytes = size_t{1} << 20;
+  // A gzip'd input's blocks (BlockStream). 2 MiB: a block is then a huge page of its own
+  // (base/process_allocator.cc), given back when the readers are done with it; 1 MiB blocks
+  // stayed in malloc's heaps, 7-10 MB more peak RSS on docs/bench.md's gzip trace.
+  size_t block_bytes = size_t{2} << 20;
 };
 
-// `source` is read by one thread of its own. `budget` is the name text budget
+// A gzip'd or piped `source` is read by one thread of its own. `budget` is the name text budget
 // (KinetoReadOptions::name_text_budget_bytes, resolved).
 StatusOr<Trace> ReadKinetoParallel(ByteSource& source, const std::string& display_name,
                                    const KinetoReadOptions& options, const ParallelPlan& plan, uint64_t budget);
