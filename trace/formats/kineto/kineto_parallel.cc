@@ -25,7 +25,10 @@ constexpr uint64_t kLookBehindBytes = 256;
 // A speculative piece gives up on a unit larger than this (the calling thread, which has no
 // limit, then parses that stretch).
 constexpr size_t kPieceMaxWindowBytes = size_t{64} << 20;
+// A piece's first window: 1 MiB, or twice the piece when pieces are small (tests cut pieces
+// of a few bytes; the window still grows for a larger unit).
 constexpr size_t kPieceWindowBytes = size_t{1} << 20;
+constexpr size_t kMinPieceWindowBytes = size_t{4} << 10;
 constexpr uint64_t kProgressEveryBytes = uint64_t{4} << 20;
 
 const std::function<void(uint64_t, uint64_t)>& NoProgress() {
@@ -52,10 +55,10 @@ bool FindBoundaryCandidate(ByteSource& reader, uint64_t reader_offset, uint64_t 
                            uint64_t* comma) {
   enum class After : uint8_t { kOther, kBrace, kComma } after = After::kOther;
   uint64_t comma_at = 0;
-  std::vector<char> buf(64 << 10);
+  char buf[4096];  // a boundary is near: most searches end in the first few hundred bytes
   uint64_t offset = reader_offset;
   while (offset < limit) {
-    StatusOr<size_t> n = reader.Read(buf.data(), buf.size());
+    StatusOr<size_t> n = reader.Read(buf, sizeof(buf));
     if (!n.ok() || *n == 0) return false;
     for (size_t i = 0; i < *n; ++i, ++offset) {
       const char c = buf[i];
@@ -208,7 +211,7 @@ class ParallelRead {
     Tokenizer tokenizer(*reader, name_, NoProgress(), piece.candidate, framing);
     tokenizer.set_stop_at_boundary(end);
     tokenizer.set_stop_at_events_end(true);
-    tokenizer.set_window_bytes(kPieceWindowBytes);
+    tokenizer.set_window_bytes(std::clamp(2 * plan_.chunk_bytes, kMinPieceWindowBytes, kPieceWindowBytes));
     tokenizer.set_max_window_bytes(kPieceMaxWindowBytes);
     piece.builder = std::make_unique<TraceBuilder>(name_, options_, tokenizer, /*chunk=*/true);
     piece.status = tokenizer.Run(*piece.builder);
