@@ -284,9 +284,14 @@ TEST(KinetoParallel, EverySharedAndSampleTraceReadsTheSame) {
     SCOPED_TRACE(path);
     KinetoReadOptions one;
     one.threads = 1;
-    const std::string expected = Outcome(ReadKinetoTrace(path, one));
+    const StatusOr<Trace> sequential = ReadKinetoTrace(path, one);
+    const std::string expected = Outcome(sequential);
     ASSERT_EQ(expected.rfind("error", 0), std::string::npos) << expected;
     for (size_t piece : {size_t{4093}, size_t{65536}, size_t{1} << 20}) {
+      // Pieces of 4 kB only in traces of up to 50,000 events (10 MB): each piece has a builder
+      // of its own, and in the sanitized tree 4 kB pieces of all 140 MB of traces took 100 s;
+      // the 17 traces below that still make ~8,000 pieces.
+      if (piece == 4093 && sequential->metadata.event_count > 50000) continue;
       KinetoReadOptions many;
       KinetoReadStats stats;
       many.threads = piece == 4093 ? 3 : 2;
