@@ -19,6 +19,8 @@
 #   RUNS         runs of each row (default 3); rows are interleaved round by round, so every
 #                row of a case sees the same machine load
 #   NICE         niceness of the measured commands (default 10)
+#   BASELINE     another ampscope binary (an older build): every ampscope row is measured with it
+#                too, in the same rounds, as "ROW [baseline]", with the ratio baseline / this
 # Generated traces go to a temporary folder (under $TMPDIR) that is deleted at the end.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -65,6 +67,14 @@ print(f"{row}\t{wall:.3f}\t{cpu:.3f}\t{field('Maximum resident set size (kbytes)
 PY
 }
 
+# cli ROW ARGS...: measure this build's ampscope, and BASELINE's when set (same round).
+cli() {
+  local row="$1"
+  shift
+  measure "$row" "$CLI" "$@"
+  if [[ -n "${BASELINE:-}" ]]; then measure "$row [baseline]" "$BASELINE" "$@"; fi
+}
+
 # summary BYTES [RATIO...]: min and median of each row; RATIO is "A|B" (median wall of A over B).
 summary() {
   python3 - "$WORK/results" "$@" <<'PY'
@@ -79,6 +89,7 @@ for row, runs in rows.items():
     med = statistics.median
     print(f"   {row:<40} wall min {w[0]:7.2f} med {med(w):7.2f} s | cpu min {c[0]:7.2f} med {med(c):7.2f} s"
           f" | peak RSS min {r[0] / 1e6:6.0f} med {med(r) / 1e6:6.0f} MB ({med(r) / size:.2f}x input) | {len(runs)} runs")
+ratios += [f"{row}|{row[:-len(' [baseline]')]}" for row in rows if row.endswith(" [baseline]")]
 for ratio in ratios:
     a, b = ratio.split("|")
     wa = statistics.median(x[0] for x in rows[a]); wb = statistics.median(x[0] for x in rows[b])
@@ -101,7 +112,7 @@ for case in "${CASES[@]}"; do
         measure "zcat FILE > /dev/null" sh -c 'zcat "$1" > /dev/null' sh "$F"
         measure "read_kineto FILE (threads: all cores)" "$READ" "$F" --quiet
         measure "read_kineto FILE --threads 1" "$READ" "$F" --quiet --threads 1
-        measure "ampscope analyze FILE -o r.json" "$CLI" analyze "$F" -o "$WORK/r.json"
+        cli "ampscope analyze FILE -o r.json" analyze "$F" -o "$WORK/r.json"
       done
       summary "$U" "read_kineto FILE (threads: all cores)|zcat FILE > /dev/null" \
         "read_kineto FILE --threads 1|zcat FILE > /dev/null" "ampscope analyze FILE -o r.json|zcat FILE > /dev/null"
@@ -116,7 +127,7 @@ for case in "${CASES[@]}"; do
         measure "python3 json.load" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$F"
         measure "read_kineto FILE (threads: all cores)" "$READ" "$F" --quiet
         measure "read_kineto FILE --threads 1" "$READ" "$F" --quiet --threads 1
-        measure "ampscope analyze FILE -o r.json" "$CLI" analyze "$F" -o "$WORK/r.json"
+        cli "ampscope analyze FILE -o r.json" analyze "$F" -o "$WORK/r.json"
       done
       summary "$U" "python3 json.load|read_kineto FILE (threads: all cores)" \
         "python3 json.load|read_kineto FILE --threads 1" "python3 json.load|ampscope analyze FILE -o r.json"
@@ -130,8 +141,8 @@ for case in "${CASES[@]}"; do
       echo "== unique: $((U / 1000000)) MB JSON, 2.04 M events with all-unique 1 KB names"
       for _ in $(seq "$RUNS"); do
         measure "read_kineto FILE" "$READ" "$F" --quiet
-        measure "ampscope analyze FILE -o r.json" "$CLI" analyze "$F" -o "$WORK/r.json"
-        measure "ampscope analyze ... --chrome-trace c.json" "$CLI" analyze "$F" -o "$WORK/r.json" \
+        cli "ampscope analyze FILE -o r.json" analyze "$F" -o "$WORK/r.json"
+        cli "ampscope analyze ... --chrome-trace c.json" analyze "$F" -o "$WORK/r.json" \
           --chrome-trace "$WORK/c.json"
       done
       summary "$U"
@@ -145,9 +156,9 @@ for case in "${CASES[@]}"; do
       U=$(stat -c %s "$WORK/ranks/rank00.json")
       echo "== ranks: 32 rank files of $((U / 1000000)) MB JSON"
       for _ in $(seq "$RUNS"); do
-        measure "one rank: analyze rank00 -j 1" "$CLI" analyze "$WORK/ranks/rank00.json" -j 1 -q -o "$WORK/r.json"
-        measure "32 ranks: analyze -j 1" "$CLI" analyze "$WORK"/ranks/*.json -j 1 -q -o "$WORK/r.json"
-        measure "32 ranks: analyze -j 2" "$CLI" analyze "$WORK"/ranks/*.json -j 2 -q -o "$WORK/r.json"
+        cli "one rank: analyze rank00 -j 1" analyze "$WORK/ranks/rank00.json" -j 1 -q -o "$WORK/r.json"
+        cli "32 ranks: analyze -j 1" analyze "$WORK"/ranks/*.json -j 1 -q -o "$WORK/r.json"
+        cli "32 ranks: analyze -j 2" analyze "$WORK"/ranks/*.json -j 2 -q -o "$WORK/r.json"
       done
       summary "$U" "32 ranks: analyze -j 1|32 ranks: analyze -j 2"
       echo "   goal (issue 13): -j 2 >= 1.55x faster than -j 1; peak RSS <= 3x one rank's + 50 MB"
@@ -160,7 +171,7 @@ for case in "${CASES[@]}"; do
       echo "== scaling: 8, 32, 128 rank files of $((U / 1000000)) MB, -j $(nproc)"
       for _ in $(seq "$RUNS"); do
         for n in 8 32 128; do
-          measure "$n ranks" "$CLI" analyze $(ls "$WORK"/scale/*.json | head -n "$n") -q -o "$WORK/r.json"
+          cli "$n ranks" analyze $(ls "$WORK"/scale/*.json | head -n "$n") -q -o "$WORK/r.json"
         done
       done
       summary "$U" "32 ranks|8 ranks" "128 ranks|32 ranks"
@@ -189,7 +200,7 @@ PY
       B=$(cat "$WORK"/sum/r*.summary.json | wc -c)
       echo "== merge: 1,024 summaries, $((B / 1000)) kB in all ($((B / 1024)) bytes each)"
       for _ in $(seq "$RUNS"); do
-        measure "merge 1024 summaries -o r.json" "$CLI" merge "$WORK"/sum/r*.summary.json -q -o "$WORK/r.json"
+        cli "merge 1024 summaries -o r.json" merge "$WORK"/sum/r*.summary.json -q -o "$WORK/r.json"
       done
       summary "$B"
       echo "   goal (issue 13): under 1 s"
