@@ -63,6 +63,9 @@ inline constexpr double kLaunchBoundSmallPct = 50.0;   // [heur] TP-04
 inline constexpr double kLaunchBoundBusyPct = 50.0;    // [heur] TP-04 (= [nsys]/[kineto] low utilization)
 // kernel_fusion
 inline constexpr int kMinChainKernels = 3;             // [proj] CK-FU: runs of >= 3 memory-bound kernels
+// A chain's evidence names its first kernels in launch order and counts the rest: a chain of a few
+// hundred kernels (the recsys trace of the HTA repo has 341) listed whole made one finding 144 kB.
+inline constexpr size_t kChainKernelsNamed = 12;
 inline constexpr double kUnfusedOptimizerMinKernels = 32;  // [heur] per-parameter kernels per step
 inline constexpr double kUnfusedOptimizerSharePct = 50.0;  // [heur] non-multi_tensor_apply share
 // data_locality / memory_fragmentation

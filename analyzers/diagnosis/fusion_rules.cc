@@ -160,14 +160,14 @@ void RuleFusion(const Facts& in, FindingSink& out) {
       std::vector<std::string> ks;
       std::set<std::string> ops;
       for (size_t x : chains[c].k) {
-        ks.push_back(ShortName(in.t.str(in.t.kernels[x].name), 80));
+        if (ks.size() < kChainKernelsNamed) ks.push_back(ShortName(in.t.str(in.t.kernels[x].name), 80));
         const int64_t op = in.ctx.CpuOpOfKernel(x);
         if (op >= 0) ops.insert(std::string(in.t.str(in.t.cpu_ops[op].name)));
       }
       const KernelEvent& first = in.t.kernels[chains[c].k.front()];
       const KernelEvent& last = in.t.kernels[chains[c].k.back()];
       ranges.emplace_back(first.start_ns, last.end_ns);
-      top.push_back({{"kernels", ks}, {"ops", std::vector<std::string>(ops.begin(), ops.end())}, {"stream", first.stream},
+      top.push_back({{"kernel_count", chains[c].k.size(), Unit::kCount}, {"kernels", ks}, {"ops", std::vector<std::string>(ops.begin(), ops.end())}, {"stream", first.stream},
                      {"start_us", NsToUsRounded3(first.start_ns), Unit::kUs}, {"end_us", NsToUsRounded3(last.end_ns), Unit::kUs}, {"saving_us", NsToUsRounded3(chains[c].saving), Unit::kUs}});
       if (c == 0)
         example = fmt::format("{} kernels on stream {} at {:.3f} ms ({})", chains[c].k.size(), first.stream, Ms(first.start_ns),

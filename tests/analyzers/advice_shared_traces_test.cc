@@ -4,6 +4,7 @@
 // Qwen bf16 inference trace on MI300X, and a property of every finding of every shared trace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <variant>
 #include <vector>
@@ -92,6 +93,27 @@ TEST(AdviceSharedTraces, V100ResNet50SgdRun) {
       for (const std::string& op : std::get<std::vector<std::string>>(ops->value)) EXPECT_NE(op, "aten::zero_");
     }
   }
+}
+
+// The HTA repo's recsys rank runs elementwise chains of hundreds of kernels: a chain's evidence
+// names its first 12 in launch order and counts them all (listed whole, one finding was 144 kB).
+TEST(AdviceSharedTraces, LongFusionChainsAreCountedNotListedWhole) {
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=...)");
+  const RankAnalysis ra = AnalyzeShared("traces/kineto/hta/a100_16rank_recsys_rank0.json.gz");
+  const Finding* chains = FindFinding(ra, "unfused_elementwise_chains");
+  ASSERT_NE(chains, nullptr);
+  const Field* top = FindField(chains->evidence, "top_chains");
+  ASSERT_NE(top, nullptr);
+  size_t longest = 0;
+  for (const FieldList& chain : std::get<std::vector<FieldList>>(top->value)) {
+    const Field* kernels = FindField(chain, "kernels");
+    ASSERT_NE(kernels, nullptr);
+    const size_t named = std::get<std::vector<std::string>>(kernels->value).size();
+    const size_t count = static_cast<size_t>(FieldNumber(chain, "kernel_count").value_or(0));
+    EXPECT_EQ(named, std::min<size_t>(count, 12));
+    longest = std::max(longest, count);
+  }
+  EXPECT_GT(longest, 12u);
 }
 
 TEST(AdviceSharedTraces, Mi250JointSavingNeverExceeds100) {
