@@ -104,7 +104,8 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
   app.add_option("--summary-out", summary_path,
-                 "Write this rank's summary (what `ampscope merge` needs to build the job report); one input only");
+                 "Write this rank's summary (what `ampscope merge` needs to build the job report); one input only. "
+                 "A path ending in .gz is written gzip'd (about 7x smaller)");
   app.add_option("-j,--jobs", jobs, "Threads at work: ranks read and analysed at once, or one rank's threads (default: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--ranks", ranks_text,
                  "Ranks drawn by --chrome-trace/--perfetto/--sqlite (e.g. 0,7; default: all). With several inputs each "
@@ -217,7 +218,7 @@ int RunAnalyze(int argc, char** argv) {
   // The summary keeps the trace's own rank (-1 when it names none): its place in a job is the
   // merge's to give, as analysing the files together gives it.
   const std::string summary_text =
-      summary_path.empty() || ran->ranks.empty() ? std::string() : RankSummaryText(ran->ranks.front(), options);
+      summary_path.empty() || ran->ranks.empty() ? std::string() : RankSummaryBytes(ran->ranks.front(), options, summary_path);
   JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
   if (job.ranks.empty()) {
     return UsageError("analyze", "no trace could be analysed");

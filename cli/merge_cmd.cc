@@ -41,7 +41,7 @@ int RunMerge(int argc, char** argv) {
   ReportPaths paths;
   SummaryStyle style;
   int jobs = 0;
-  app.add_option("summaries", inputs, "Rank summaries (.summary.json), one per rank")->required();
+  app.add_option("summaries", inputs, "Rank summaries (.summary.json, or .summary.json.gz), one per rank")->required();
   app.add_option("-o,--output", paths.json, "Write the JSON report here");
   app.add_option("--html", paths.html, "Write a self-contained HTML report");
   app.add_option("--markdown", paths.markdown, "Write a Markdown summary");

@@ -20,7 +20,10 @@
 #include <vector>
 
 #include "analyzers/roofline/roofline_result.h"
+#include "trace/io/input_stream.h"
 #include "trace/io/json_scanner.h"
+
+#include <zlib.h>
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -536,20 +539,51 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
   return out;
 }
 
+bool SummaryPathIsGzip(std::string_view path) { return path.size() > 3 && path.substr(path.size() - 3) == ".gz"; }
+
+namespace {
+
+// One gzip member (header with no name and no time, so the same summary gives the same bytes).
+std::string Gzip(std::string_view text) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("deflateInit2 failed");
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
+  return out;
+}
+
+}  // namespace
+
+std::string RankSummaryBytes(const RankAnalysis& rank, const AnalysisOptions& options, std::string_view path) {
+  std::string text = RankSummaryText(rank, options);
+  return SummaryPathIsGzip(path) ? Gzip(text) : text;
+}
+
 StatusOr<RankSummary> ReadRankSummary(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::Error(path + ": cannot open");
+  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
+  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
+  ByteSource& in = **source;
   std::string text;
-  if (std::fseek(f, 0, SEEK_END) == 0) {  // the size, when it has one (not a pipe)
-    const long size = std::ftell(f);
-    if (size > 0) text.reserve(static_cast<size_t>(size));
-    std::rewind(f);
-  }
+  const double expected = in.expected_uncompressed_bytes();
+  if (expected > 0 && expected < static_cast<double>(kMaxSummaryBytes)) text.reserve(static_cast<size_t>(expected));
   char buf[1 << 16];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return Status::Error(path + ": read failed");
+  for (;;) {
+    StatusOr<size_t> n = in.Read(buf, sizeof buf);
+    if (!n.ok()) return Status::Error(path + ": " + n.status().message());
+    if (*n == 0) break;
+    if (text.size() + *n > kMaxSummaryBytes)
+      return Status::Error(path + ": byte " + std::to_string(kMaxSummaryBytes) + ": over " +
+                           std::to_string(kMaxSummaryBytes >> 20) + " MiB: not a rank summary ampscope wrote");
+    text.append(buf, *n);
+  }
   return ParseRankSummary(text, path);
 }
 

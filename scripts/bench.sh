@@ -204,6 +204,16 @@ PY
       done
       summary "$B"
       echo "   goal (issue 13): under 1 s"
+      # The same summaries gzip'd (what --summary-out r.summary.json.gz writes): the same report.
+      gzip -6 -n "$WORK"/sum/r*.summary.json
+      G=$(cat "$WORK"/sum/r*.summary.json.gz | wc -c)
+      echo "== merge: the same 1,024 summaries gzip'd, $((G / 1000)) kB in all ($((G / 1024)) bytes each)"
+      # This build only: BASELINE may predate gzip'd summaries.
+      for _ in $(seq "$RUNS"); do
+        measure "merge 1024 gzip'd summaries -o g.json" "$CLI" merge "$WORK"/sum/r*.summary.json.gz -q -o "$WORK/g.json"
+      done
+      summary "$G"
+      cmp "$WORK/r.json" "$WORK/g.json" && echo "   the same report as from the plain summaries"
       rm -rf "$WORK/sum" ;;
     *) echo "unknown case $case (gzip | plain | unique | ranks | scaling | merge | all)" >&2; exit 2 ;;
   esac

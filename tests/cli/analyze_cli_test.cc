@@ -360,6 +360,19 @@ TEST_F(AnalyzeCli, MergeOfSummariesEqualsAnalyzeTogether) {
   ASSERT_EQ(merged.exit_code, 0) << merged.out;
   ASSERT_EQ(RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/b.json -q -o " + dir_ + "/together.json").exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(ReadFile(dir_ + "/merged.json")), nlohmann::json::parse(ReadFile(dir_ + "/together.json")));
+  // Gzip'd summaries (a path ending in .gz) merge into the same bytes.
+  for (const char* rank : {"a", "b"})
+    ASSERT_EQ(RunAmpscope("analyze " + dir_ + "/" + rank + ".json -q --summary-out " + dir_ + "/" + rank + ".sum.gz").exit_code, 0);
+  EXPECT_EQ(ReadFile(dir_ + "/a.sum.gz").substr(0, 2), "\x1f\x8b");
+  ASSERT_EQ(RunAmpscope("merge " + dir_ + "/a.sum.gz " + dir_ + "/b.sum.gz -q -o " + dir_ + "/merged_gz.json").exit_code, 0);
+  EXPECT_EQ(ReadFile(dir_ + "/merged_gz.json"), ReadFile(dir_ + "/merged.json"));
+  // A cut one is named with its byte, exit 2, and no report is written.
+  const std::string gz = ReadFile(dir_ + "/b.sum.gz");
+  WriteFile(dir_ + "/cut.sum.gz", gz.substr(0, gz.size() - 9));
+  RunResult cut = RunAmpscope("merge " + dir_ + "/a.sum.gz " + dir_ + "/cut.sum.gz -q -o " + dir_ + "/cut.json");
+  EXPECT_EQ(cut.exit_code, 2);
+  EXPECT_NE(cut.out.find("cut.sum.gz: byte " + std::to_string(gz.size() - 9)), std::string::npos) << cut.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/cut.json"));
   // A summary of several inputs does not exist; a report is not a summary.
   EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/b.json -q --summary-out " + dir_ + "/x.sum").exit_code, 2);
   RunResult not_summary = RunAmpscope("merge " + dir_ + "/merged.json -q");

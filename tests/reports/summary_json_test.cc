@@ -1,8 +1,11 @@
 // Rank summaries: merge(summaries) builds the same report as analysing the files together,
 // field by field, and a bad summary is refused with its path.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -102,6 +105,93 @@ TEST(RankSummary, MergeEqualsAnalyzeOnOneRankWithSteps) {
   Diff(analyzed, merged, "", diffs);
   EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences, first: " << diffs.front();
   EXPECT_TRUE(merged["roofline"].is_object());
+}
+
+// A summary is small: at most 1% of its trace (issue 13). Plain JSON meets it from traces of
+// ~10 MB up (the sections the report repeats per rank are ~60-160 kB whatever the trace's size);
+// gzip'd (`--summary-out r.summary.json.gz`) from ~2 MB up. Sizes of the traces as inflated
+// (`zcat F | wc -c`): HTA rank-0 15,377,659 B, HTA recsys rank 0 25,762,803 B, DeepSeek
+// 3,132,978 B. The recsys rank was 1.17% before a fusion chain's evidence named at most 12 of
+// its kernels (one chain holds 341).
+TEST(RankSummary, SummaryIsAtMostOnePercentOfItsTrace) {
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared traces (../shared/traces/kineto)");
+  struct Case {
+    const char* path;
+    uint64_t inflated_bytes;
+    bool plain_within;  // the plain summary too, not only the gzip'd one
+  };
+  for (const Case& c : {Case{"traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 15377659, true},
+                        Case{"traces/kineto/hta/a100_16rank_recsys_rank0.json.gz", 25762803, true},
+                        Case{"traces/kineto/deepseek/train.json.gz", 3132978, false}}) {
+    SCOPED_TRACE(c.path);
+    StatusOr<Trace> t = ReadTrace(SharedPath(c.path));
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    StatusOr<RankAnalysis> ra = AnalyzeTrace(*t, AnalysisOptions{});
+    ASSERT_TRUE(ra.ok());
+    EXPECT_EQ(ra->input.bytes, c.inflated_bytes);
+    const std::string plain = RankSummaryBytes(*ra, AnalysisOptions{}, "r.summary.json");
+    const std::string gz = RankSummaryBytes(*ra, AnalysisOptions{}, "r.summary.json.gz");
+    EXPECT_EQ(plain, RankSummaryText(*ra, AnalysisOptions{}));
+    EXPECT_LE(gz.size() * 100, c.inflated_bytes) << gz.size() << " bytes gzip'd";
+    if (c.plain_within) {
+      EXPECT_LE(plain.size() * 100, c.inflated_bytes) << plain.size() << " bytes";
+    }
+  }
+}
+
+// `--summary-out r.summary.json.gz` writes gzip, which ReadRankSummary inflates (told by its
+// magic bytes): the job built from the gzip'd summaries is the one built from the plain ones.
+TEST(RankSummary, GzipSummariesReadBackAsThePlainOnes) {
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared traces (../shared/traces/kineto/param_dlrm_8ranks)");
+  const std::string dir = ::testing::TempDir() + "/gz_summaries";
+  std::filesystem::create_directories(dir);
+  std::vector<RankAnalysis> plain, gz;
+  for (const std::string& path : DlrmRanks()) {
+    StatusOr<Trace> t = ReadTrace(path);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    StatusOr<RankAnalysis> ra = AnalyzeTrace(*t, AnalysisOptions{});
+    ASSERT_TRUE(ra.ok());
+    const std::string base = dir + "/" + std::filesystem::path(path).filename().string();
+    for (const char* ext : {".summary.json", ".summary.json.gz"}) {
+      std::ofstream(base + ext, std::ios::binary) << RankSummaryBytes(*ra, AnalysisOptions{}, base + ext);
+      StatusOr<RankSummary> back = ReadRankSummary(base + ext);
+      ASSERT_TRUE(back.ok()) << back.status().message();
+      (std::string(ext).back() == 'z' ? gz : plain).push_back(std::move(back->rank));
+    }
+    // Gzip's magic bytes, and about a seventh of the plain size (gzip -6 of a DLRM summary:
+    // 16 kB of 118 kB).
+    const std::string gz_bytes = RankSummaryBytes(*ra, AnalysisOptions{}, "x.gz");
+    ASSERT_GE(gz_bytes.size(), 2u);
+    EXPECT_EQ(static_cast<unsigned char>(gz_bytes[0]), 0x1f);
+    EXPECT_EQ(static_cast<unsigned char>(gz_bytes[1]), 0x8b);
+    EXPECT_LT(gz_bytes.size() * 5, std::filesystem::file_size(base + ".summary.json"));
+  }
+  EXPECT_EQ(BuildJsonReport(BuildJob(std::move(gz)), AnalysisOptions{}),
+            BuildJsonReport(BuildJob(std::move(plain)), AnalysisOptions{}));
+  // A cut gzip'd summary is named with the byte where it ends.
+  const std::string whole = dir + "/" + std::filesystem::path(DlrmRanks().front()).filename().string() + ".summary.json.gz";
+  std::string bytes;
+  {
+    std::ifstream in(whole, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(dir + "/cut.summary.json.gz", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  StatusOr<RankSummary> cut = ReadRankSummary(dir + "/cut.summary.json.gz");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find(dir + "/cut.summary.json.gz: byte " + std::to_string(bytes.size() / 2)), std::string::npos)
+      << cut.status().message();
+  // A gzip bomb (1.2 MB that inflates to 257 MiB of spaces) is refused at the cap, not read whole.
+  const std::string bomb = dir + "/bomb.summary.json.gz";
+  gzFile f = gzopen(bomb.c_str(), "wb1");
+  ASSERT_NE(f, nullptr);
+  const std::string spaces(1 << 20, ' ');
+  for (int i = 0; i < 257; ++i) {
+    ASSERT_EQ(gzwrite(f, spaces.data(), static_cast<unsigned>(spaces.size())), static_cast<int>(spaces.size()));
+  }
+  ASSERT_EQ(gzclose(f), Z_OK);
+  StatusOr<RankSummary> refused = ReadRankSummary(bomb);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), bomb + ": byte 268435456: over 256 MiB: not a rank summary ampscope wrote");
 }
 
 TEST(RankSummary, BadSummariesAreNamed) {
