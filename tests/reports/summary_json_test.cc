@@ -108,7 +108,7 @@ TEST(RankSummary, MergeEqualsAnalyzeOnOneRankWithSteps) {
 }
 
 // A summary is small: at most 1% of its trace (issue 13). Plain JSON meets it from traces of
-// ~10 MB up (the sections the report repeats per rank are ~60-160 kB whatever the trace's size);
+// ~10 MB up (the sections the report repeats per rank are ~60-190 kB whatever the trace's size);
 // gzip'd (`--summary-out r.summary.json.gz`) from ~2 MB up. Sizes of the traces as inflated
 // (`zcat F | wc -c`): HTA rank-0 15,377,659 B, HTA recsys rank 0 25,762,803 B, DeepSeek
 // 3,132,978 B. The recsys rank was 1.17% before a fusion chain's evidence named at most 12 of
