@@ -539,9 +539,9 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
   return out;
 }
 
-bool SummaryPathIsGzip(std::string_view path) { return path.size() > 3 && path.substr(path.size() - 3) == ".gz"; }
-
 namespace {
+
+bool SummaryPathIsGzip(std::string_view path) { return path.size() > 3 && path.substr(path.size() - 3) == ".gz"; }
 
 // One gzip member (header with no name and no time, so the same summary gives the same bytes).
 std::string Gzip(std::string_view text) {
