@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,6 +19,7 @@ namespace {
 
 using nlohmann::json;
 using ampscope::testing::HaveShared;
+using ampscope::testing::ReadFile;
 using ampscope::testing::SharedPath;
 
 // Every difference between two JSON values, as "path: a != b" lines.
@@ -160,7 +160,7 @@ TEST(RankSummary, GzipSummariesReadBackAsThePlainOnes) {
     }
     // Gzip's magic bytes, and about a seventh of the plain size (gzip -6 of a DLRM summary:
     // 16 kB of 118 kB).
-    const std::string gz_bytes = RankSummaryBytes(*ra, AnalysisOptions{}, "x.gz");
+    const std::string gz_bytes = ReadFile(base + ".summary.json.gz");
     ASSERT_GE(gz_bytes.size(), 2u);
     EXPECT_EQ(static_cast<unsigned char>(gz_bytes[0]), 0x1f);
     EXPECT_EQ(static_cast<unsigned char>(gz_bytes[1]), 0x8b);
@@ -170,11 +170,7 @@ TEST(RankSummary, GzipSummariesReadBackAsThePlainOnes) {
             BuildJsonReport(BuildJob(std::move(plain)), AnalysisOptions{}));
   // A cut gzip'd summary is named with the byte where it ends.
   const std::string whole = dir + "/" + std::filesystem::path(DlrmRanks().front()).filename().string() + ".summary.json.gz";
-  std::string bytes;
-  {
-    std::ifstream in(whole, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  const std::string bytes = ReadFile(whole);
   std::ofstream(dir + "/cut.summary.json.gz", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   StatusOr<RankSummary> cut = ReadRankSummary(dir + "/cut.summary.json.gz");
   ASSERT_FALSE(cut.ok());
