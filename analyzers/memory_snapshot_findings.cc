@@ -221,8 +221,12 @@ void ApplyMemorySnapshot(std::shared_ptr<const MemorySnapshotResult> result, Ran
   UpdateChecklist(r, added, ra);
   for (const Finding& f : added) {
     if (f.dimension.empty()) continue;
-    for (DimensionResult& d : ra.matrix)
-      if (d.id == f.dimension && std::find(d.findings.begin(), d.findings.end(), f.id) == d.findings.end()) d.findings.push_back(f.id);
+    for (DimensionResult& d : ra.matrix) {
+      if (d.id != f.dimension) continue;
+      if (std::find(d.findings.begin(), d.findings.end(), f.id) == d.findings.end()) d.findings.push_back(f.id);
+      // A risk without a time saving warns its dimension, as memory_peak_near_capacity does.
+      if (d.status == DimensionStatus::kGood) d.status = DimensionStatus::kWarn;
+    }
   }
   for (Finding& f : added) ra.findings.push_back(std::move(f));
   diagnosis::RankFindings(ra.findings);

@@ -188,7 +188,9 @@ void AppendMemorySnapshotHtml(std::string& h, const json& report) {
   const json& points = Section(s, "/timeline/points");
   if (points.is_array() && points.size() >= 1) {
     constexpr double W = 900, H0 = 220, L = 70, R = 10, T = 10, B = 30;
-    const double t0 = points.front()[0].get<double>(), t1 = points.back()[0].get<double>();
+    // The axis runs from the first event to the last (a point is its stretch's peak, not its start).
+    const double t0 = Number(s, "/first_time_us").value_or(points.front()[0].get<double>());
+    const double t1 = std::max(t0, Number(s, "/last_time_us").value_or(points.back()[0].get<double>()));
     double ymax = 1;
     for (const json& p : points) ymax = std::max({ymax, p[1].get<double>(), p[2].get<double>()});
     const double span = std::max(1.0, t1 - t0);

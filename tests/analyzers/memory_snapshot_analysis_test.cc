@@ -9,6 +9,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/memory_snapshot.h"
 #include "support/test_support.h"
+#include "support/trace_builder.h"
 
 namespace ampscope {
 namespace {
@@ -272,6 +273,39 @@ TEST(MemorySnapshotAnalysis, SharedSnapshots) {
     EXPECT_EQ(FindingOf(ra, "peak_from_one_site"), nullptr);
     EXPECT_EQ(ItemOf(ra, "memory_fragmentation")->source, "measured (allocator snapshot)");
   }
+}
+
+// Beside a trace (built here: three steps of GEMMs on an A100): the snapshot's finding joins the
+// trace's, warns data_locality, and the checklist item keeps the trace's own evidence.
+TEST(MemorySnapshotAnalysis, BesideABuiltTrace) {
+  testing::TraceBuilder tb;
+  using testing::Us;
+  tb.AddA100();
+  for (int step = 0; step < 3; ++step) {
+    const TimeNs t = Us(1000.0 * step);
+    tb.AddRange("ProfilerStep#" + std::to_string(step), t, t + Us(900));
+    for (int k = 0; k < 4; ++k)
+      tb.LaunchKernel("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn", t + Us(10 + 200 * k), Us(5), t + Us(20 + 200 * k),
+                      t + Us(190 + 200 * k));
+  }
+  StatusOr<RankAnalysis> ra = AnalyzeTrace(tb.Build(), {});
+  ASSERT_TRUE(ra.ok());
+  Builder b;  // 2 segments of 600 MiB, each [live 100 MiB][free 500 MiB]: 1000 of 1200 MiB stranded
+  for (uint64_t i = 0; i < 2; ++i)
+    b.Segment((i + 7) << 32, {Block(100 * kMiB, 100 * kMiB, BlockState::kActiveAllocated), Block(500 * kMiB, 500 * kMiB, BlockState::kInactive)});
+  ApplyMemorySnapshot(std::make_shared<const MemorySnapshotResult>(AnalyzeMemorySnapshot(b.s)), *ra);
+  ASSERT_NE(FindingOf(*ra, "memory_fragmentation"), nullptr);
+  for (const DimensionResult& d : ra->matrix) {
+    if (d.id != "data_locality") continue;
+    EXPECT_NE(d.status, DimensionStatus::kGood);
+    EXPECT_NE(std::find(d.findings.begin(), d.findings.end(), "memory_fragmentation"), d.findings.end());
+  }
+  const ChecklistItem* item = ItemOf(*ra, "memory_fragmentation");
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->status, CheckStatus::kFail);
+  EXPECT_EQ(item->source, "measured (allocator snapshot)");
+  EXPECT_NE(item->evidence.find("; trace: "), std::string::npos) << item->evidence;
+  EXPECT_NEAR(*item->value, 100.0 * 1000 / 1200, 0.01);
 }
 
 }  // namespace
