@@ -190,7 +190,8 @@ struct LiveBlock {
 
 void Steps(const MemorySnapshot& s, const std::vector<size_t>& main, MemorySnapshotResult& r);
 
-void Timeline(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, MemorySnapshotResult& r) {
+// Counts of every action (all devices), cast-copy bytes, and the events of the main device.
+std::vector<size_t> CountActions(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, MemorySnapshotResult& r) {
   r.main_device = MainDevice(s);
   std::vector<size_t> main;
   for (size_t i = 0; i < s.events.size(); ++i) {
@@ -218,7 +219,17 @@ void Timeline(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, Me
     if (e.frames >= 0) r.stacks_recorded = true;
     if (e.device == r.main_device) main.push_back(i);
   }
-  if (main.empty()) return;
+  return main;
+}
+
+struct PeakAt {
+  size_t k = 0;           // index into the main device's events
+  int64_t live = 0;       // live bytes there
+  uint64_t before_trace = 0;
+};
+
+// Pass 1: live and reserved bytes after each event, the timeline, the peak and the OOMs.
+PeakAt Replay(const MemorySnapshot& s, const std::vector<size_t>& main, MemorySnapshotResult& r) {
   // Pass 1: live and reserved bytes after each event; blocks freed that the trace never saw
   // allocated were live before it began.
   std::unordered_map<uint64_t, LiveBlock> live;
@@ -305,8 +316,16 @@ void Timeline(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, Me
   }
   r.peak_live_bytes = static_cast<uint64_t>(std::max<int64_t>(0, peak));
   r.peak_time_us = time_of(peak_k);
-  // Pass 2: what was live at the peak, by site.
-  live.clear();
+  return {peak_k, peak, before_trace};
+}
+
+// Pass 2: what was live at the peak, by site.
+void SitesAtPeak(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, const std::vector<size_t>& main,
+                 const PeakAt& at, MemorySnapshotResult& r) {
+  const size_t peak_k = at.k;
+  const int64_t peak = at.live;
+  const uint64_t before_trace = at.before_trace;
+  std::unordered_map<uint64_t, LiveBlock> live;
   for (size_t k = 0; k <= peak_k; ++k) {
     const SnapshotEvent& e = s.events[main[k]];
     if (e.action == SnapshotAction::kAlloc) live[e.addr] = {e.size, e.frames};
@@ -347,7 +366,10 @@ void Timeline(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, Me
   for (SnapshotSite& x : sites)
     x.pct_of_peak = peak > 0 ? 100.0 * static_cast<double>(x.bytes) / static_cast<double>(peak) : 0.0;
   r.top_sites = std::move(sites);
-  // Churn: a segment freed and a segment allocated after it.
+}
+
+// Churn: a segment freed and a segment allocated after it.
+void Churn(const MemorySnapshot& s, const std::vector<size_t>& main, MemorySnapshotResult& r) {
   bool freed = false;
   for (size_t k : main) {
     const SnapshotAction a = s.events[k].action;
@@ -364,6 +386,14 @@ void Timeline(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, Me
       }
     }
   }
+}
+
+void Timeline(const MemorySnapshot& s, const std::vector<StackFacts>& stacks, MemorySnapshotResult& r) {
+  const std::vector<size_t> main = CountActions(s, stacks, r);
+  if (main.empty()) return;
+  const PeakAt peak = Replay(s, main, r);
+  SitesAtPeak(s, stacks, main, peak, r);
+  Churn(s, main, r);
   Steps(s, main, r);
 }
 

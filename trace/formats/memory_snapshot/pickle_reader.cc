@@ -213,6 +213,7 @@ class Machine {
     return Status::Ok();
   }
   Status MakeTuple(size_t from);
+  Status PushValue(uint8_t op, uint64_t at, bool* pushed);
 
   ByteSource& source_;
   Consumer* consumer_;
@@ -336,6 +337,77 @@ Status Machine::MakeTuple(size_t from) {
   return Status::Ok();
 }
 
+// The opcodes that push one scalar, str or bytes value; *pushed false for any other opcode.
+Status Machine::PushValue(uint8_t op, uint64_t at, bool* pushed) {
+  *pushed = true;
+  switch (op) {
+    case 'N': stack_.push_back(Value{}); break;
+    case 0x88:
+    case 0x89: {
+      Value v;
+      v.kind = Kind::kBool;
+      v.i = op == 0x88 ? 1 : 0;
+      stack_.push_back(v);
+      break;
+    }
+    case 'J':
+    case 'K':
+    case 'M': {  // BININT (int32), BININT1 (uint8), BININT2 (uint16)
+      const size_t n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+      if (Status s = Need(n); !s.ok()) return s;
+      Value v;
+      v.kind = Kind::kInt;
+      const uint64_t raw = ReadLE(n);
+      v.i = op == 'J' ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(raw))) : static_cast<int64_t>(raw);
+      stack_.push_back(v);
+      break;
+    }
+    case 0x8a:
+    case 0x8b: {  // LONG1, LONG4
+      const size_t n = op == 0x8a ? 1 : 4;
+      if (Status s = Need(n); !s.ok()) return s;
+      uint64_t len = ReadLE(n);
+      if (op == 0x8b && (len & 0x80000000u)) return Error(at, "LONG4 with a negative length");
+      StatusOr<Value> v = ReadLong(len);
+      if (!v.ok()) return v.status();
+      stack_.push_back(*v);
+      break;
+    }
+    case 'G': {  // BINFLOAT: big-endian IEEE 754 double
+      if (Status s = Need(8); !s.ok()) return s;
+      uint64_t bits = 0;
+      for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(buf_[pos_ + k]);
+      pos_ += 8;
+      Value v;
+      v.kind = Kind::kFloat;
+      std::memcpy(&v.f, &bits, sizeof(double));
+      stack_.push_back(v);
+      break;
+    }
+    case 0x8c:  // SHORT_BINUNICODE
+    case 'X':   // BINUNICODE
+    case 0x8d:  // BINUNICODE8
+    case 'U':   // SHORT_BINSTRING (Python 2 str: read as bytes)
+    case 'T':   // BINSTRING
+    case 'C':   // SHORT_BINBYTES
+    case 'B':   // BINBYTES
+    case 0x8e:  // BINBYTES8
+    case 0x96: {  // BYTEARRAY8
+      const size_t n = (op == 0x8c || op == 'U' || op == 'C') ? 1 : (op == 'X' || op == 'T' || op == 'B') ? 4 : 8;
+      if (Status s = Need(n); !s.ok()) return s;
+      const uint64_t len = ReadLE(n);
+      if (op == 'T' && (len & 0x80000000u)) return Error(at, "BINSTRING with a negative length");
+      const Kind kind = (op == 0x8c || op == 'X' || op == 0x8d) ? Kind::kStr : Kind::kBytes;
+      StatusOr<Value> v = ReadText(kind, len, at);
+      if (!v.ok()) return v.status();
+      stack_.push_back(*v);
+      break;
+    }
+    default: *pushed = false;
+  }
+  return Status::Ok();
+}
+
 StatusOr<Document> Machine::Run(PickleStats* stats) {
   uint64_t opcodes = 0;
   int protocol = 0;
@@ -386,68 +458,6 @@ StatusOr<Document> Machine::Run(PickleStats* stats) {
         if (stack_.empty()) return Error(at, "DUP with an empty stack");
         stack_.push_back(stack_.back());
         break;
-      case 'N': stack_.push_back(Value{}); break;
-      case 0x88:
-      case 0x89: {
-        Value v;
-        v.kind = Kind::kBool;
-        v.i = op == 0x88 ? 1 : 0;
-        stack_.push_back(v);
-        break;
-      }
-      case 'J':
-      case 'K':
-      case 'M': {  // BININT (int32), BININT1 (uint8), BININT2 (uint16)
-        const size_t n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
-        if (Status s = Need(n); !s.ok()) return s;
-        Value v;
-        v.kind = Kind::kInt;
-        const uint64_t raw = ReadLE(n);
-        v.i = op == 'J' ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(raw))) : static_cast<int64_t>(raw);
-        stack_.push_back(v);
-        break;
-      }
-      case 0x8a:
-      case 0x8b: {  // LONG1, LONG4
-        const size_t n = op == 0x8a ? 1 : 4;
-        if (Status s = Need(n); !s.ok()) return s;
-        uint64_t len = ReadLE(n);
-        if (op == 0x8b && (len & 0x80000000u)) return Error(at, "LONG4 with a negative length");
-        StatusOr<Value> v = ReadLong(len);
-        if (!v.ok()) return v.status();
-        stack_.push_back(*v);
-        break;
-      }
-      case 'G': {  // BINFLOAT: big-endian IEEE 754 double
-        if (Status s = Need(8); !s.ok()) return s;
-        uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(buf_[pos_ + k]);
-        pos_ += 8;
-        Value v;
-        v.kind = Kind::kFloat;
-        std::memcpy(&v.f, &bits, sizeof(double));
-        stack_.push_back(v);
-        break;
-      }
-      case 0x8c:  // SHORT_BINUNICODE
-      case 'X':   // BINUNICODE
-      case 0x8d:  // BINUNICODE8
-      case 'U':   // SHORT_BINSTRING (Python 2 str: read as bytes)
-      case 'T':   // BINSTRING
-      case 'C':   // SHORT_BINBYTES
-      case 'B':   // BINBYTES
-      case 0x8e:  // BINBYTES8
-      case 0x96: {  // BYTEARRAY8
-        const size_t n = (op == 0x8c || op == 'U' || op == 'C') ? 1 : (op == 'X' || op == 'T' || op == 'B') ? 4 : 8;
-        if (Status s = Need(n); !s.ok()) return s;
-        const uint64_t len = ReadLE(n);
-        if (op == 'T' && (len & 0x80000000u)) return Error(at, "BINSTRING with a negative length");
-        const Kind kind = (op == 0x8c || op == 'X' || op == 0x8d) ? Kind::kStr : Kind::kBytes;
-        StatusOr<Value> v = ReadText(kind, len, at);
-        if (!v.ok()) return v.status();
-        stack_.push_back(*v);
-        break;
-      }
       case '}': stack_.push_back(NewContainer(Kind::kDict)); break;
       case ']': stack_.push_back(NewContainer(Kind::kList)); break;
       case ')': {
@@ -516,6 +526,9 @@ StatusOr<Document> Machine::Run(PickleStats* stats) {
         break;
       }
       default: {
+        bool pushed = false;
+        if (Status st = PushValue(op, at, &pushed); !st.ok()) return st;
+        if (pushed) break;
         const char* name = OpcodeName(op);
         if (name == nullptr) return Error(at, fmt::format("unknown pickle opcode 0x{:02x}", op));
         return Error(at, fmt::format("pickle opcode {} (0x{:02x}) is not allowed: a memory snapshot holds only dicts, "
