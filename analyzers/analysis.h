@@ -24,6 +24,7 @@ namespace ampscope {
 namespace roofline {
 struct RooflineResult;  // analyzers/roofline/roofline_result.h
 }
+struct MemorySnapshotResult;  // analyzers/memory_snapshot_result.h
 
 struct AnalysisOptions {
   // Regex (ECMAScript, matched against the whole name) for user/NVTX ranges that mark a step
@@ -289,6 +290,8 @@ struct RankAnalysis {
   // inside the step; nullopt for a step without samples; empty when the trace has none.
   std::vector<std::optional<double>> tensor_active_per_step_pct;
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
+  // The PyTorch memory snapshot given with this rank (analyzers/memory_snapshot.h; null: none).
+  std::shared_ptr<const MemorySnapshotResult> memory_snapshot;
   // Per-kernel facts of this rank (null for the job summary of several ranks).
   std::shared_ptr<const KernelAnnotations> kernels;
   InputInfo input;                           // the file, its format, device and reader facts

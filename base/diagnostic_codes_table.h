@@ -109,6 +109,21 @@
     "GPU metric samples of GPUs this export ran no work on were skipped, or their GPU ids match no GPU that did") \
   X(kNsysDuplicateDevice, "nsys_duplicate_device", kInfo, \
     "a device id listed twice in TARGET_INFO_GPU (several hosts?); the first is kept") \
+  /* ---- PyTorch memory snapshots (trace/formats/memory_snapshot/; docs/memory_snapshot.md) -- */ \
+  X(kSnapshotMissingField, "snapshot_missing_field", kDataLoss, \
+    "a segment, block or trace event lacked a field it needs (or had one of the wrong type); it was read as 0 or skipped") \
+  X(kSnapshotUnknownAction, "snapshot_unknown_action", kInfo, \
+    "device_traces entries with an action ampscope does not know were skipped") \
+  X(kSnapshotUnknownBlockState, "snapshot_unknown_block_state", kInfo, \
+    "blocks in a state ampscope does not know; they count as neither allocated nor free") \
+  X(kSnapshotBigInt, "snapshot_big_int", kDataLoss, \
+    "an integer beyond 64 bits; it was read saturated") \
+  X(kSnapshotNoRequestedSize, "snapshot_no_requested_size", kInfo, \
+    "blocks without requested_size (older snapshots): their history's real_size, else their size, counts as allocated (as PyTorch's segsum)") \
+  X(kSnapshotOrphanRows, "snapshot_orphan_rows", kInfo, \
+    "dicts shaped like blocks or events outside segments and device_traces were ignored") \
+  X(kSnapshotTraceStartsLate, "snapshot_trace_starts_late", kInfo, \
+    "device_traces frees blocks it never saw allocated (its ring buffer dropped older entries); they count as live from the first event") \
   /* ---- analysis -------------------------------------------------------------------------- */ \
   X(kAnalysisFailed, "analysis_failed", kError, \
     "the analysis of one input failed; the job report leaves that rank out") \

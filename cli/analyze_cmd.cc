@@ -18,11 +18,13 @@
 #include "analyzers/analyze.h"
 #include "analyzers/gpu_peaks.h"
 #include "analyzers/job_runner.h"
+#include "analyzers/memory_snapshot.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
+#include "cli/snapshot_inputs.h"
 #include "cli/stdout_check.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
@@ -94,7 +96,10 @@ int RunAnalyze(int argc, char** argv) {
   std::string peaks_path, ranks_text, summary_path;
   bool quiet = false, no_color = false, verbose = false, keep_going = false;
   int jobs = 0;
-  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
+  app.add_option("traces", inputs,
+                 "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite) and PyTorch memory snapshots (.pickle: alone, "
+                 "or one per trace, the i-th with the i-th trace)")
+      ->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
@@ -179,6 +184,12 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
   }
   if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
+  // Memory snapshots attach to ranks; they are read (and refused, when bad) before any trace.
+  StatusOr<SnapshotPairing> pairing = PairSnapshots(inputs);
+  if (!pairing.ok()) return UsageError("analyze", pairing.status().message());
+  const std::vector<std::string>& rank_paths = pairing->rank_inputs;
+  StatusOr<std::vector<std::shared_ptr<const MemorySnapshotResult>>> snapshots = AnalyzeSnapshots(*pairing, !sqlite_path.empty());
+  if (!snapshots.ok()) return UsageError("analyze", snapshots.status().message());
 
   const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -186,14 +197,14 @@ int RunAnalyze(int argc, char** argv) {
   run.analysis = options;
   run.jobs = jobs > 0 ? jobs : cores;
   run.keep_going = keep_going;
-  InputsProgress progress(inputs);
+  InputsProgress progress(rank_paths);
   // -j N is the number of threads at work, as make's: with one input its read and its
   // analysis use N threads (all cores by default); with several, N ranks go at once, one
   // thread each.
   // The reader takes at most 8 (KinetoReadOptions::threads' own limit for "all cores": each
   // parse thread holds 4 MiB pieces in flight).
   constexpr int kMaxReaderThreads = 8;
-  const int per_rank_threads = inputs.size() == 1 ? run.jobs : 1;
+  const int per_rank_threads = rank_paths.size() == 1 ? run.jobs : 1;
   const int reader_threads = std::min(per_rank_threads, kMaxReaderThreads);
   run.analysis.threads = per_rank_threads;
   run.read = [&](size_t i) {
@@ -201,20 +212,22 @@ int RunAnalyze(int argc, char** argv) {
     ropts.threads = reader_threads;
     ropts.keep_export_only_events = exporting;
     ropts.progress = [&progress, i](uint64_t done, uint64_t /*total*/) { progress.Update(i, done); };
-    return ReadTrace(inputs[i], ropts);
+    if (pairing->snapshots_alone) return StatusOr<Trace>(SnapshotOnlyTrace(rank_paths[i]));
+    return ReadTrace(rank_paths[i], ropts);
   };
   if (!steps_text.empty()) run.check = [&](const Trace& t) { return CheckStepRange(t, options, steps_text); };
   run.keep_trace = [&](size_t i, const RankAnalysis& ra) {
     // A trace that names no rank is numbered by its position (as BuildJob does).
     return exporting && (export_ranks.empty() || export_ranks.count(ra.rank >= 0 ? ra.rank : static_cast<int32_t>(i)) > 0);
   };
-  StatusOr<RankRunResult> ran = RunRanks(inputs, run);
+  StatusOr<RankRunResult> ran = RunRanks(rank_paths, run);
   progress.Finish();
   if (!ran.ok()) return UsageError("analyze", ran.status().message());
   for (const MissingInput& m : ran->missing) std::fprintf(stderr, "ampscope analyze: left out: %s\n", m.error.c_str());
 
   std::vector<KeptTrace> kept = std::move(ran->kept);
   const std::vector<size_t> rank_inputs = ran->rank_inputs;
+  for (size_t r = 0; r < rank_inputs.size(); ++r) ApplyMemorySnapshot((*snapshots)[rank_inputs[r]], ran->ranks[r]);
   // The summary keeps the trace's own rank (-1 when it names none): its place in a job is the
   // merge's to give, as analysing the files together gives it.
   const std::string summary_text =
@@ -241,16 +254,16 @@ int RunAnalyze(int argc, char** argv) {
     for (size_t r = 0; r < rank_inputs.size(); ++r)
       if (rank_inputs[r] == k.index) ra = &job.ranks[r];
     if (ra == nullptr) continue;
-    export_jobs.push_back(inputs.size() == 1 ? job : BuildJob({*ra}));
+    export_jobs.push_back(rank_paths.size() == 1 ? job : BuildJob({*ra}));
     export_traces.emplace_back();
     export_traces.back().push_back(std::move(k.trace));
     const std::vector<Trace>& traces = export_traces.back();
     const JobAnalysis& one = export_jobs.back();
     if (!chrome_path.empty())
-      outputs.push_back({PerRankPath(chrome_path, ra->rank, inputs.size()),
+      outputs.push_back({PerRankPath(chrome_path, ra->rank, rank_paths.size()),
                          [&traces, &one](std::ostream& o) { return WriteChromeTrace(traces, one, o); }});
     if (!perfetto_path.empty())
-      outputs.push_back({PerRankPath(perfetto_path, ra->rank, inputs.size()),
+      outputs.push_back({PerRankPath(perfetto_path, ra->rank, rank_paths.size()),
                          [&traces, &one](std::ostream& o) { return WritePerfettoTrace(traces, one, o); }});
   }
   if (!sqlite_path.empty()) {

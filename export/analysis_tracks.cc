@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzers/memory_snapshot_result.h"
 #include "base/units.h"
 #include "reports/fields_json.h"
 #include "reports/json_report.h"
@@ -239,6 +240,22 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
       const std::vector<std::optional<double>>& values = rank.tensor_active_per_step_pct;
       AnalysisCounter counter = StepCounter("Tensor Core active per step", "tensor_active_pct", steps, values);
       if (!counter.samples.empty()) out.counters.push_back(std::move(counter));
+    }
+  }
+  // The memory snapshot's timeline (each point the peak of its stretch of events), on the
+  // snapshot's own clock: µs since the epoch, as PyTorch records time_us.
+  if (rank.memory_snapshot != nullptr && !rank.memory_snapshot->timeline.empty() && rank.memory_snapshot->first_time_us) {
+    AnalysisCounter live{"Memory snapshot: live bytes", "live_bytes", {}};
+    AnalysisCounter reserved{"Memory snapshot: reserved bytes", "reserved_bytes", {}};
+    constexpr int64_t kMaxUs = (int64_t{1} << 62) / 1000;  // ns must fit the trace model's range
+    for (const SnapshotTimelinePoint& p : rank.memory_snapshot->timeline) {
+      if (p.time_us > kMaxUs || p.time_us < -kMaxUs) continue;
+      live.samples.emplace_back(p.time_us * 1000, static_cast<double>(p.live_bytes));
+      reserved.samples.emplace_back(p.time_us * 1000, static_cast<double>(p.reserved_bytes));
+    }
+    if (!live.samples.empty()) {
+      out.counters.push_back(std::move(live));
+      out.counters.push_back(std::move(reserved));
     }
   }
   return out;

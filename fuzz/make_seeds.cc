@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
   }
   const fs::path out = argv[1], shared = argv[2], source = argv[3];
   std::error_code ec;
-  for (const char* sub : {"kineto", "amptrace", "report", "gate_config", "nsys"}) {
+  for (const char* sub : {"kineto", "amptrace", "report", "gate_config", "nsys", "memory_snapshot"}) {
     fs::create_directories(out / sub, ec);
     if (ec) {
       Fail("cannot create " + (out / sub).string());

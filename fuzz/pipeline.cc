@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analyze.h"
+#include "analyzers/memory_snapshot.h"
 #include "analyzers/precision.h"
 #include "base/strings.h"
 #include "gate/gate.h"
@@ -33,6 +34,7 @@
 #include "trace/formats/amptrace/amptrace_format.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
+#include "trace/formats/memory_snapshot/memory_snapshot.h"
 #include "trace/formats/nsys/nsys_reader.h"
 #include "trace/reader.h"
 #include "trace/time_bounds.h"
@@ -293,6 +295,35 @@ Outcome RunNsysReader(const uint8_t* data, size_t size) {
   return CheckReaderContract(ReadNsysExport(file.path()));
 }
 
+Outcome RunMemorySnapshotPipeline(const uint8_t* data, size_t size) {
+  StatusOr<MemorySnapshot> snap =
+      ReadMemorySnapshotBytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pickle");
+  if (!snap.ok()) {
+    const std::string& m = snap.status().message();
+    if (m.empty() || m.find('\n') != std::string::npos || m.find("byte ") == std::string::npos)
+      PropertyFailed("ReadMemorySnapshot", "a refusal is not one line naming a byte offset: " + m);
+    return kRejected;
+  }
+  auto rows = std::make_shared<const MemorySnapshot>(std::move(snap).value());
+  auto result = std::make_shared<const MemorySnapshotResult>(AnalyzeMemorySnapshot(rows, true));
+  if (result->peak_live_bytes && result->timeline.empty()) PropertyFailed("AnalyzeMemorySnapshot", "a peak without a timeline");
+  Trace trace;
+  trace.metadata.path = "fuzz.pickle";
+  trace.metadata.format = SourceFormat::kMemorySnapshot;
+  StatusOr<RankAnalysis> ra = AnalyzeTrace(trace, AnalysisOptions{});
+  if (!ra.ok()) PropertyFailed("AnalyzeTrace", "the empty trace of a snapshot did not analyse: " + ra.status().message());
+  ApplyMemorySnapshot(result, *ra);
+  std::vector<RankAnalysis> ranks;
+  ranks.push_back(std::move(ra).value());
+  const JobAnalysis job = BuildJob(std::move(ranks));
+  const nlohmann::json report = BuildJsonReport(job, AnalysisOptions{}, 1);
+  MustParse(ReportText(report, 1), "report");
+  (void)render::RenderHtml(report);
+  (void)render::RenderMarkdown(report);
+  (void)render::RenderTerminalSummary(report, {80, false, false});
+  return kAccepted;
+}
+
 // `merge`'s reader: a summary it accepts is merged into a job report, and written back it reads
 // back to the same summary.
 bool RunSummary(std::string_view text) {
@@ -366,6 +397,7 @@ const std::vector<Target>& Targets() {
       {"nsys", &RunNsysPipeline},
       {"report", &RunReportPipeline},
       {"gate_config", &RunGateConfigPipeline},
+      {"memory_snapshot", &RunMemorySnapshotPipeline},
       {"kineto_reader", &RunKinetoReader},
       {"amptrace_reader", &RunAmptraceReader},
       {"nsys_reader", &RunNsysReader},

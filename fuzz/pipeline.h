@@ -44,6 +44,11 @@ Outcome RunReportPipeline(const uint8_t* data, size_t size);
 // two fixed real reports, with every gate output.
 Outcome RunGateConfigPipeline(const uint8_t* data, size_t size);
 
+// A PyTorch memory snapshot (a pickle of builtin values): the reader (a refusal must be one
+// line naming a byte offset), the snapshot's analysis attached to a rank of its own, the JSON
+// report, HTML, Markdown and terminal summary.
+Outcome RunMemorySnapshotPipeline(const uint8_t* data, size_t size);
+
 // The readers alone, many times faster than the whole pipeline, so that each reader gets
 // millions of inputs: read the bytes, then check the reader's contract on what it accepted
 // (no event ends before it starts, times within the bounds of trace/time_bounds.h) and that a
@@ -53,7 +58,7 @@ Outcome RunAmptraceReader(const uint8_t* data, size_t size);
 Outcome RunNsysReader(const uint8_t* data, size_t size);
 
 struct Target {
-  const char* name;  // "kineto", "amptrace", "nsys", "report", "gate_config", "<format>_reader"
+  const char* name;  // "kineto", "amptrace", "nsys", "report", "gate_config", "memory_snapshot", "<format>_reader"
   Outcome (*run)(const uint8_t* data, size_t size);
 };
 // All targets, in a fixed order.

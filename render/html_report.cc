@@ -1,4 +1,5 @@
 #include "render/html_report.h"
+#include "render/memory_snapshot_render.h"
 #include "render/roofline_html.h"
 
 #include <algorithm>
@@ -582,6 +583,7 @@ std::string RenderHtml(const json& report) {
   Findings(h, report);
   Charts(h, report, data);
   AppendRooflineSection(h, report);
+  AppendMemorySnapshotHtml(h, report);
   Kernels(h, report);
   Ranks(h, report);
   Diagnostics(h, report);

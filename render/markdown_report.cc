@@ -7,6 +7,7 @@
 #include "render/evidence.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
+#include "render/memory_snapshot_render.h"
 #include "render/report_view.h"
 
 namespace ampscope::render {
@@ -233,6 +234,8 @@ std::string RenderMarkdown(const json& r) {
       line("\n_" + Plural(static_cast<double>(order.size() - kMaxRanks), "more rank") + " in the HTML report._");
     line();
   }
+
+  md += MemorySnapshotMarkdown(r);
 
   std::vector<DiagnosticEntry> diagnostics = Diagnostics(r);
   if (!diagnostics.empty()) {

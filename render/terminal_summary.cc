@@ -8,6 +8,7 @@
 #include "render/evidence.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
+#include "render/memory_snapshot_render.h"
 #include "render/report_view.h"
 #include "render/text_table.h"
 
@@ -299,6 +300,14 @@ void Roofline(Out& o, const json& r) {
   o.Paragraph(kIndent, "", "OF PEAK: achieved / attainable at the op's FLOP per byte. Shapes and every op: the JSON or HTML report.");
 }
 
+// The memory snapshot given with the trace (render/memory_snapshot_render.h).
+void MemorySnapshot(Out& o, const json& r) {
+  const json& m = MemorySnapshotOf(r);
+  if (m.is_null()) return;
+  o.Heading("Memory snapshot (PyTorch caching allocator)");
+  for (const std::string& line : MemorySnapshotLines(m)) o.Paragraph(kIndent, "", line);
+}
+
 void Ranks(Out& o, const json& r) {
   const json& ranks = Section(r, "/ranks");
   if (!ranks.is_array() || ranks.size() < 2) return;
@@ -358,6 +367,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   Findings(out, report);
   TopKernels(out, report);
   Roofline(out, report);
+  MemorySnapshot(out, report);
   Ranks(out, report);
   InputDiagnostics(out, report);
   return out.str();

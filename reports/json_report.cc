@@ -16,6 +16,7 @@
 #include "reports/collectives_json.h"
 #include "reports/fields_json.h"
 #include "reports/precision_json.h"
+#include "reports/memory_snapshot_json.h"
 #include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
@@ -390,6 +391,7 @@ json RankSection(const RankAnalysis& ra) {
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
   r["roofline"] = RooflineSection(ra);
+  if (ra.memory_snapshot != nullptr) r["memory_snapshot"] = MemorySnapshotJson(*ra.memory_snapshot);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = std::move(statuses);
@@ -455,6 +457,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["precision"] = PrecisionJson(job.precision);
   report["roofline"] = RooflineSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
+  if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report["memory_snapshot"] = std::move(snapshot);
 
   // A thousand ranks' sections (each with its roofline table) are most of a merge's report.
   if (with_ranks) {
@@ -495,7 +498,8 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
                         {"first_offset", e.first_offset},
                         {"message", e.first_message}});
   }
-  if (!job.gpu_activity_recorded) {
+  // A rank read from a memory snapshot alone has no trace to record GPU activity in.
+  if (!job.gpu_activity_recorded && job.format != SourceFormat::kMemorySnapshot) {
     const DiagnosticInfo& no_gpu = DiagnosticInfoOf(DiagCode::kNoGpuActivity);
     counters[no_gpu.id] = 1;
     messages.push_back({{"code", no_gpu.id},

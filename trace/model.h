@@ -26,8 +26,9 @@
 
 namespace ampscope {
 
-enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys };
-const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "unknown"
+// kMemorySnapshot: a rank read from a PyTorch memory snapshot alone (its trace is empty).
+enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys, kMemorySnapshot };
+const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "memory_snapshot" | "unknown"
 
 enum class GpuVendor : uint8_t { kUnknown, kNvidia, kAmd };
 const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"

@@ -6,6 +6,7 @@
 
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
+#include "trace/formats/memory_snapshot/memory_snapshot.h"
 #include "trace/formats/nsys/nsys_reader.h"
 
 namespace ampscope {
@@ -31,12 +32,19 @@ DetectedFormat Detect(const std::string& path, const unsigned char* head, size_t
 
 }  // namespace
 
+InputKind DetectInputKind(const std::string& path) {
+  return IsMemorySnapshotInput(path) ? InputKind::kMemorySnapshot : InputKind::kTrace;
+}
+
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
   unsigned char head[kSniffBytes] = {0};
   const size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
+  if (LooksLikePickle(head, n) || DetectInputKind(path) == InputKind::kMemorySnapshot)
+    return Status::Error(path + ": byte 0: a PyTorch memory snapshot (pickle), not a trace: give it to `ampscope analyze` "
+                         "alone or beside the trace of the same run");
   switch (Detect(path, head, n)) {
     case DetectedFormat::kAmptrace: return ReadAmptrace(path);
     case DetectedFormat::kNsys: return ReadNsysInput(path, {options.progress});

@@ -22,8 +22,14 @@ struct ReadOptions {
   bool keep_export_only_events = true;
 };
 
+// What an input file is, from its first bytes (a gzip'd file from its first inflated bytes):
+// a PyTorch memory snapshot (a pickle: PROTO 0x80 and protocol 2..5;
+// trace/formats/memory_snapshot/) or a trace (every other format below).
+enum class InputKind : uint8_t { kTrace, kMemorySnapshot };
+InputKind DetectInputKind(const std::string& path);
+
 // .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,
-// or gzip'd Kineto JSON. A .nsys-rep / .qdrep report is refused with the command that exports it.
+// or gzip'd Kineto JSON. A memory snapshot is refused (read it with ReadMemorySnapshot). A .nsys-rep / .qdrep report is refused with the command that exports it.
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace ampscope

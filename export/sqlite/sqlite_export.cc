@@ -10,6 +10,7 @@
 #include "export/analysis_tracks.h"
 #include "export/event_sink.h"
 #include "export/sqlite/sqlite_db.h"
+#include "export/sqlite/sqlite_memory.h"
 #include "reports/fields_json.h"
 
 namespace ampscope {
@@ -295,6 +296,7 @@ Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnaly
                          const SqliteExportOptions& options, std::ostream& out) {
   Db db;
   db.Exec(kSchema);
+  db.Exec(sqlite_export::kMemorySnapshotSchema);
   {
     Statements st(db);
     db.Exec("BEGIN");
@@ -303,6 +305,8 @@ Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnaly
       const RankAnalysis* rank = trace_export::FindRankAnalysis(traces, i, analysis);
       SqliteRankSink sink(st, *traces[i], rank, RankKey{false, RankNumber(*traces[i], rank, i)});
       trace_export::WalkRank(*traces[i], rank, sink);
+      if (rank != nullptr && rank->memory_snapshot != nullptr)
+        sqlite_export::WriteMemorySnapshotRows(db, RankNumber(*traces[i], rank, i), *rank->memory_snapshot);
     }
     // Several ranks: the job's own findings, checklist and matrix, with rank NULL.
     if (analysis.ranks.size() > 1) {

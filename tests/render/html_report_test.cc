@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <set>
 
 #include "analyzers/analyze.h"
+#include "analyzers/memory_snapshot.h"
 #include "chromium_driver.h"
 #include "report_json_fixture.h"
 #include "reports/json_report.h"
@@ -502,6 +504,40 @@ TEST_F(HtmlInBrowser, HundredRanksManySteps) {
   std::vector<std::string> charts = kCharts;
   charts.push_back("ranks");
   CheckReportInBrowser(testing::MakeReportJson(100, 5000), "hundred_ranks", charts);
+}
+
+TEST_F(HtmlInBrowser, MemorySnapshotTimelineAndSegmentMap) {
+  RequireShared();
+  // The ResNet50 trace with the bf16 snapshot attached (a snapshot of another run: the page is
+  // what is checked here): every chart as before, plus the memory section drawn in the browser.
+  StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"));
+  ASSERT_TRUE(t.ok());
+  std::vector<Trace> traces;
+  traces.push_back(std::move(t).value());
+  JobAnalysis job = AnalyzeJob(traces, AnalysisOptions{});
+  StatusOr<MemorySnapshot> snap = ReadMemorySnapshot(testing::SharedPath("traces/memory/fwdbwd_bf16_autocast.pickle"));
+  ASSERT_TRUE(snap.ok()) << snap.status().message();
+  auto result = std::make_shared<const MemorySnapshotResult>(AnalyzeMemorySnapshot(*snap));
+  ApplyMemorySnapshot(result, job.ranks[0]);
+  ApplyMemorySnapshot(result, job.job);
+  const json report = BuildJsonReport(job, AnalysisOptions{});
+  testing::PageResult page;
+  CheckReportInBrowser(report, "memory_snapshot", kCharts, &page);
+  ASSERT_TRUE(page.probe.is_object());
+  const std::string text = page.probe["text"];
+  EXPECT_NE(text.find("Memory snapshot"), std::string::npos);
+  EXPECT_NE(text.find("total_reserved: 1.1GiB"), std::string::npos);  // segsum's totals line (1,205,862,400 B)
+  EXPECT_NE(text.find("functional.py:407:einsum"), std::string::npos);  // the top site at the peak
+  // The timeline: two polylines with one point per timeline entry (the report keeps <= 2048).
+  const size_t points = result->timeline.size();
+  ASSERT_GT(points, 100u);
+  for (const char* cls : {"class=\"live\"", "class=\"reserved\""}) {
+    const size_t at = page.dom.find(cls);
+    ASSERT_NE(at, std::string::npos) << cls;
+    const size_t from = page.dom.find("points=\"", at) + 8;
+    const std::string pts = page.dom.substr(from, page.dom.find('"', from) - from);
+    EXPECT_EQ(static_cast<size_t>(std::count(pts.begin(), pts.end(), ',')), points) << cls;
+  }
 }
 
 }  // namespace
