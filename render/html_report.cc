@@ -321,6 +321,22 @@ void Matrix(std::string& h, const json& r) {
   h += "</div>\n</section>\n";
 }
 
+// What the trace can be trusted for: one row per check.
+void TraceIntegrity(std::string& h, const json& r) {
+  const std::vector<IntegrityRow> rows = IntegrityChecks(r);
+  if (rows.empty()) return;
+  h += "<section id=\"trace-integrity\">\n<h2>Trace integrity</h2>\n";
+  h += "<table>\n<thead><tr><th>Check</th><th>Status</th><th>Evidence</th><th>Unreliable</th></tr></thead>\n<tbody>\n";
+  for (const IntegrityRow& c : rows) {
+    std::string affects;
+    for (const std::string& a : c.affects) affects += (affects.empty() ? "" : ", ") + a;
+    h += "<tr class=\"st-" + H(c.status) + "\"><td title=\"" + H(c.id) + "\">" + H(IntegrityTitle(c.id)) + "</td><td>" +
+         StatusBadge(c.status) + "</td><td>" + H(c.evidence) + "</td><td>" + (affects.empty() ? "-" : H(affects)) +
+         "</td></tr>\n";
+  }
+  h += "</tbody></table>\n</section>\n";
+}
+
 std::string ChecklistValueText(const json& item, const std::string& status) {
   if (item.contains("value") && !item["value"].is_null()) return Value(item["value"], ChecklistUnit(item));
   return status == "not_applicable" ? "-" : "not measured";
@@ -405,6 +421,9 @@ void Findings(std::string& h, const json& r) {
     if (!dim.empty()) h += " \xC2\xB7 " + H(DimensionTitle(dim));
     if (!check.empty()) h += " \xC2\xB7 checklist: " + H(ChecklistTitle(check));
     h += "</div>";
+    if (String(f, "/confidence") == "low")
+      h += "<div class=\"meta\"><span class=\"badge s-warn\">low confidence</span> " +
+           H(String(f, "/confidence_reason")) + "</div>";
     h += EvidenceHtml(f, clock);
     std::string rec = String(f, "/recommendation");
     if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(RelativeTimes(rec, clock)) + "</div>";
@@ -577,6 +596,7 @@ std::string RenderHtml(const json& report) {
   h += "<title>ampscope: " + H(InputsSummary(report)) + "</title>\n";
   h += "<style>" + std::string(html_assets::kCss) + "</style>\n</head>\n<body>\n<main>\n";
   Header(h, report);
+  TraceIntegrity(h, report);
   Matrix(h, report);
   Checklist(h, report);
   Findings(h, report);

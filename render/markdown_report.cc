@@ -111,6 +111,21 @@ std::string RenderMarkdown(const json& r) {
   line(head);
   line();
 
+  const std::vector<IntegrityRow> integrity = IntegrityChecks(r);
+  if (!integrity.empty()) {
+    line("### Trace integrity");
+    line();
+    line("| Check | Status | Evidence | Unreliable |");
+    line("|---|---|---|---|");
+    for (const IntegrityRow& c : integrity) {
+      std::string affects;
+      for (const std::string& a : c.affects) affects += (affects.empty() ? "" : ", ") + a;
+      line(fmt::format("| {} | {} | {} | {} |", Esc(IntegrityTitle(c.id)), Status(c.status),
+                       Esc(Truncate(c.evidence, kEvidenceColumns)), affects.empty() ? "-" : Esc(affects)));
+    }
+    line();
+  }
+
   line("| GPU time (share of the steps) | |");
   line("|---|---:|");
   line("| GPU busy | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
@@ -178,6 +193,8 @@ std::string RenderMarkdown(const json& r) {
     line(entry);
     std::string evidence = EvidenceLine(FindingEvidence(f, clock));
     if (!evidence.empty()) line("   - Evidence: " + Esc(Truncate(evidence, kEvidenceColumns)));
+    if (String(f, "/confidence") == "low")
+      line("   - Confidence: **low**, " + Esc(Truncate(String(f, "/confidence_reason"), kEvidenceColumns)));
     std::string when = TimeRangesText(f, clock, 2);
     if (!when.empty()) line("   - When: " + Esc(when));
     std::string rec = String(f, "/recommendation");

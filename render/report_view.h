@@ -22,6 +22,17 @@ std::string DriverLabel(const std::string& driver);
 // "6 steps (profiler_step)", "no steps found (the whole trace is analysed)".
 std::string StepsSummary(const nlohmann::json& report);
 
+// The report's trace_integrity checks, in report order, and a title for each id ("warmup" ->
+// "Warm-up and cold start").
+struct IntegrityRow {
+  std::string id;
+  std::string status;  // "ok" | "warn" | "fail"
+  std::string evidence;
+  std::vector<std::string> affects;
+};
+std::vector<IntegrityRow> IntegrityChecks(const nlohmann::json& report);
+std::string IntegrityTitle(const std::string& id);
+
 // Object of name -> number, sorted by value descending (non-numbers skipped).
 std::vector<std::pair<std::string, double>> SortedShares(const nlohmann::json& obj);
 
