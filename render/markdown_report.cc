@@ -126,7 +126,8 @@ std::string RenderMarkdown(const json& r) {
     line();
   }
 
-  line("| GPU time (share of the steps) | |");
+  line(Number(r, "/steps/count").value_or(0) > 0 ? "| GPU time (share of the steps) | |"
+                                                  : "| GPU time (share of the window: no steps) | |");
   line("|---|---:|");
   line("| GPU busy | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
   line("| &nbsp;&nbsp;kernels | " + Pct(Number(r, "/gpu/kernel_busy_pct")) + " |");

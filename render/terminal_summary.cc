@@ -117,7 +117,8 @@ void TraceIntegrity(Out& o, const json& r) {
 }
 
 void GpuTime(Out& o, const json& r) {
-  o.Heading("GPU time (share of the analysed steps)");
+  const bool steps = Number(r, "/steps/count").value_or(0) > 0;
+  o.Heading(steps ? "GPU time (share of the analysed steps)" : "GPU time (share of the analysed window: no steps)");
   TextTable t({Col(""), Col("", Align::kRight), Col("", Align::kLeft, Overflow::kWrap, 12)});
   auto busy = Number(r, "/gpu/busy_pct");
   Color busy_color = !busy ? Color::kDim : *busy >= 80 ? Color::kGreen : *busy >= 60 ? Color::kYellow : Color::kRed;

@@ -106,8 +106,9 @@ TEST(IntegritySharedTraces, HtaSampledRanksAreSampled) {
     EXPECT_LT(per_call, 230.0);
     // Whatever idle finding it still raises is low-confidence.
     for (const Finding& f : ra.findings)
-      if (f.id == "low_gpu_utilization" || f.id == "launch_bound" || f.id == "host_device_sync")
+      if (f.id == "low_gpu_utilization" || f.id == "launch_bound" || f.id == "host_device_sync") {
         EXPECT_EQ(f.confidence, Confidence::kLow) << f.id;
+      }
   }
 }
 
@@ -175,7 +176,9 @@ bool HasEpochNumber(const std::string& text) {
 
 void ExpectNoEpoch(const FieldList& fields, const std::string& where) {
   for (const Field& f : fields) {
-    if (const auto* s = std::get_if<std::string>(&f.value)) EXPECT_FALSE(HasEpochNumber(*s)) << where << "." << f.key << ": " << *s;
+    if (const auto* s = std::get_if<std::string>(&f.value)) {
+      EXPECT_FALSE(HasEpochNumber(*s)) << where << "." << f.key << ": " << *s;
+    }
     if (const auto* r = std::get_if<FieldList>(&f.value)) ExpectNoEpoch(*r, where + "." + f.key);
     if (const auto* l = std::get_if<std::vector<FieldList>>(&f.value))
       for (const FieldList& r : *l) ExpectNoEpoch(r, where + "." + f.key);
