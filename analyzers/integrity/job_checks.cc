@@ -79,6 +79,8 @@ IntegrityCheck MissingRanks(JobAnalysis& job) {
       c.status = IntegrityStatus::kWarn;
       c.evidence += fmt::format("; {} input{} could not be analysed", job.missing.size(), job.missing.size() == 1 ? "" : "s");
     }
+  } else if (job.world_size == 1) {
+    c.evidence = "a one-rank job (world size 1)";
   } else if (inputs <= 1) {
     c.evidence = fmt::format("one rank of a world size of {} analysed alone: job views (stragglers, imbalance) need "
                              "the other ranks' traces",

@@ -22,6 +22,9 @@ const Strings kIdleMetrics = {"gpu.busy_pct", "gpu.idle_pct", "gpu.idle_breakdow
 const Strings kIdleFindings = {"launch_bound",          "low_gpu_utilization", "host_device_sync",
                                "gpu_idle_at_step_start", "dataloader_bottleneck", "pageable_h2d_copies",
                                "allocation_churn",       "exposed_communication", "straggler"};
+// What one-time work in the window makes unreliable besides the idle picture: estimates that
+// include the host-launch idle inside a chain or an optimizer step.
+const Strings kLaunchIdleFindings = {"unfused_elementwise_chains", "unfused_optimizer", "zero_grad_fills"};
 // What counts of GPU work make unreliable when some of it is missing.
 const Strings kCountMetrics = {"steps.kernels_per_step", "syncs.per_step", "memory_traffic.h2d_bytes_per_step",
                                "gpu.kernel_time_by_category_pct", "tensor_cores.kernel_time_pct"};
@@ -67,7 +70,7 @@ IntegrityCheck WarmupCheck(const RankContext& ctx, const RankAnalysis& ra) {
                                 kept.size(), kept.size() == 1 ? " is" : "s are",
                                 ctx.options().first_step || ctx.options().last_step ? " (--steps chose it)" : " (--include-warmup)",
                                 steps));
-    c.affects = Join({&kIdleMetrics, &kIdleFindings});
+    c.affects = Join({&kIdleMetrics, &kIdleFindings, &kLaunchIdleFindings});
     c.affects.insert(c.affects.begin(), "steps.time_us");
   }
   // The analysed window itself: how much of it is one-time work.
@@ -95,14 +98,14 @@ IntegrityCheck WarmupCheck(const RankContext& ctx, const RankAnalysis& ra) {
     parts.push_back(fmt::format("the analysed window is a cold start: {:.0f}% of it ({} of {}) is one-time CUDA work ({})",
                                 share, DurationText(total.one_time_ns()), DurationText(ctx.window_ns()), what));
     SetField(c.values, {"cold_start", true});
-    for (const std::string& a : Join({&kIdleMetrics, &kIdleFindings}))
+    for (const std::string& a : Join({&kIdleMetrics, &kIdleFindings, &kLaunchIdleFindings}))
       if (std::find(c.affects.begin(), c.affects.end(), a) == c.affects.end()) c.affects.push_back(a);
   } else if (share >= kColdStartWarnPct) {
     c.status = Worst(c.status, IntegrityStatus::kWarn);
     parts.push_back(fmt::format("{:.1f}% of the analysed window ({}) is one-time CUDA work ({}): launch and idle "
                                 "figures include start-up",
                                 share, DurationText(total.one_time_ns()), what));
-    for (const std::string& a : Join({&kIdleMetrics, &kIdleFindings}))
+    for (const std::string& a : Join({&kIdleMetrics, &kIdleFindings, &kLaunchIdleFindings}))
       if (std::find(c.affects.begin(), c.affects.end(), a) == c.affects.end()) c.affects.push_back(a);
   }
   c.values.push_back({"warmup_steps", numbers});
