@@ -289,7 +289,7 @@ void Matrix(std::string& h, const json& r) {
     h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
     h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
     const std::string name = String(hl, "/name");
-    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : HumanKey(name)) + "</div><div class=\"hv\">" + H(value) +
+    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : StepWords(r, HumanKey(name))) + "</div><div class=\"hv\">" + H(value) +
          "</div>";
     h += "<div class=\"src\">" + H(String(hl, "/source")) + "</div>";
     const json& metrics = Section(d, "/metrics");
@@ -299,7 +299,7 @@ void Matrix(std::string& h, const json& r) {
         if (v.is_null()) continue;  // its "..._unavailable" sibling says why
         std::string text = MetricText(k, v, Section(d, "/metrics_units"));
         if (text.empty()) continue;
-        rows += "<tr><th title=\"" + H(k) + "\">" + H(MetricLabel(k)) + "</th><td>" + H(text) + "</td></tr>";
+        rows += "<tr><th title=\"" + H(k) + "\">" + H(StepWords(r, MetricLabel(k))) + "</th><td>" + H(text) + "</td></tr>";
       }
       if (!rows.empty()) h += "<details class=\"mm\"><summary>metrics</summary><table class=\"ev\"><tbody>" + rows +
                               "</tbody></table></details>";

@@ -158,7 +158,7 @@ std::string RenderMarkdown(const json& r) {
       std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
       std::string name = String(h, "/name");
       line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
-                       name.empty() ? "" : Esc(HumanKey(name)) + ": ", Esc(value), Esc(String(h, "/source"))));
+                       name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));
     }
     line();
   }

@@ -93,6 +93,15 @@ std::string StepsSummary(const json& report) {
   return Plural(*count, "step") + " (" + source + ")" + left_out;
 }
 
+std::string StepWords(const json& report, std::string text) {
+  if (Number(report, "/steps/count").value_or(0) > 0) return text;
+  for (const char* from : {"per step", "Per step"}) {
+    const std::string to = from[0] == 'P' ? "In the window" : "in the window";
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, 8, to);
+  }
+  return text;
+}
+
 std::vector<IntegrityRow> IntegrityChecks(const json& report) {
   std::vector<IntegrityRow> rows;
   const json& checks = Section(report, "/trace_integrity");

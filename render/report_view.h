@@ -19,6 +19,10 @@ std::string DevicesSummary(const nlohmann::json& report);
 // environment.driver for people: Kineto's cuda_driver_version is the CUDA driver API version
 // (12040 -> "CUDA driver API 12.4"), not the driver's release; "" when unknown.
 std::string DriverLabel(const std::string& driver);
+// A metric's name for people (HumanKey) as the report's unit makes it: in a report without steps
+// the one unit is the window, so "calls per step" reads "calls in the window".
+std::string StepWords(const nlohmann::json& report, std::string text);
+
 // "6 steps (profiler_step)", "no steps found (the whole trace is analysed)".
 std::string StepsSummary(const nlohmann::json& report);
 

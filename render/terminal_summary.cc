@@ -148,10 +148,10 @@ void GpuTime(Out& o, const json& r) {
   o.Table(kt);
 }
 
-std::string Headline(const json& h) {
+std::string Headline(const json& r, const json& h) {
   std::string name = String(h, "/name");
   std::string source = String(h, "/source");
-  std::string text = name.empty() ? "" : HumanKey(name);
+  std::string text = name.empty() ? "" : StepWords(r, HumanKey(name));
   if (!source.empty()) text += (text.empty() ? "" : ", ") + source;
   return text;
 }
@@ -173,7 +173,7 @@ void Matrix(Out& o, const json& r) {
     if (f.is_array())
       for (const json& fid : f)
         if (fid.is_string()) findings += (findings.empty() ? "" : ", ") + fid.get<std::string>();
-    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(h)}, {findings}});
+    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(r, h)}, {findings}});
   }
   o.Table(t);
 }

@@ -65,5 +65,20 @@ TEST(TraceIntegrityRender, AReportWithoutTheSectionRendersAsBefore) {
   EXPECT_EQ(RenderMarkdown(r).find("Trace integrity"), std::string::npos);
 }
 
+TEST(TraceIntegrityRender, WithoutStepsNothingIsPerStep) {
+  // A report without steps: its one unit is the window (docs/findings.md, "Window").
+  json r = testing::MakeReportJson();
+  r["steps"]["count"] = 0;
+  r["matrix"]["data_locality"]["headline"]["name"] = "alloc_calls_per_step_after_warmup";
+  TerminalOptions o;
+  o.width = 140;
+  const std::string t = RenderTerminalSummary(r, o);
+  EXPECT_NE(t.find("GPU time (share of the analysed window: no steps)"), std::string::npos) << t;
+  EXPECT_NE(t.find("calls in the window after warm-up"), std::string::npos) << t;
+  EXPECT_EQ(t.find("calls per step after warm-up"), std::string::npos) << t;
+  EXPECT_NE(RenderMarkdown(r).find("calls in the window after warm-up"), std::string::npos);
+  EXPECT_NE(RenderHtml(r).find("calls in the window after warm-up"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ampscope::render
