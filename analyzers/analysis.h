@@ -14,6 +14,7 @@
 #include "analyzers/collectives_result.h"
 #include "analyzers/fields.h"
 #include "analyzers/gpu_peaks.h"
+#include "analyzers/integrity/integrity_result.h"
 #include "analyzers/precision_result.h"
 #include "analyzers/results.h"
 #include "trace/classify/kernel_classifier.h"
@@ -31,8 +32,12 @@ struct AnalysisOptions {
   // when there is no ProfilerStep#N.
   std::string step_range_pattern = "(?:[Ss]tep|[Ii]teration|train_step)(?:[ #_:-]*\\d+)?";
   // Only analyse steps with index (0-based position among detected steps) in [first, last].
+  // Steps chosen this way are analysed as chosen: warm-up steps among them are named, not left out.
   std::optional<int64_t> first_step;
   std::optional<int64_t> last_step;
+  // Keep warm-up and cold-start steps in the analysed window (default: they are left out and the
+  // report says which and why; analyzers/integrity/warmup.h).
+  bool include_warmup = false;
   // Override the GPU used to look up peaks (e.g. "A100-80GB-SXM4").
   std::string gpu_override;
   // Path of gpu_peaks.tsv-style table; empty = built-in table.
@@ -43,8 +48,12 @@ struct AnalysisOptions {
   int threads = 1;
 };
 
-enum class StepSource : uint8_t { kProfilerStep, kNvtx, kInferred, kNone };
-const char* StepSourceName(StepSource s);  // "profiler_step" | "nvtx" | "inferred" | "none"
+// Where the steps came from. Without ProfilerStep#N or a step-named range, iterations are read
+// from ranges that recur once per iteration (analyzers/iterations.h): Optimizer.step#..., the
+// DataLoader's __next__, a repeating top-level forward. Values keep their numbers (summaries).
+enum class StepSource : uint8_t { kProfilerStep, kNvtx, kInferred, kNone, kOptimizerStep, kDataLoader, kForward };
+// "profiler_step" | "nvtx" | "inferred" | "none" | "optimizer_step" | "dataloader" | "forward"
+const char* StepSourceName(StepSource s);
 
 struct StepWindow {
   int64_t number = -1;      // N of ProfilerStep#N, else the index
@@ -56,8 +65,23 @@ struct StepWindow {
   TimeNs duration_ns() const { return end_ns - start_ns; }
 };
 
+// A detected step that is not what the analysis assumes a step is: a warm-up or cold-start step
+// (longer than the steady state, with one-time CUDA work in it), or a step the profiler cut
+// (no or too little of its GPU work recorded).
+enum class StepFlagKind : uint8_t { kWarmup, kCut };
+const char* StepFlagKindName(StepFlagKind k);  // "warmup" | "cut"
+struct FlaggedStep {
+  StepWindow window;
+  StepFlagKind kind = StepFlagKind::kWarmup;
+  bool excluded = true;  // left out of the analysed window (false: kept, --include-warmup or --steps)
+  std::string reason;    // one line, durations only (no trace-clock times)
+};
+
 struct StepAnalysis {
   StepSource source = StepSource::kNone;
+  std::string anchor;       // the range name the iterations were read from (optimizer_step, dataloader, forward)
+  size_t detected = 0;      // steps found before any was left out
+  std::vector<FlaggedStep> flagged;  // warm-up and cut steps, in step order, excluded or kept
   std::vector<StepWindow> steps;
   TimeNs window_start_ns = 0;  // first step start (or trace start when there are no steps)
   TimeNs window_end_ns = 0;
@@ -215,6 +239,11 @@ struct ChecklistItem {
   std::string how_to_know;      // when unknown: what would make it known
 };
 
+// How far a finding can be trusted: "low" when it rests on a metric a trace-integrity check
+// found unreliable (a sampled trace's idle time, a cold start's launch times ...).
+enum class Confidence : uint8_t { kHigh, kLow };
+const char* ConfidenceName(Confidence c);  // "high" | "low"
+
 struct Finding {
   std::string id;               // stable, catalogued in docs/findings.md
   FindingSeverity severity = FindingSeverity::kInfo;
@@ -225,6 +254,8 @@ struct Finding {
   std::string recommendation;
   double est_saving_pct = 0;
   std::vector<std::pair<TimeNs, TimeNs>> time_ranges;  // where it shows in the trace (for the Chrome trace)
+  Confidence confidence = Confidence::kHigh;
+  std::string confidence_reason;  // why low: the integrity checks it rests on ("sampling: ...")
 };
 
 // What the analysis decided about each kernel, indexed like trace.kernels: exporters draw these
@@ -297,6 +328,7 @@ struct RankAnalysis {
   InputInfo input;                           // the file, its format, device and reader facts
   std::vector<CollectiveCall> collectives;   // NCCL calls by start time (analyzers/collectives.h)
   RankCommInfo comm;                         // host, link peak, per-step balance for the cross-rank view
+  TraceIntegrity integrity;                  // what this trace can be trusted for (analyzers/integrity/)
 };
 
 // An input that could not be read or analysed (--keep-going): named in the report.
@@ -338,6 +370,11 @@ struct JobAnalysis {
   // Why the inputs may not be one job (different world sizes or GPUs, a rank twice): one line each.
   std::vector<std::string> warnings;
   CrossRankResult collectives;  // matched collectives, skew, balance, straggler (analyzers/collectives.h)
+  // Ranks of the job the inputs lack: world size minus the distinct ranks given when several
+  // inputs name a world size, else the inputs left out (--keep-going).
+  size_t missing_ranks = 0;
+  int32_t world_size = -1;      // the world size the inputs name (-1: none or several)
+  TraceIntegrity integrity;     // the job's checks: each rank check's worst, missing ranks, clock offsets
 };
 
 }  // namespace ampscope

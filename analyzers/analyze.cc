@@ -10,6 +10,7 @@
 #include "analyzers/diagnosis.h"
 #include "analyzers/diagnosis/facts.h"
 #include "analyzers/gpu_peaks.h"
+#include "analyzers/integrity/integrity.h"
 #include "analyzers/op_tree.h"
 #include "analyzers/precision.h"
 #include "analyzers/roofline/roofline.h"
@@ -293,11 +294,13 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
   ra.kernels = AnnotateKernels(ctx);
   ExtractCollectives(ctx, ra);
+  ra.integrity = CheckRankIntegrity(ctx, ra);
   {
     const diagnosis::Facts facts(ctx, ra);  // reads the context and ra.steps only
     roofline.Join();
     ra.roofline = std::move(roof);
     Diagnose(facts, ra);
+    ApplyRankIntegrity(facts, ra);
   }
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });

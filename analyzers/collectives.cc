@@ -349,6 +349,22 @@ void Clocks(const std::vector<const RankAnalysis*>& ranks, CrossRankResult& out)
       out.clocks_comparable ? ", as on one clock" : fmt::format(", more than {:.0f} µs", kClockAgreementNs / 1e3));
 }
 
+// A collective ends on every rank at nearly the same moment (it completes when the last data
+// arrives), so on a rank whose clock is offset its ends are offset by as much: each rank's offset
+// is the median, over the collectives it has, of its end minus the median end of that collective.
+void ClockOffsets(size_t nranks, const std::vector<std::vector<Member>>& members, CrossRankResult& out) {
+  std::vector<std::vector<TimeNs>> deviations(nranks);
+  for (const std::vector<Member>& m : members) {
+    std::vector<TimeNs> ends;
+    for (const Member& mb : m) ends.push_back(mb.call->end_ns);
+    const TimeNs median = Median(ends);
+    for (const Member& mb : m) deviations[mb.rank].push_back(mb.call->end_ns - median);
+  }
+  out.clock_offsets.assign(nranks, std::nullopt);
+  for (size_t r = 0; r < nranks; ++r)
+    if (!deviations[r].empty()) out.clock_offsets[r] = ClockOffset{Median(deviations[r]), deviations[r].size()};
+}
+
 void Measure(const std::vector<const RankAnalysis*>& ranks, const std::vector<Member>& members, MatchedCollective& m) {
   TimeNs first_end = std::numeric_limits<TimeNs>::max(), last_end = std::numeric_limits<TimeNs>::min();
   TimeNs shortest = std::numeric_limits<TimeNs>::max();
@@ -485,6 +501,7 @@ CrossRankResult AnalyzeCollectives(const std::vector<const RankAnalysis*>& ranks
     members.push_back(std::move(mbs));
   }
   Clocks(ranks, out);
+  ClockOffsets(ranks.size(), members, out);
   std::set<std::string> hosts;
   for (const RankAnalysis* r : ranks) hosts.insert(r->comm.host);
   for (size_t i = 0; i < out.collectives.size(); ++i) {

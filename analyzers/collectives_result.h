@@ -111,10 +111,18 @@ struct StragglerResult {
   TimeNs job_step_ns = 0;         // the step time the saving is relative to
 };
 
+// A rank's clock against the others', read from the ends of the collectives it shares with
+// them (they end together on every rank): its median end minus the collectives' median end.
+struct ClockOffset {
+  TimeNs offset_ns = 0;
+  size_t collectives = 0;  // how many it was measured on
+};
+
 struct CrossRankResult {
   size_t ranks = 0;
   bool clocks_comparable = false;
   std::string clock_note;           // why they are (or are not) comparable
+  std::vector<std::optional<ClockOffset>> clock_offsets;  // per rank (input order); empty: no matched collective
   std::vector<MatchedCollective> collectives;
   size_t unmatched_calls = 0;       // calls that no other rank has
   std::optional<StragglerResult> straggler;

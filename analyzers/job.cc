@@ -8,6 +8,7 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/collectives.h"
+#include "analyzers/integrity/integrity.h"
 
 namespace ampscope {
 
@@ -149,8 +150,10 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   job.rank = -1;
   job.format = first.format;
   job.steps.source = first.steps.source;
+  job.steps.anchor = first.steps.anchor;
   size_t nsteps = first.steps.steps.size();
   for (const RankAnalysis& r : ranks) nsteps = std::min(nsteps, r.steps.steps.size());
+  job.steps.detected = nsteps;  // warm-up and cut steps are each rank's (ranks[].steps.flagged)
   for (size_t i = 0; i < nsteps; ++i) {
     StepWindow w = first.steps.steps[i];
     for (const RankAnalysis& r : ranks) {
@@ -310,6 +313,7 @@ JobAnalysis BuildJob(std::vector<RankAnalysis> ranks, Diagnostics diagnostics, s
   for (const RankAnalysis& r : job.ranks) rank_results.push_back(&r);
   job.collectives = AnalyzeCollectives(rank_results);
   AddStragglerFinding(job.collectives, job.job);
+  CheckJobIntegrity(job);
   return job;
 }
 

@@ -9,7 +9,22 @@ const char* StepSourceName(StepSource s) {
     case StepSource::kProfilerStep: return "profiler_step";
     case StepSource::kNvtx: return "nvtx";
     case StepSource::kInferred: return "inferred";
+    case StepSource::kOptimizerStep: return "optimizer_step";
+    case StepSource::kDataLoader: return "dataloader";
+    case StepSource::kForward: return "forward";
     default: return "none";
+  }
+}
+
+const char* StepFlagKindName(StepFlagKind k) { return k == StepFlagKind::kCut ? "cut" : "warmup"; }
+
+const char* ConfidenceName(Confidence c) { return c == Confidence::kLow ? "low" : "high"; }
+
+const char* IntegrityStatusName(IntegrityStatus s) {
+  switch (s) {
+    case IntegrityStatus::kWarn: return "warn";
+    case IntegrityStatus::kFail: return "fail";
+    default: return "ok";
   }
 }
 

@@ -47,7 +47,8 @@ Status CheckStepRange(const Trace& trace, const AnalysisOptions& options, const 
   all.first_step.reset();
   all.last_step.reset();
   const LaunchIndex launches(trace);
-  const int64_t count = static_cast<int64_t>(DetectSteps(trace, all, launches).steps.size());
+  // Positions count every detected step, warm-up steps too (they are analysed when --steps picks them).
+  const int64_t count = static_cast<int64_t>(DetectSteps(trace, all, launches).detected);
   const int64_t first = options.first_step.value_or(0);
   const std::string& path = trace.metadata.path;
   if (count == 0)
@@ -94,7 +95,7 @@ int RunAnalyze(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
   std::string peaks_path, ranks_text, summary_path;
-  bool quiet = false, no_color = false, verbose = false, keep_going = false;
+  bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
   int jobs = 0;
   app.add_option("traces", inputs,
                  "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite) and PyTorch memory snapshots (.pickle: alone, "
@@ -125,6 +126,9 @@ int RunAnalyze(int argc, char** argv) {
                  "also work). A range that runs past the last step is cut, with a warning");
   app.add_option("--step-pattern", pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
+  app.add_flag("--include-warmup", include_warmup,
+               "Keep warm-up and cold-start steps in the analysed window (by default they are left out, and the "
+               "report's steps.flagged and trace_integrity say which and why)");
   app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", no_color, "No colour in the terminal summary");
   app.add_flag("-v,--verbose", verbose,
@@ -132,6 +136,7 @@ int RunAnalyze(int argc, char** argv) {
   if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
 
   AnalysisOptions options;
+  options.include_warmup = include_warmup;
   std::vector<GpuPeak> peaks = BuiltinGpuPeaks();
   if (!peaks_path.empty()) {
     StatusOr<std::vector<GpuPeak>> loaded = LoadGpuPeaksTsv(peaks_path);

@@ -65,8 +65,9 @@ int RunMerge(int argc, char** argv) {
   for (size_t i = 0; i < summaries->size(); ++i) {
     const AnalysisOptions& o = (*summaries)[i].options;
     if (o.step_range_pattern != options.step_range_pattern || o.first_step != options.first_step ||
-        o.last_step != options.last_step || o.gpu_override != options.gpu_override)
-      return UsageError("merge", inputs[i] + ": analysed with other options (--steps, --step-pattern, --gpu) than " +
+        o.last_step != options.last_step || o.gpu_override != options.gpu_override ||
+        o.include_warmup != options.include_warmup)
+      return UsageError("merge", inputs[i] + ": analysed with other options (--steps, --step-pattern, --gpu, --include-warmup) than " +
                                      inputs.front() + "; analyse every rank with the same ones");
     ranks.push_back(std::move((*summaries)[i].rank));
   }

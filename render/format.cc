@@ -381,7 +381,7 @@ std::vector<std::string> DimensionOrder(const json& report) {
 }
 
 int StatusClass(const std::string& status) {
-  if (status == "good" || status == "pass") return 0;
+  if (status == "good" || status == "pass" || status == "ok") return 0;
   if (status == "warn") return 1;
   if (status == "bad" || status == "fail") return 2;
   if (status == "not_applicable") return 4;

@@ -290,7 +290,7 @@ void Matrix(std::string& h, const json& r) {
     h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
     h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
     const std::string name = String(hl, "/name");
-    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : HumanKey(name)) + "</div><div class=\"hv\">" + H(value) +
+    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : StepWords(r, HumanKey(name))) + "</div><div class=\"hv\">" + H(value) +
          "</div>";
     h += "<div class=\"src\">" + H(String(hl, "/source")) + "</div>";
     const json& metrics = Section(d, "/metrics");
@@ -300,7 +300,7 @@ void Matrix(std::string& h, const json& r) {
         if (v.is_null()) continue;  // its "..._unavailable" sibling says why
         std::string text = MetricText(k, v, Section(d, "/metrics_units"));
         if (text.empty()) continue;
-        rows += "<tr><th title=\"" + H(k) + "\">" + H(MetricLabel(k)) + "</th><td>" + H(text) + "</td></tr>";
+        rows += "<tr><th title=\"" + H(k) + "\">" + H(StepWords(r, MetricLabel(k))) + "</th><td>" + H(text) + "</td></tr>";
       }
       if (!rows.empty()) h += "<details class=\"mm\"><summary>metrics</summary><table class=\"ev\"><tbody>" + rows +
                               "</tbody></table></details>";
@@ -320,6 +320,22 @@ void Matrix(std::string& h, const json& r) {
     h += "</div>\n";
   }
   h += "</div>\n</section>\n";
+}
+
+// What the trace can be trusted for: one row per check.
+void TraceIntegrity(std::string& h, const json& r) {
+  const std::vector<IntegrityRow> rows = IntegrityChecks(r);
+  if (rows.empty()) return;
+  h += "<section id=\"trace-integrity\">\n<h2>Trace integrity</h2>\n";
+  h += "<table>\n<thead><tr><th>Check</th><th>Status</th><th>Evidence</th><th>Unreliable</th></tr></thead>\n<tbody>\n";
+  for (const IntegrityRow& c : rows) {
+    std::string affects;
+    for (const std::string& a : c.affects) affects += (affects.empty() ? "" : ", ") + a;
+    h += "<tr class=\"st-" + H(c.status) + "\"><td title=\"" + H(c.id) + "\">" + H(IntegrityTitle(c.id)) + "</td><td>" +
+         StatusBadge(c.status) + "</td><td>" + H(c.evidence) + "</td><td>" + (affects.empty() ? "-" : H(affects)) +
+         "</td></tr>\n";
+  }
+  h += "</tbody></table>\n</section>\n";
 }
 
 std::string ChecklistValueText(const json& item, const std::string& status) {
@@ -406,6 +422,9 @@ void Findings(std::string& h, const json& r) {
     if (!dim.empty()) h += " \xC2\xB7 " + H(DimensionTitle(dim));
     if (!check.empty()) h += " \xC2\xB7 checklist: " + H(ChecklistTitle(check));
     h += "</div>";
+    if (String(f, "/confidence") == "low")
+      h += "<div class=\"meta\"><span class=\"badge s-warn\">low confidence</span> " +
+           H(String(f, "/confidence_reason")) + "</div>";
     h += EvidenceHtml(f, clock);
     std::string rec = String(f, "/recommendation");
     if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(RelativeTimes(rec, clock)) + "</div>";
@@ -578,6 +597,7 @@ std::string RenderHtml(const json& report) {
   h += "<title>ampscope: " + H(InputsSummary(report)) + "</title>\n";
   h += "<style>" + std::string(html_assets::kCss) + "</style>\n</head>\n<body>\n<main>\n";
   Header(h, report);
+  TraceIntegrity(h, report);
   Matrix(h, report);
   Checklist(h, report);
   Findings(h, report);

@@ -112,7 +112,23 @@ std::string RenderMarkdown(const json& r) {
   line(head);
   line();
 
-  line("| GPU time (share of the steps) | |");
+  const std::vector<IntegrityRow> integrity = IntegrityChecks(r);
+  if (!integrity.empty()) {
+    line("### Trace integrity");
+    line();
+    line("| Check | Status | Evidence | Unreliable |");
+    line("|---|---|---|---|");
+    for (const IntegrityRow& c : integrity) {
+      std::string affects;
+      for (const std::string& a : c.affects) affects += (affects.empty() ? "" : ", ") + a;
+      line(fmt::format("| {} | {} | {} | {} |", Esc(IntegrityTitle(c.id)), Status(c.status),
+                       Esc(Truncate(c.evidence, kEvidenceColumns)), affects.empty() ? "-" : Esc(affects)));
+    }
+    line();
+  }
+
+  line(Number(r, "/steps/count").value_or(0) > 0 ? "| GPU time (share of the steps) | |"
+                                                  : "| GPU time (share of the window: no steps) | |");
   line("|---|---:|");
   line("| GPU busy | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
   line("| &nbsp;&nbsp;kernels | " + Pct(Number(r, "/gpu/kernel_busy_pct")) + " |");
@@ -143,7 +159,7 @@ std::string RenderMarkdown(const json& r) {
       std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
       std::string name = String(h, "/name");
       line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
-                       name.empty() ? "" : Esc(HumanKey(name)) + ": ", Esc(value), Esc(String(h, "/source"))));
+                       name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));
     }
     line();
   }
@@ -179,6 +195,8 @@ std::string RenderMarkdown(const json& r) {
     line(entry);
     std::string evidence = EvidenceLine(FindingEvidence(f, clock));
     if (!evidence.empty()) line("   - Evidence: " + Esc(Truncate(evidence, kEvidenceColumns)));
+    if (String(f, "/confidence") == "low")
+      line("   - Confidence: **low**, " + Esc(Truncate(String(f, "/confidence_reason"), kEvidenceColumns)));
     std::string when = TimeRangesText(f, clock, 2);
     if (!when.empty()) line("   - When: " + Esc(when));
     std::string rec = String(f, "/recommendation");

@@ -76,8 +76,55 @@ std::string DriverLabel(const std::string& driver) {
 std::string StepsSummary(const json& report) {
   std::optional<double> count = Number(report, "/steps/count");
   std::string source = String(report, "/steps/source", "none");
-  if (!count || *count == 0) return "no steps found (the whole trace is analysed)";
-  return Plural(*count, "step") + " (" + source + ")";
+  size_t warmup = 0, cut = 0;
+  const json& flagged = Section(report, "/steps/flagged");
+  if (flagged.is_array())
+    for (const json& f : flagged) {
+      if (!f.is_object() || !f.value("excluded", false)) continue;
+      (String(f, "/kind") == "cut" ? cut : warmup)++;
+    }
+  std::string left_out;
+  if (warmup > 0) left_out += Plural(static_cast<double>(warmup), "warm-up step");
+  if (cut > 0) left_out += (left_out.empty() ? "" : " and ") + Plural(static_cast<double>(cut), "cut step");
+  if (!left_out.empty()) left_out = "; " + left_out + " left out";
+  if (!count || *count == 0) return "no steps found (the whole trace is analysed)" + left_out;
+  std::string anchor = String(report, "/steps/anchor");
+  if (!anchor.empty()) source += ": iterations from " + anchor;
+  return Plural(*count, "step") + " (" + source + ")" + left_out;
+}
+
+std::string StepWords(const json& report, std::string text) {
+  if (Number(report, "/steps/count").value_or(0) > 0) return text;
+  for (const char* from : {"per step", "Per step"}) {
+    const std::string to = from[0] == 'P' ? "In the window" : "in the window";
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, 8, to);
+  }
+  return text;
+}
+
+std::vector<IntegrityRow> IntegrityChecks(const json& report) {
+  std::vector<IntegrityRow> rows;
+  const json& checks = Section(report, "/trace_integrity");
+  if (!checks.is_array()) return rows;
+  for (const json& c : checks) {
+    if (!c.is_object()) continue;
+    IntegrityRow row{String(c, "/id"), String(c, "/status", "ok"), String(c, "/evidence"), {}};
+    if (c.contains("affects") && c["affects"].is_array())
+      for (const json& a : c["affects"])
+        if (a.is_string()) row.affects.push_back(a.get<std::string>());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string IntegrityTitle(const std::string& id) {
+  static const std::map<std::string, std::string> kTitles = {
+      {"warmup", "Warm-up and cold start"},      {"sampling", "Sampled or thinned trace"},
+      {"empty_steps", "Empty or partial steps"}, {"dropped_events", "Dropped events"},
+      {"cuda_graphs", "CUDA-graph kernels"},     {"cut_steps", "Steps cut by the profile"},
+      {"missing_ranks", "Missing ranks"},        {"clock_offsets", "Clock offsets between ranks"}};
+  auto it = kTitles.find(id);
+  return it == kTitles.end() ? HumanKey(id) : it->second;
 }
 
 std::vector<std::pair<std::string, double>> SortedShares(const json& obj) {

@@ -19,8 +19,23 @@ std::string DevicesSummary(const nlohmann::json& report);
 // environment.driver for people: Kineto's cuda_driver_version is the CUDA driver API version
 // (12040 -> "CUDA driver API 12.4"), not the driver's release; "" when unknown.
 std::string DriverLabel(const std::string& driver);
+// A metric's name for people (HumanKey) as the report's unit makes it: in a report without steps
+// the one unit is the window, so "calls per step" reads "calls in the window".
+std::string StepWords(const nlohmann::json& report, std::string text);
+
 // "6 steps (profiler_step)", "no steps found (the whole trace is analysed)".
 std::string StepsSummary(const nlohmann::json& report);
+
+// The report's trace_integrity checks, in report order, and a title for each id ("warmup" ->
+// "Warm-up and cold start").
+struct IntegrityRow {
+  std::string id;
+  std::string status;  // "ok" | "warn" | "fail"
+  std::string evidence;
+  std::vector<std::string> affects;
+};
+std::vector<IntegrityRow> IntegrityChecks(const nlohmann::json& report);
+std::string IntegrityTitle(const std::string& id);
 
 // Object of name -> number, sorted by value descending (non-numbers skipped).
 std::vector<std::pair<std::string, double>> SortedShares(const nlohmann::json& obj);

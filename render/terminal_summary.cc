@@ -94,8 +94,32 @@ void Overview(Out& o, const json& r) {
                                  DurationUs(Number(r, "/steps/time_us/median")), DurationUs(Number(r, "/steps/time_us/p90"))));
 }
 
+// What the trace can be trusted for: each check that is not ok with its evidence, the rest by name
+// (all of them with evidence in verbose mode).
+void TraceIntegrity(Out& o, const json& r) {
+  const std::vector<IntegrityRow> rows = IntegrityChecks(r);
+  if (rows.empty()) return;
+  o.Heading("Trace integrity");
+  std::string ok;
+  for (const IntegrityRow& c : rows) {
+    if (c.status == "ok" && !o.options().verbose) {
+      ok += (ok.empty() ? "" : ", ") + c.id;
+      continue;
+    }
+    const std::string label = "[" + StatusLabel(c.status) + "] ";
+    o.Paragraph(kIndent, label, IntegrityTitle(c.id) + ": " + c.evidence, StatusColor(c.status));
+    if (!c.affects.empty() && c.status != "ok") {
+      std::string affects;
+      for (const std::string& a : c.affects) affects += (affects.empty() ? "" : ", ") + a;
+      o.Paragraph(std::string(kIndent) + std::string(label.size(), ' '), "unreliable: ", affects);
+    }
+  }
+  if (!ok.empty()) o.Paragraph(kIndent, "[OK] ", ok, Color::kGreen);
+}
+
 void GpuTime(Out& o, const json& r) {
-  o.Heading("GPU time (share of the analysed steps)");
+  const bool steps = Number(r, "/steps/count").value_or(0) > 0;
+  o.Heading(steps ? "GPU time (share of the analysed steps)" : "GPU time (share of the analysed window: no steps)");
   TextTable t({Col(""), Col("", Align::kRight), Col("", Align::kLeft, Overflow::kWrap, 12)});
   auto busy = Number(r, "/gpu/busy_pct");
   Color busy_color = !busy ? Color::kDim : *busy >= 80 ? Color::kGreen : *busy >= 60 ? Color::kYellow : Color::kRed;
@@ -125,10 +149,10 @@ void GpuTime(Out& o, const json& r) {
   o.Table(kt);
 }
 
-std::string Headline(const json& h) {
+std::string Headline(const json& r, const json& h) {
   std::string name = String(h, "/name");
   std::string source = String(h, "/source");
-  std::string text = name.empty() ? "" : HumanKey(name);
+  std::string text = name.empty() ? "" : StepWords(r, HumanKey(name));
   if (!source.empty()) text += (text.empty() ? "" : ", ") + source;
   return text;
 }
@@ -150,7 +174,7 @@ void Matrix(Out& o, const json& r) {
     if (f.is_array())
       for (const json& fid : f)
         if (fid.is_string()) findings += (findings.empty() ? "" : ", ") + fid.get<std::string>();
-    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(h)}, {findings}});
+    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(r, h)}, {findings}});
   }
   o.Table(t);
 }
@@ -217,6 +241,9 @@ void Findings(Out& o, const json& r) {
     }
     o.str() += wrapped;
     o.Paragraph(kBody, "", RelativeTimes(String(f, "/title"), clock));
+    if (String(f, "/confidence") == "low")
+      o.Paragraph(kBody, "confidence: low, ", String(f, "/confidence_reason", "it rests on a metric the trace integrity checks doubt"),
+                  Color::kYellow);
     std::vector<EvidenceItem> items = FindingEvidence(f, clock);
     std::string evidence = EvidenceLine(items);
     if (!evidence.empty()) o.Paragraph(kBody, "evidence: ", evidence);
@@ -361,6 +388,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   o.width = std::max(o.width, kMinWidth);
   Out out(o);
   Overview(out, report);
+  TraceIntegrity(out, report);
   GpuTime(out, report);
   Matrix(out, report);
   Checklist(out, report);

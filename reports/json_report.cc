@@ -42,6 +42,22 @@ json Pct(TimeNs part, TimeNs whole) {
 
 json OptionalNumber(const std::optional<double>& v);
 
+// Unit names of a rank without steps: its one unit is the analysed window, so "/step" would mean
+// "per trace" ("us/step" -> "us/window", "% of step" -> "% of window").
+std::string UnitOf(std::string unit, bool no_steps) {
+  if (!no_steps) return unit;
+  if (unit == "% of step") return "% of window";
+  const size_t at = unit.rfind("/step");
+  if (at != std::string::npos && at + 5 == unit.size()) unit.replace(at, 5, "/window");
+  return unit;
+}
+json UnitsOf(json units, bool no_steps) {
+  if (!no_steps || !units.is_object()) return units;
+  for (auto& [key, v] : units.items())
+    if (v.is_string()) v = UnitOf(v.get<std::string>(), true);
+  return units;
+}
+
 }  // namespace
 
 json PerStepJson(const std::vector<StepMetrics>& steps) {
@@ -114,6 +130,17 @@ json StepsSection(const RankAnalysis& ra) {
   }
   steps["durations_us"] = st.durations_us;
   steps["windows"] = std::move(windows);
+  steps["detected"] = ra.steps.detected;
+  steps["anchor"] = NullIfEmpty(ra.steps.anchor);
+  json flagged = json::array();
+  for (const FlaggedStep& f : ra.steps.flagged)
+    flagged.push_back({{"number", f.window.number},
+                       {"name", f.window.name},
+                       {"kind", StepFlagKindName(f.kind)},
+                       {"excluded", f.excluded},
+                       {"duration_us", NsToUs(f.window.duration_ns())},
+                       {"reason", f.reason}});
+  steps["flagged"] = std::move(flagged);
   steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
   steps["per_step"] = PerStepJson(ra.per_step);
   return steps;
@@ -260,7 +287,7 @@ json MatrixSection(const RankAnalysis& ra) {
                  {"unit", d.headline.unit},
                  {"source", d.headline.source}}},
                {"metrics", FieldsJson(d.metrics)},
-               {"metrics_units", FieldUnitsJson(d.metrics)},
+               {"metrics_units", UnitsOf(FieldUnitsJson(d.metrics), ra.steps.steps.empty())},
                {"findings", d.findings}};
   }
   return m;
@@ -285,7 +312,7 @@ json ChecklistSection(const RankAnalysis& ra) {
     json item = {{"id", found->id},
                  {"status", CheckStatusName(found->status)},
                  {"value", OptionalNumber(found->value)},
-                 {"unit", NullIfEmpty(UnitName(found->unit))},
+                 {"unit", NullIfEmpty(UnitOf(UnitName(found->unit), ra.steps.steps.empty()))},
                  {"threshold", found->threshold},
                  {"source", found->source},
                  {"evidence", found->evidence}};
@@ -306,12 +333,29 @@ json FindingsSection(const RankAnalysis& ra) {
                    {"checklist", f.checklist.empty() ? json(nullptr) : json(f.checklist)},
                    {"title", f.title},
                    {"evidence", FieldsJson(f.evidence)},
-                   {"evidence_units", FieldUnitsJson(f.evidence)},
+                   {"evidence_units", UnitsOf(FieldUnitsJson(f.evidence), ra.steps.steps.empty())},
                    {"recommendation", f.recommendation},
                    {"est_saving_pct", f.est_saving_pct},
+                   {"confidence", ConfidenceName(f.confidence)},
+                   {"confidence_reason", NullIfEmpty(f.confidence_reason)},
                    {"time_ranges_us", ranges}});
   }
   return out;
+}
+
+json IntegrityJson(const TraceIntegrity& integrity) {
+  json checks = json::array();
+  for (const IntegrityCheck& c : integrity.checks) {
+    json j = {{"id", c.id},
+              {"status", IntegrityStatusName(c.status)},
+              {"evidence", c.evidence},
+              {"affects", c.affects},
+              {"values", FieldsJson(c.values)},
+              {"values_units", FieldUnitsJson(c.values)}};
+    if (!c.ranks.empty()) j["ranks"] = c.ranks;
+    checks.push_back(std::move(j));
+  }
+  return checks;
 }
 
 json DeviceJson(const DeviceInfo& info) {
@@ -344,7 +388,9 @@ json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullp
 // warnings that the inputs may not be one job.
 json JobSection(const JobAnalysis& analysis) {
   const bool several = analysis.ranks.size() > 1;
-  json job = {{"ranks", analysis.ranks.size()}, {"missing_ranks", analysis.missing.size()}};
+  json job = {{"ranks", analysis.ranks.size()},
+             {"missing_ranks", analysis.missing_ranks},
+             {"world_size", analysis.world_size > 0 ? json(analysis.world_size) : json(nullptr)}};
   job["definitions"] = several ? json{{"steps", "slowest rank: each job step lasts as long as its slowest rank's step"},
                                       {"gpu", "mean over ranks"},
                                       {"tensor_cores", "mean over ranks of each rank's share"},
@@ -392,6 +438,7 @@ json RankSection(const RankAnalysis& ra) {
   r["launches"] = LaunchesSection(ra);
   r["roofline"] = RooflineSection(ra);
   if (ra.memory_snapshot != nullptr) r["memory_snapshot"] = MemorySnapshotJson(*ra.memory_snapshot);
+  r["trace_integrity"] = IntegrityJson(ra.integrity);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = std::move(statuses);
@@ -442,6 +489,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   }
   report["environment"] = std::move(env);
 
+  report["trace_integrity"] = IntegrityJson(analysis.integrity);
   report["steps"] = StepsSection(job);
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
@@ -517,6 +565,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   json opts = {{"step_range_pattern", options.step_range_pattern},
                {"first_step", options.first_step ? json(*options.first_step) : json(nullptr)},
                {"last_step", options.last_step ? json(*options.last_step) : json(nullptr)},
+               {"include_warmup", options.include_warmup},
                {"gpu_override", NullIfEmpty(options.gpu_override)}};
   report["analysis_options"] = std::move(opts);
   return report;

@@ -356,7 +356,10 @@ template <typename T> void FromScan(Pull& p, T& v) {
 #define F(field) a(#field, t.field)
 
 template <class A> void SummaryFields(A& a, StepWindow& t) { F(number); F(name); F(cpu_start_ns); F(cpu_end_ns); F(start_ns); F(end_ns); }
-template <class A> void SummaryFields(A& a, StepAnalysis& t) { F(source); F(steps); F(window_start_ns); F(window_end_ns); }
+template <class A> void SummaryFields(A& a, FlaggedStep& t) { F(window); F(kind); F(excluded); F(reason); }
+template <class A> void SummaryFields(A& a, StepAnalysis& t) {
+  F(source); F(anchor); F(detected); F(flagged); F(steps); F(window_start_ns); F(window_end_ns);
+}
 template <class A> void SummaryFields(A& a, IdleBreakdownNs& t) {
   F(host_wait_ns); F(kernel_wait_ns); F(other_ns); F(host_wait_gaps); F(kernel_wait_gaps); F(other_gaps);
 }
@@ -418,7 +421,10 @@ template <class A> void SummaryFields(A& a, ChecklistItem& t) {
 }
 template <class A> void SummaryFields(A& a, Finding& t) {
   F(id); F(severity); F(dimension); F(checklist); F(title); F(evidence); F(recommendation); F(est_saving_pct); F(time_ranges);
+  F(confidence); F(confidence_reason);
 }
+template <class A> void SummaryFields(A& a, IntegrityCheck& t) { F(id); F(status); F(evidence); F(affects); F(values); F(ranks); }
+template <class A> void SummaryFields(A& a, TraceIntegrity& t) { F(checks); }
 template <class A> void SummaryFields(A& a, GpuPeak& t) {
   F(id); F(fp16_tflops); F(tf32_tflops); F(fp32_tflops); F(hbm_gbs); F(nvlink_gbs); F(pcie_gbs); F(bf16); F(bf16_tflops);
   F(fp64_tflops); F(fp64_matrix_tflops); F(fp32_matrix_tflops); F(fp8_tflops); F(int8_tops); F(fp4_tflops); F(name);
@@ -435,12 +441,12 @@ template <class A> void SummaryFields(A& a, InputInfo& t) {
   F(cuda_runtime_version); F(cupti_version); F(framework_version); F(devices); F(diagnostics);
 }
 template <class A> void SummaryFields(A& a, AnalysisOptions& t) {
-  F(step_range_pattern); F(first_step); F(last_step); F(gpu_override); F(gpu_peaks_path);
+  F(step_range_pattern); F(first_step); F(last_step); F(include_warmup); F(gpu_override); F(gpu_peaks_path);
 }
 template <class A> void SummaryFields(A& a, RankAnalysis& t) {
   F(rank); F(input_path); F(format); F(input_events); F(steps); F(gpu); F(memory); F(syncs); F(launches); F(top_kernels);
   F(step_stats); F(per_step); F(gpu_activity_recorded); F(tensor_cores); F(precision); F(matrix); F(checklist);
-  F(findings); F(joint_saving_pct); F(tensor_active_per_step_pct); F(roofline); F(input);
+  F(findings); F(joint_saving_pct); F(tensor_active_per_step_pct); F(roofline); F(input); F(integrity);
 }
 
 namespace roofline {

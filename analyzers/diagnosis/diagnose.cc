@@ -4,6 +4,7 @@
 
 #include "analyzers/diagnosis.h"
 #include "analyzers/diagnosis/rules.h"
+#include "analyzers/diagnosis/wording.h"
 
 namespace ampscope {
 
@@ -96,6 +97,8 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   const Trace& trace = context.trace();
   if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) MarkNoGpuActivity(context, ra);
   ra.joint_saving_pct = JointSavingPct(ra.findings, o.pipeline.busy_pct);
+  // Without steps the unit is the window: no text may say "per step" for "per trace".
+  if (ra.steps.steps.empty()) SayWindowNotStep(ra);
 }
 
 }  // namespace ampscope

@@ -362,6 +362,17 @@ const OpLevelPrecision* Facts::OpLevel() const {
 
 // ---------------------------------------------------------------------------------------
 
+std::string Facts::WhenText(TimeNs t) const {
+  const int64_t i = ctx.StepAt(t);
+  if (i >= 0) {
+    const StepWindow& w = ctx.steps().steps[static_cast<size_t>(i)];
+    return fmt::format("in step {} at +{:.3f} ms", w.number, Ms(t - w.start_ns));
+  }
+  const TimeNs origin = ctx.windows().empty() ? ctx.steps().window_start_ns : ctx.windows().front().start_ns;
+  return t >= origin ? fmt::format("at +{:.3f} ms into the analysed window", Ms(t - origin))
+                     : fmt::format("{:.3f} ms before the analysed window", Ms(origin - t));
+}
+
 Finding& FindingSink::Add(std::string_view id, double saving_pct, std::string title, std::string recommendation,
                           bool condition) {
   const CatalogEntry& e = CatalogEntryOf(id);

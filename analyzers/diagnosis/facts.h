@@ -106,6 +106,9 @@ class Facts {
   double CausePct(IdleCause c) const { return PctOfWindow(static_cast<double>(CauseNs(c))); }
   std::vector<std::pair<TimeNs, TimeNs>> TopRanges(IdleCause c, size_t n = 8) const;
   FieldList CausesJson() const;
+  // A time point on the trace clock said relative to what a reader knows: "in step 7 at +12.345 ms",
+  // else "at +12.345 ms into the analysed window" (texts never carry the trace clock's epoch).
+  std::string WhenText(TimeNs t) const;
   // Sum of the durations of in-window kernels that `pick` selects.
   TimeNs KernelNs(const std::function<bool(size_t)>& pick) const;
   std::vector<KernelTime> TopKernels(const std::function<bool(size_t)>& pick, size_t n = 5) const;

@@ -170,7 +170,7 @@ void RuleFusion(const Facts& in, FindingSink& out) {
       top.push_back({{"kernel_count", chains[c].k.size(), Unit::kCount}, {"kernels", ks}, {"ops", std::vector<std::string>(ops.begin(), ops.end())}, {"stream", first.stream},
                      {"start_us", NsToUsRounded3(first.start_ns), Unit::kUs}, {"end_us", NsToUsRounded3(last.end_ns), Unit::kUs}, {"saving_us", NsToUsRounded3(chains[c].saving), Unit::kUs}});
       if (c == 0)
-        example = fmt::format("{} kernels on stream {} at {:.3f} ms ({})", chains[c].k.size(), first.stream, Ms(first.start_ns),
+        example = fmt::format("{} kernels on stream {} {} ({})", chains[c].k.size(), first.stream, in.WhenText(first.start_ns),
                               fmt::join(std::vector<std::string>(ops.begin(), ops.end()), ", "));
     }
     Finding& x = out.Add("unfused_elementwise_chains", chain_pct,

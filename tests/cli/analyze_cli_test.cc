@@ -380,6 +380,76 @@ TEST_F(AnalyzeCli, MergeOfSummariesEqualsAnalyzeTogether) {
   EXPECT_NE(not_summary.out.find("merged.json: not an ampscope rank summary"), std::string::npos) << not_summary.out;
 }
 
+// Rank `rank` of a world of `world`: 8 ProfilerSteps of 100 ms, the first 2 s longer with a 60 ms
+// first launch of its GEMM (lazy module loading); each step launches a GEMM and a softmax.
+std::string WarmupTrace(int rank, int world) {
+  std::string ev;
+  int64_t t = 1000, corr = 1;
+  for (int s = 0; s < 8; ++s) {
+    const int64_t len = s == 0 ? 2'100'000 : 100'000;  // µs
+    ev += "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + std::to_string(s) +
+          "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(t) + ", \"dur\": " + std::to_string(len) + "},\n";
+    for (int k = 0; k < 2; ++k) {
+      const int64_t launch = t + len - 50'000 + k * 20'000;
+      const int64_t launch_dur = s == 0 && k == 0 ? 60'000 : 5;
+      const int64_t at = launch - (s == 0 && k == 0 ? 60'000 : 0);
+      const char* name = k == 0 ? "ampere_sgemm_128x64_nn" : "cunn_SoftMaxForward";
+      ev += "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+            std::to_string(at) + ", \"dur\": " + std::to_string(launch_dur) + ", \"args\": {\"correlation\": " +
+            std::to_string(corr) + "}},\n";
+      ev += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + std::string(name) + "\", \"pid\": 0, \"tid\": 7, \"ts\": " +
+            std::to_string(at + launch_dur + 10) + ", \"dur\": 15000, \"args\": {\"correlation\": " + std::to_string(corr) +
+            ", \"device\": 0, \"stream\": 7}},\n";
+      ++corr;
+    }
+    t += len;
+  }
+  ev.resize(ev.size() - 2);
+  return "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " + std::to_string(rank) + ", \"world_size\": " +
+         std::to_string(world) + "},\n\"traceEvents\": [\n" + ev + "\n]}";
+}
+
+// Warm-up steps are left out by default and kept with --include-warmup, the same way through
+// --summary-out and merge; summaries analysed with and without it do not merge.
+TEST_F(AnalyzeCli, IncludeWarmupKeepsTheWarmupStepAndMergeAgrees) {
+  for (int r : {0, 1, 2}) WriteFile(dir_ + "/r" + std::to_string(r) + ".json", WarmupTrace(r, 4));
+  const std::string inputs = " " + dir_ + "/r0.json " + dir_ + "/r1.json " + dir_ + "/r2.json";
+  ASSERT_EQ(RunAmpscope("analyze" + inputs + " -q -o " + dir_ + "/default.json").exit_code, 0);
+  RunResult kept = RunAmpscope("analyze" + inputs + " -q --include-warmup -o " + dir_ + "/kept.json");
+  ASSERT_EQ(kept.exit_code, 0) << kept.out;
+  const nlohmann::json d = nlohmann::json::parse(ReadFile(dir_ + "/default.json"));
+  const nlohmann::json k = nlohmann::json::parse(ReadFile(dir_ + "/kept.json"));
+  // 8 steps; step 0 (2.2 s against 100 ms) is warm-up: 7 analysed by default, 8 with the flag.
+  EXPECT_EQ(d["ranks"][0]["steps"]["count"], 7);
+  EXPECT_EQ(k["ranks"][0]["steps"]["count"], 8);
+  ASSERT_EQ(d["ranks"][0]["steps"]["flagged"].size(), 1u);
+  EXPECT_EQ(d["ranks"][0]["steps"]["flagged"][0]["kind"], "warmup");
+  EXPECT_EQ(d["ranks"][0]["steps"]["flagged"][0]["excluded"], true);
+  EXPECT_EQ(k["ranks"][0]["steps"]["flagged"][0]["excluded"], false);
+  EXPECT_EQ(d["trace_integrity"][0]["id"], "warmup");
+  EXPECT_EQ(d["trace_integrity"][0]["status"], "warn");
+  EXPECT_EQ(k["trace_integrity"][0]["status"], "fail");
+  EXPECT_EQ(k["analysis_options"]["include_warmup"], true);
+  // Three ranks of a world of 4: rank 3 is missing, with a warning.
+  EXPECT_EQ(d["job"]["missing_ranks"], 1);
+  EXPECT_NE(kept.out.find("3 of the 4 ranks"), std::string::npos) << kept.out;
+  // The same through summaries.
+  for (int r : {0, 1, 2}) {
+    const std::string n = dir_ + "/r" + std::to_string(r);
+    ASSERT_EQ(RunAmpscope("analyze " + n + ".json -q --include-warmup --summary-out " + n + ".kept.sum").exit_code, 0);
+    ASSERT_EQ(RunAmpscope("analyze " + n + ".json -q --summary-out " + n + ".sum").exit_code, 0);
+  }
+  ASSERT_EQ(RunAmpscope("merge " + dir_ + "/r0.kept.sum " + dir_ + "/r1.kept.sum " + dir_ + "/r2.kept.sum -q -o " + dir_ +
+                        "/merged_kept.json").exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(dir_ + "/merged_kept.json")), k);
+  ASSERT_EQ(RunAmpscope("merge " + dir_ + "/r0.sum " + dir_ + "/r1.sum " + dir_ + "/r2.sum -q -o " + dir_ + "/merged.json").exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(dir_ + "/merged.json")), d);
+  RunResult mixed = RunAmpscope("merge " + dir_ + "/r0.sum " + dir_ + "/r1.kept.sum -q -o " + dir_ + "/mixed.json");
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.out.find("--include-warmup"), std::string::npos) << mixed.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/mixed.json"));
+}
+
 TEST_F(AnalyzeCli, GpuPeaksTableIsUsedAndCheckedFirst) {
   WriteFile(dir_ + "/t.json", kSmallTrace);
   WriteFile(dir_ + "/bad.tsv", "not a table\n");

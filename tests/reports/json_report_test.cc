@@ -280,6 +280,7 @@ TEST(JsonReport, TypedEvidenceAndUnits) {
   d.id = "memory_bandwidth";
   d.metrics = {{"h2d_bytes_per_step", 1024.0, Unit::kBytesPerStep}, {"memory_unavailable", "why"}};
   job.job.matrix.push_back(d);
+  job.job.steps.steps.push_back(StepWindow{});  // with steps, per-step units are per step
   const json r = BuildJsonReport(job, AnalysisOptions());
 
   const json& ev = r["findings"][0]["evidence"];
@@ -299,6 +300,17 @@ TEST(JsonReport, TypedEvidenceAndUnits) {
   }
   EXPECT_EQ(r["matrix"]["memory_bandwidth"]["metrics"], json::parse(R"({"h2d_bytes_per_step":1024.0,"memory_unavailable":"why"})"));
   EXPECT_EQ(r["matrix"]["memory_bandwidth"]["metrics_units"], json::parse(R"({"h2d_bytes_per_step":"bytes/step"})"));
+
+  // Without steps the one unit is the window: "per step" would mean "per trace".
+  job.job.steps.steps.clear();
+  const json w = BuildJsonReport(job, AnalysisOptions());
+  EXPECT_EQ(w["findings"][0]["evidence_units"]["exposed_us_per_step"], "us/window");
+  EXPECT_EQ(w["matrix"]["memory_bandwidth"]["metrics_units"]["h2d_bytes_per_step"], "bytes/window");
+  for (const json& item : w["checklist"]) {
+    if (item["id"] == "data_pipeline") {
+      EXPECT_EQ(item["unit"], "% of window");
+    }
+  }
 }
 
 }  // namespace

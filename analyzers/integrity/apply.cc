@@ -1,0 +1,78 @@
+// What the integrity checks do to the findings (analyzers/integrity/integrity.h).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analyzers/diagnosis/catalog.h"
+#include "analyzers/diagnosis/facts.h"
+#include "analyzers/diagnosis/rules.h"
+#include "analyzers/integrity/integrity.h"
+
+namespace ampscope {
+
+namespace {
+
+// Findings that read start-up as the steady state: on a cold-start window they would advise
+// CUDA graphs or a larger batch for what is module loading and plan creation.
+constexpr const char* kGiveWayToColdStart[] = {"launch_bound", "low_gpu_utilization"};
+
+}  // namespace
+
+void MarkLowConfidence(const TraceIntegrity& integrity, std::vector<Finding>& findings) {
+  for (Finding& f : findings) {
+    for (const IntegrityCheck& c : integrity.checks) {
+      if (c.status == IntegrityStatus::kOk) continue;
+      if (std::find(c.affects.begin(), c.affects.end(), f.id) == c.affects.end()) continue;
+      f.confidence = Confidence::kLow;
+      if (f.confidence_reason.find(c.id + ": ") != std::string::npos) continue;
+      f.confidence_reason += (f.confidence_reason.empty() ? "" : " | ") + c.id + ": " + c.evidence;
+    }
+  }
+}
+
+void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra) {
+  std::vector<std::string> replaced;
+  const IntegrityCheck* warm = ra.integrity.Find("warmup");
+  const Field* cold = warm == nullptr ? nullptr : FindField(warm->values, "cold_start");
+  if (cold != nullptr && std::holds_alternative<bool>(cold->value) && std::get<bool>(cold->value)) {
+    for (const char* id : kGiveWayToColdStart) {
+      auto it = std::find_if(ra.findings.begin(), ra.findings.end(), [&](const Finding& f) { return f.id == id; });
+      if (it == ra.findings.end()) continue;
+      replaced.push_back(id);
+      ra.findings.erase(it);
+      for (DimensionResult& d : ra.matrix) d.findings.erase(std::remove(d.findings.begin(), d.findings.end(), id), d.findings.end());
+    }
+    const double share = FieldNumber(warm->values, "one_time_work_pct_of_window").value_or(0);
+    diagnosis::FindingSink out(ra.findings);
+    Finding& x = out.Add(
+        "cold_start_profiled", 0.0,
+        fmt::format("The profile is a cold start: {:.0f}% of the analysed window is one-time CUDA work", share),
+        std::string("Profile after warm-up: torch.profiler.schedule(wait=1, warmup=1, active=3) ") +
+            (facts.inference() ? "around a loop of several calls (or call the model a few times before profiling)"
+                               : "over several training steps") +
+            ", so that module loading, cuDNN/cuBLAS plan creation and the first allocations happen before the "
+            "profiled steps. Launch and idle figures of this profile show start-up, not the steady state.");
+    x.evidence = {{"one_time_work_pct_of_window", share, Unit::kPct},
+                  {"slow_first_launches", FieldNumber(warm->values, "slow_first_launches").value_or(0), Unit::kCount},
+                  {"detail", warm->evidence},
+                  {"replaces", replaced}};
+    if (!replaced.empty())
+      ra.joint_saving_pct =
+          diagnosis::JointSavingPct(ra.findings, facts.PctOfWindow(static_cast<double>(facts.busy_in_windows_ns)));
+  }
+  MarkLowConfidence(ra.integrity, ra.findings);
+  // A check names the findings it makes unreliable among those this rank has (or that gave way to
+  // it), and every metric.
+  for (IntegrityCheck& c : ra.integrity.checks) {
+    std::vector<std::string> kept;
+    for (const std::string& a : c.affects) {
+      const bool finding = diagnosis::CatalogOrder(a) < diagnosis::CatalogSize();
+      const bool raised = std::any_of(ra.findings.begin(), ra.findings.end(), [&](const Finding& f) { return f.id == a; }) ||
+                          std::find(replaced.begin(), replaced.end(), a) != replaced.end();
+      if (!finding || raised) kept.push_back(a);
+    }
+    c.affects = std::move(kept);
+  }
+}
+
+}  // namespace ampscope
