@@ -109,6 +109,17 @@
     "GPU metric samples of GPUs this export ran no work on were skipped, or their GPU ids match no GPU that did") \
   X(kNsysDuplicateDevice, "nsys_duplicate_device", kInfo, \
     "a device id listed twice in TARGET_INFO_GPU (several hosts?); the first is kept") \
+  /* ---- Nsight Compute CSV exports (trace/formats/ncu/; docs/ncu.md) ---------------------- */ \
+  X(kNcuRaggedRow, "ncu_ragged_row", kDataLoss, \
+    "an Nsight Compute CSV row had more fields than its header, or too few to hold its metric; the row was skipped") \
+  X(kNcuUnknownUnit, "ncu_unknown_unit", kInfo, \
+    "Nsight Compute metrics in a unit ampscope does not know; they were kept unscaled (fields ampscope reads from them are unknown)") \
+  X(kNcuBadValue, "ncu_bad_value", kDataLoss, \
+    "a metric ampscope reads had a value it could not parse or a unit it could not scale; that field is unknown") \
+  X(kNcuDuplicateMetric, "ncu_duplicate_metric", kInfo, \
+    "a metric appeared twice for one kernel launch; the first value was kept") \
+  X(kNcuPreamble, "ncu_preamble", kInfo, \
+    "lines before the Nsight Compute CSV header (==PROF== messages, program output) were skipped") \
   /* ---- analysis -------------------------------------------------------------------------- */ \
   X(kAnalysisFailed, "analysis_failed", kError, \
     "the analysis of one input failed; the job report leaves that rank out") \

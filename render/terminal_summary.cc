@@ -8,6 +8,7 @@
 #include "render/evidence.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
+#include "render/ncu_section.h"
 #include "render/report_view.h"
 #include "render/text_table.h"
 
@@ -208,7 +209,7 @@ void Findings(Out& o, const json& r) {
     std::string severity = String(f, "/severity", "info");
     auto saving = Number(f, "/est_saving_pct");
     std::string head = fmt::format("[{}] {}", severity, String(f, "/id"));
-    if (saving && *saving > 0) head += fmt::format(" (est. saving {:.1f}% of step time)", *saving);
+    if (saving && *saving > 0) head += fmt::format(" (est. saving {:.1f}% {})", *saving, SavingBasis(r));
     std::string wrapped = WrapParagraph(head, o.options().width, fmt::format("{}{}. ", kIndent, i + 1), kBody);
     if (o.options().color) {
       std::string tag = fmt::format("[{}]", severity);
@@ -358,6 +359,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   Findings(out, report);
   TopKernels(out, report);
   Roofline(out, report);
+  out.str() += NcuTerminalSection(report, o.width, o.color);
   Ranks(out, report);
   InputDiagnostics(out, report);
   return out.str();

@@ -13,6 +13,7 @@ const char* SourceFormatName(SourceFormat f) {
     case SourceFormat::kKineto: return "kineto";
     case SourceFormat::kAmptrace: return "amptrace";
     case SourceFormat::kNsys: return "nsys";
+    case SourceFormat::kNcu: return "ncu";
     default: return "unknown";
   }
 }

@@ -26,8 +26,10 @@
 
 namespace ampscope {
 
-enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys };
-const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "unknown"
+// kNcu: an Nsight Compute CSV analysed alone (trace/formats/ncu/): kernels measured one at a time,
+// no timeline.
+enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys, kNcu };
+const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "ncu" | "unknown"
 
 enum class GpuVendor : uint8_t { kUnknown, kNvidia, kAmd };
 const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"

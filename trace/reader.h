@@ -23,7 +23,8 @@ struct ReadOptions {
 };
 
 // .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,
-// or gzip'd Kineto JSON. A .nsys-rep / .qdrep report is refused with the command that exports it.
+// or gzip'd Kineto JSON. A .nsys-rep / .qdrep report is refused with the command that exports it;
+// so is an .ncu-rep, and an Nsight Compute CSV is named as one (read it with ReadNcuCsv).
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace ampscope

@@ -39,6 +39,11 @@ constexpr CatalogEntry kCatalog[] = {
     {"low_gpu_utilization",               "task_parallelism",       "",                        S::kAtLeastWarning, V::kIdle, "findings.md#low_gpu_utilization"},
     {"zero_grad_fills",                   "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#zero_grad_fills"},
     {"no_gpu_activity_recorded",          "",                       "",                        S::kInfo,           V::kNone, "findings.md#no_gpu_activity_recorded"},
+    // Measured kernel metrics (analyzers/ncu/: an Nsight Compute CSV, alone or with --ncu).
+    {"ncu_memory_bound_far_from_roof",    "memory_bandwidth",       "",                        S::kBySaving,       V::kBusy, "findings.md#ncu_memory_bound_far_from_roof"},
+    {"ncu_latency_bound",                 "instruction_efficiency", "",                        S::kBySaving,       V::kBusy, "findings.md#ncu_latency_bound"},
+    {"ncu_low_occupancy",                 "instruction_efficiency", "",                        S::kInfo,           V::kNone, "findings.md#ncu_low_occupancy"},
+    {"ncu_l2_thrash",                     "data_locality",          "",                        S::kWarningWhen,    V::kNone, "findings.md#ncu_l2_thrash"},
     // Raised on the job by analyzers/collectives.cc (the wait one rank causes the others).
     {"straggler",                         "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kIdle, "findings.md#straggler"},
 };
