@@ -82,7 +82,10 @@ void FillMatrixMeasured(const NcuResult* ncu, const NcuResult* counters, bool al
     if (d.id == "compute_intensity") {
       filled = Headline(d, ncu, counters, {{NcuField::kSmThroughputPct, "%"}});
       AddMetric(d.metrics, "sm_throughput_pct", PickField(ncu, counters, NcuField::kSmThroughputPct));
-      AddMetric(d.metrics, "tensor_pipe_active_pct", PickField(ncu, counters, NcuField::kTensorPipeActivePct));
+      // Sampled tensor-pipe activity is already the measured Tensor Core utilization (tensor_active_pct).
+      const Pick tensor = PickField(ncu, counters, NcuField::kTensorPipeActivePct);
+      const bool sampled = tensor.value != nullptr && (ncu == nullptr || !ncu->get(NcuField::kTensorPipeActivePct).value);
+      if (!(sampled && FindField(d.metrics, "tensor_active_pct") != nullptr)) AddMetric(d.metrics, "tensor_pipe_active_pct", tensor);
       if (const Pick ipc = PickField(ncu, counters, NcuField::kIpc); ipc.value != nullptr)
         SetField(d.metrics, {"ipc", Round(*ipc.value->value, 3)});
       if (counters != nullptr && counters->sm_active_pct.value)

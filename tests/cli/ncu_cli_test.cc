@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/nsys_export_builder.h"
 #include "support/test_support.h"
 
 namespace {
@@ -136,6 +137,42 @@ TEST_F(NcuCli, CsvBesideATraceFillsTheMeasuredHeadlines) {
   const RunResult plain = RunAmpscope(Path("trace.json") + " -q -o " + Path("plain.json"));
   ASSERT_EQ(plain.exit_code, 0) << plain.out;
   EXPECT_FALSE(json::parse(ReadFile(Path("plain.json"))).contains("ncu"));
+}
+
+// Nsight Systems GPU metrics (nsys profile --gpu-metrics-devices) fill the DRAM throughput the
+// same way: read + write bandwidth, each the mean of its samples inside the steps.
+TEST_F(NcuCli, NsysGpuMetricsFillTheDramThroughput) {
+  ampscope::testing::NsysExportBuilder b(Path("metrics.sqlite"));
+  b.Gpu(0, "NVIDIA A100-SXM4-80GB", 8, 0, 108, 84990623744);
+  const int64_t ms = 1000000;
+  for (int s = 0; s < 2; ++s) {
+    const int64_t t0 = (s + 1) * 10 * ms;
+    b.Nvtx(t0, t0 + 10 * ms, 59, "train_step " + std::to_string(s));
+    b.Api(t0 + 100000, t0 + 110000, 10 + s, "cudaLaunchKernel_v7000");
+    ampscope::testing::KernelRow k;
+    k.start = t0 + 200000;
+    k.end = t0 + 9 * ms;
+    k.correlation = 10 + s;
+    k.name = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int)";
+    b.Kernel(k);
+  }
+  b.GpuMetricName(0x100, 21, "DRAM Read Bandwidth [Throughput %]");
+  b.GpuMetricName(0x100, 22, "DRAM Write Bandwidth [Throughput %]");
+  b.GpuMetric(5 * ms, 0x100, 21, 99);  // before the first step: left out
+  b.GpuMetric(15 * ms, 0x100, 21, 20);
+  b.GpuMetric(25 * ms, 0x100, 21, 30);
+  b.GpuMetric(15 * ms, 0x100, 22, 10);
+  b.GpuMetric(25 * ms, 0x100, 22, 20);
+  b.Close();
+  const RunResult r = RunAmpscope(Path("metrics.sqlite") + " -q -o " + Path("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json report = json::parse(ReadFile(Path("r.json")));
+  const json& mb = report["matrix"]["memory_bandwidth"]["headline"];
+  EXPECT_EQ(mb["name"], "dram_throughput_pct");
+  EXPECT_DOUBLE_EQ(mb["value"].get<double>(), 40.0);  // (20 + 30) / 2 + (10 + 20) / 2
+  EXPECT_EQ(mb["source"].get<std::string>().rfind("measured (PM sampling", 0), 0u) << mb.dump();
+  EXPECT_EQ(report["ncu"]["mode"], "counters");
+  EXPECT_EQ(report["ncu"]["counters"].size(), 2u);
 }
 
 TEST_F(NcuCli, BadInputIsOneLineAndWritesNothing) {
