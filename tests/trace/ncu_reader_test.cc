@@ -8,6 +8,7 @@
 // comment next to them.
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -350,6 +351,39 @@ TEST(NcuReaderBuilt, BadInputIsOneLineWithTheByte) {
   const std::string csv = dir + "/run.txt";
   testing::WriteFile(csv, "==PROF== Connected\n" + std::string(kHeader) + Row(0, "k", "S", "Duration", "ns", "1"));
   EXPECT_EQ(SniffNcuInput(csv), NcuInputKind::kCsv);
+  std::filesystem::remove_all(dir);
+}
+
+// FLOPs by precision: per precision and path the preferred family (sm__ SASS counts, then smsp__,
+// then the nvprof-era flop_count_*); tensor ops summed over destinations, fp8 variants as fp8.
+TEST(NcuReaderBuilt, FlopsByPrecisionPreferOneFamily) {
+  const std::string wide =
+      "\"ID\",\"Kernel Name\",\"sm__sass_thread_inst_executed_op_ffma_pred_on.sum\","
+      "\"sm__sass_thread_inst_executed_op_fadd_pred_on.sum\",\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\","
+      "\"flop_count_sp\",\"flop_count_hp.sum\",\"sm__ops_path_tensor_src_fp8_e4m3_dst_fp32.sum\","
+      "\"sm__ops_path_tensor_src_fp8_e4m3_dst_bf16.sum\",\"sm__ops_path_tensor_src_bf16_dst_fp32.sum\"\n"
+      "\"\",\"\",\"inst\",\"inst\",\"inst\",\"\",\"\",\"\",\"\",\"\"\n"
+      "\"0\",\"k\",\"100\",\"10\",\"999\",\"7777\",\"64\",\"1,000\",\"24\",\"n/a\"\n";
+  const NcuReport r = ReadText(wide);
+  ASSERT_EQ(r.launches.size(), 1u);
+  std::map<std::string, double> flops;
+  for (const NcuFlops& f : r.launches[0].flops) flops[f.precision + "/" + f.path] = f.flop;
+  EXPECT_DOUBLE_EQ(flops["fp32/simt"], 210);        // 2 x 100 ffma + 10 fadd (sm__ over smsp__ and flop_count_sp)
+  EXPECT_DOUBLE_EQ(flops["fp16/simt"], 64);         // flop_count_hp: the only half-precision source
+  EXPECT_DOUBLE_EQ(flops["fp8/tensor"], 1024);      // 1,000 + 24 over both destinations
+  EXPECT_EQ(flops.count("bf16/tensor"), 0u);        // n/a: no value, not 0
+  EXPECT_EQ(flops.size(), 3u);
+}
+
+TEST(NcuReaderBuilt, ByteOrderMarks) {
+  const NcuReport r = ReadText("\xEF\xBB\xBF\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                               "\"0\",\"k\",\"Duration\",\"ns\",\"5\"\n");
+  ASSERT_EQ(r.launches.size(), 1u);
+  const std::string dir = testing::MakeTempDir("ncu_bom");
+  const std::string utf16 = dir + "/ps.csv";
+  testing::WriteFile(utf16, std::string("\xFF\xFE\"\0I\0D\0\"\0", 10));
+  EXPECT_EQ(SniffNcuInput(utf16), NcuInputKind::kOtherCsv);
+  EXPECT_NE(NcuRefusalMessage(utf16, NcuInputKind::kOtherCsv).find("UTF-16 text"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

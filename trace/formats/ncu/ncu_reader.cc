@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string_view>
@@ -160,6 +161,7 @@ class Reader {
         return Status::Error(At(name_, csv_.offset(),
                                 "not Nsight Compute CSV output: no header row with \"ID\" and \"Kernel Name\" columns "
                                 "(expected `ncu --csv` output)"));
+      if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a UTF-8 byte-order mark
       if (ncu::SplitCsvLine(line, header) && IsHeader(*header)) return Status::Ok();
       const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
       if (!blank) Skipped(*offset);
@@ -389,6 +391,15 @@ std::string NcuRefusalMessage(const std::string& path, NcuInputKind kind) {
     return path + ": an Nsight Compute report, which ampscope cannot read directly; export it with `ncu -i " +
            ShellWord(path) + " --csv --page raw > " + ShellWord(csv) + "` and analyze the .csv file";
   }
+  // Windows PowerShell's `>` writes UTF-16: say so rather than "not ncu output".
+  unsigned char bom[2] = {0, 0};
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    if (std::fread(bom, 1, 2, f) != 2) bom[0] = bom[1] = 0;
+    std::fclose(f);
+  }
+  if ((bom[0] == 0xFF && bom[1] == 0xFE) || (bom[0] == 0xFE && bom[1] == 0xFF))
+    return path + ": byte 0: UTF-16 text (PowerShell's `>` writes it): convert it with `iconv -f UTF-16 -t UTF-8 " +
+           ShellWord(path) + "` or write the CSV with `ncu ... | Out-File -Encoding utf8`";
   return path + ": byte 0: not Nsight Compute CSV output: no header row with \"ID\" and \"Kernel Name\" columns "
                 "(expected `ncu --csv` output)";
 }
