@@ -196,7 +196,7 @@ std::string Launch(int id, const std::string& name, const std::string& grid, con
   std::string out;
   for (const auto& [metric, value] : metrics)
     out += "\"" + std::to_string(id) + "\",\"1\",\"p\",\"h\",\"" + name + "\",\"1\",\"7\",\"" + block + "\",\"" + grid +
-           "\",\"0\",\"8.0\",\"S\",\"" + metric + "\",\"" + (metric == "Duration" ? "usecond" : "%") + "\",\"" + value + "\"\n";
+           "\",\"0\",\"8.0\",\"S\",\"" + metric + "\",\"" + (metric == "Duration" ? "usecond" : metric.rfind("Block Limit", 0) == 0 ? "block" : "%") + "\",\"" + value + "\"\n";
   return out;
 }
 
@@ -305,6 +305,65 @@ TEST(NcuJoined, OtherShapesDoNotJoin) {
   EXPECT_EQ(ra->ncu->kernel_time_covered_pct, 0);
   EXPECT_EQ(FindingOf(*ra, "ncu_memory_bound_far_from_roof"), nullptr);  // no evidence, no finding
   EXPECT_EQ(Dim(*ra, "memory_bandwidth").headline.name, "memory_bound_kernel_time_pct");  // the estimate stays
+}
+
+// Every rule on both sides of its line, on a CSV built here (alone: savings are shares of the
+// 255 us of profiled kernel time).
+TEST(NcuAlone, BuiltCsvFindingsBothSides) {
+  std::string csv = kHeader;
+  // A GEMM at its compute roof (SM 70%) whose L2 hit rate is 30% with DRAM 45% busy: L2 thrash.
+  csv += Launch(0, "void Kernel2<cutlass_80_tensorop_f16_s16816gemm_f16_128x128_32x4_nn_align8>(Params)", "(80, 2, 1)",
+                "(128, 1, 1)",
+                {{"Duration", "100"}, {"Compute (SM) Throughput", "70"}, {"Memory Throughput", "50"},
+                 {"DRAM Throughput", "45"}, {"L2 Hit Rate", "30"}});
+  // An elementwise add with the same cache numbers: streaming, not thrash; memory-bound far from
+  // the roof (45% < 60%): 100 x (1 - 45/60) = 25 us.
+  csv += Launch(1, "void vectorized_elementwise_kernel<4, AddFunctor<float>>(int, T2)", "(4096, 1, 1)", "(128, 1, 1)",
+                {{"Duration", "100"}, {"Compute (SM) Throughput", "5"}, {"Memory Throughput", "45"},
+                 {"DRAM Throughput", "45"}, {"L2 Hit Rate", "30"}});
+  // 5 us: too short to reach a roof, so latency-bound although memory leads: 5 x (1 - 20/60) = 3.33 us.
+  csv += Launch(2, "my_small_kernel", "(64, 1, 1)", "(256, 1, 1)",
+                {{"Duration", "5"}, {"Compute (SM) Throughput", "10"}, {"Memory Throughput", "20"}});
+  // SM leads, under the roof: latency-bound, 50 x (1 - 40/60) = 16.67 us; achieved occupancy 12% of a
+  // theoretical 20%, limited by shared memory (2 blocks per SM against 8 for registers).
+  csv += Launch(3, "triton_poi_fused_add_0", "(512, 1, 1)", "(128, 1, 1)",
+                {{"Duration", "50"}, {"Compute (SM) Throughput", "40"}, {"Memory Throughput", "10"},
+                 {"Achieved Occupancy", "12"}, {"Theoretical Occupancy", "20"}, {"Block Limit Registers", "8"},
+                 {"Block Limit Shared Mem", "2"}});
+  const RankAnalysis ra = AnalyzeNcuAlone(ReadBuilt(csv), {});
+  const Finding* mem = FindingOf(ra, "ncu_memory_bound_far_from_roof");
+  ASSERT_NE(mem, nullptr);
+  EXPECT_NEAR(mem->est_saving_pct, 100.0 * 25 / 255, 0.005);  // 9.80%
+  EXPECT_EQ(mem->severity, FindingSeverity::kWarning);
+  EXPECT_EQ(FieldNumber(mem->evidence, "kernels").value_or(0), 1);
+  const Finding* lat = FindingOf(ra, "ncu_latency_bound");
+  ASSERT_NE(lat, nullptr);
+  EXPECT_NEAR(lat->est_saving_pct, 100.0 * (5 * (1 - 20.0 / 60) + 50 * (1 - 40.0 / 60)) / 255, 0.005);  // 7.84%
+  EXPECT_EQ(FieldNumber(lat->evidence, "kernels").value_or(0), 2);
+  const Finding* occ = FindingOf(ra, "ncu_low_occupancy");
+  ASSERT_NE(occ, nullptr);
+  EXPECT_EQ(FieldString(occ->evidence, "main_limiter").value_or(""), "shared memory");
+  EXPECT_NE(occ->recommendation.find("smaller tiles"), std::string::npos);  // not a library kernel's advice
+  const Finding* l2 = FindingOf(ra, "ncu_l2_thrash");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_EQ(FieldNumber(l2->evidence, "kernels").value_or(0), 1);  // the GEMM, not the elementwise add
+  EXPECT_EQ(Dim(ra, "data_locality").status, DimensionStatus::kWarn);  // a risk on 39% of kernel time
+  // SM weighted by duration: (100 x 70 + 100 x 5 + 5 x 10 + 50 x 40) / 255 = 37.45%: warn.
+  EXPECT_NEAR(Dim(ra, "compute_intensity").headline.value.value_or(0), 37.45, 0.005);
+  EXPECT_EQ(Dim(ra, "compute_intensity").status, DimensionStatus::kWarn);
+
+  // Below the lines: the GEMM hits L2 at 60%; the add reaches 61% of DRAM (at its roof); nothing fires.
+  std::string good = kHeader;
+  good += Launch(0, "void Kernel2<cutlass_80_tensorop_f16_s16816gemm_f16_128x128_32x4_nn_align8>(Params)", "(80, 2, 1)",
+                 "(128, 1, 1)",
+                 {{"Duration", "100"}, {"Compute (SM) Throughput", "70"}, {"Memory Throughput", "50"},
+                  {"DRAM Throughput", "45"}, {"L2 Hit Rate", "60"}});
+  good += Launch(1, "void vectorized_elementwise_kernel<4, AddFunctor<float>>(int, T2)", "(4096, 1, 1)", "(128, 1, 1)",
+                 {{"Duration", "100"}, {"Compute (SM) Throughput", "5"}, {"Memory Throughput", "61"},
+                  {"DRAM Throughput", "61"}, {"L2 Hit Rate", "30"}});
+  const RankAnalysis fine = AnalyzeNcuAlone(ReadBuilt(good), {});
+  EXPECT_TRUE(fine.findings.empty()) << fine.findings.front().id;
+  EXPECT_EQ(Dim(fine, "memory_bandwidth").status, DimensionStatus::kGood);
 }
 
 // ---- PM-sampling counter tracks in a Kineto trace ----------------------------------------------
