@@ -315,14 +315,24 @@ TEST(NcuReaderBuilt, WideFormWithUnitsRowAndStallsAndInterleavedLongRows) {
   EXPECT_DOUBLE_EQ(r.launches[0].stalls[0].share_pct, 75);  // 3 / (3 + 1)
   EXPECT_TRUE(r.launches[1].stalls.empty());
   EXPECT_EQ(r.metrics.size(), 5u);
-  // Long-form rows of two launches interleaved.
+  // Long-form rows of two launches interleaved, the header repeated between them (two ncu outputs
+  // concatenated), and the WarpStateStats chart's rows of `--print-details all`.
   std::string text = kHeader;
-  text += Row(0, "a", "S", "Duration", "ns", "10") + Row(1, "b", "S", "Duration", "ns", "20") +
-          Row(0, "a", "S", "L2 Hit Rate", "%", "30") + Row(1, "b", "S", "L2 Hit Rate", "%", "40");
+  text += Row(0, "a", "S", "Duration", "ns", "10") + Row(1, "b", "S", "Duration", "ns", "20") + kHeader +
+          Row(0, "a", "S", "L2 Hit Rate", "%", "30") + Row(1, "b", "S", "L2 Hit Rate", "%", "40") +
+          Row(1, "b", "WarpStateStats", "Stall Long Scoreboard", "cycle", "6") +
+          Row(1, "b", "WarpStateStats", "Stall MIO Throttle", "cycle", "2") +
+          Row(1, "b", "WarpStateStats", "Selected", "cycle", "1");
   const NcuReport l = ReadText(text);
   ASSERT_EQ(l.launches.size(), 2u);
   EXPECT_DOUBLE_EQ(l.launches[1].get(NcuField::kDurationNs).value_or(0), 20);
   EXPECT_DOUBLE_EQ(l.launches[1].get(NcuField::kL2HitRatePct).value_or(0), 40);
+  ASSERT_EQ(l.launches[1].stalls.size(), 2u);
+  EXPECT_EQ(l.launches[1].stalls[0].reason, "long_scoreboard");
+  EXPECT_DOUBLE_EQ(l.launches[1].stalls[0].share_pct, 75);  // 6 / (6 + 2)
+  EXPECT_EQ(l.launches[1].stalls[1].reason, "mio_throttle");
+  EXPECT_EQ(DiagCount(l, "ncu_ragged_row"), 0u);
+  EXPECT_EQ(l.preamble_lines, 1u);  // the repeated header
 }
 
 TEST(NcuReaderBuilt, BadInputIsOneLineWithTheByte) {

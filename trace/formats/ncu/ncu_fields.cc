@@ -1,6 +1,7 @@
 #include "trace/formats/ncu/ncu_fields.h"
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
 #include <unordered_map>
 
@@ -174,19 +175,39 @@ constexpr StallFamily kStallFamilies[] = {
     {"smsp__average_warp_latency_issue_stalled_", ".ratio"},
     {"smsp__warp_issue_stalled_", "_per_warp_active.pct"},
     {"smsp__pcsamp_warps_issue_stalled_", ""},
+    // The WarpStateStats chart's rows in `--page details --print-details all` ("Stall Long
+    // Scoreboard", "Stall MIO Throttle", ...): warp cycles per issued instruction by reason.
+    {"Stall ", ""},
 };
+constexpr size_t kStallFamilyCount = sizeof(kStallFamilies) / sizeof(kStallFamilies[0]);
+
+// "Long Scoreboard" -> "long_scoreboard", as the raw metrics spell the reason.
+std::string SnakeCase(std::string_view words) {
+  std::string out;
+  for (char c : words) {
+    if (c == ' ') {
+      if (!out.empty() && out.back() != '_') out.push_back('_');
+    } else {
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
 
 // -> (family, reason); family -1 when `name` is not a stall metric.
-std::pair<int, std::string_view> StallOf(std::string_view name) {
-  for (int f = 0; f < 4; ++f) {
+std::pair<int, std::string> StallOf(std::string_view name) {
+  for (size_t f = 0; f < kStallFamilyCount; ++f) {
     const StallFamily& fam = kStallFamilies[f];
     if (!StartsWith(name, fam.prefix) || !EndsWith(name, fam.suffix)) continue;
-    std::string_view reason = name.substr(std::string_view(fam.prefix).size());
-    reason.remove_suffix(std::string_view(fam.suffix).size());
-    if (reason.empty() || reason.find('.') != std::string_view::npos) continue;
+    std::string_view words = name.substr(std::string_view(fam.prefix).size());
+    words.remove_suffix(std::string_view(fam.suffix).size());
+    if (words.empty() || words.find('.') != std::string_view::npos) continue;
+    const std::string reason = f == kStallFamilyCount - 1 ? SnakeCase(words) : std::string(words);
+    if (reason.empty()) continue;
     // Not stalls: the issuing warp itself, and PC-sampling's split of each reason.
     if (reason == "selected" || EndsWith(reason, "_not_issued")) return {-2, {}};
-    return {f, reason};
+    return {static_cast<int>(f), reason};
   }
   return {-1, {}};
 }
@@ -269,7 +290,7 @@ bool LaunchValues::Offer(std::string_view name, double value, const UnitScale& u
     return fits || unit.known;
   }
   if (const auto [family, reason] = StallOf(name); family >= 0) {
-    stalls_[static_cast<size_t>(family)].emplace(std::string(reason), value * unit.factor);
+    stalls_[static_cast<size_t>(family)].emplace(reason, value * unit.factor);
     return unit.known;
   }
   if (const FlopOf f = FlopMetric(name); f.family >= 0) {

@@ -46,7 +46,7 @@ class LaunchValues {
   std::array<int, kNcuFieldCount> rank_{};  // rank of the source that gave values_[i]
   std::array<const char*, kNcuFieldCount> source_{};
   // Stall reasons per family (0 preferred): reason -> value.
-  std::array<std::map<std::string, double>, 4> stalls_;
+  std::array<std::map<std::string, double>, 5> stalls_;
   // FLOPs: (precision, path, family) -> (flop, metrics)
   std::map<std::tuple<std::string, std::string, int>, std::pair<double, std::string>> flops_;
 };

@@ -190,6 +190,10 @@ class Reader {
         return false;
       }
       if (fields->empty()) continue;  // a blank line
+      if (IsHeader(*fields)) {          // the header again (outputs of several ncu runs concatenated)
+        Skipped(*offset);
+        continue;
+      }
       ++report_.rows;
       return true;
     }
