@@ -215,9 +215,14 @@ void LatencyBound(const NcuResult& r, Group g, double denominator_ns, FindingSin
   x.evidence = std::move(ev);
 }
 
-// The resource that limits the blocks per SM (the smallest block limit), as ncu's Occupancy
-// section lists them.
-std::string Limiter(const NcuLaunch& l) {
+// What keeps a launch's occupancy low: the resource that limits the blocks per SM (the smallest
+// of ncu's Occupancy block limits), or, when achieved occupancy is under half the theoretical,
+// the grid (under one wave) or uneven waves. `category` is the fixed label findings group by.
+struct LimiterOf {
+  std::string category;
+  std::string detail;
+};
+LimiterOf Limiter(const NcuLaunch& l) {
   const std::pair<NcuField, const char*> limits[] = {{NcuField::kBlockLimitRegisters, "registers"},
                                                      {NcuField::kBlockLimitSharedMem, "shared memory"},
                                                      {NcuField::kBlockLimitWarps, "warps (block size)"},
@@ -233,10 +238,12 @@ std::string Limiter(const NcuLaunch& l) {
   const std::optional<double>& ach = l.get(NcuField::kAchievedOccupancyPct);
   if (theo && ach && *ach < 0.5 * *theo) {
     const std::optional<double>& waves = l.get(NcuField::kWavesPerSm);
-    return waves && *waves < 1 ? fmt::format("the grid: {:.2f} waves of blocks leave SMs empty", *waves)
-                               : "achieved far below theoretical: uneven work per block or a partial last wave";
+    if (waves && *waves < 1)
+      return {"the grid (under one wave)", fmt::format("the grid: {:.2f} waves of blocks leave SMs empty", *waves)};
+    return {"uneven waves", "achieved far below theoretical: uneven work per block or a partial last wave"};
   }
-  return best ? fmt::format("{} ({:.0f} blocks per SM)", best, min) : "unknown (no Occupancy section in the file)";
+  if (best == nullptr) return {"unknown", "unknown (no Occupancy section in the file)"};
+  return {best, fmt::format("{} ({:.0f} blocks per SM)", best, min)};
 }
 
 void LowOccupancy(const NcuResult& r, Group g, double denominator_ns, FindingSink& out) {
@@ -246,8 +253,8 @@ void LowOccupancy(const NcuResult& r, Group g, double denominator_ns, FindingSin
   std::sort(g.rows.begin(), g.rows.end(), [](const KernelRow* a, const KernelRow* b) { return a->weight_ns > b->weight_ns; });
   for (const KernelRow* row : g.rows) {
     const NcuLaunch& l = r.report->launches[row->launch];
-    const std::string limiter = Limiter(l);
-    by_limiter[limiter.substr(0, limiter.find(" ("))] += row->weight_ns;
+    const LimiterOf limiter = Limiter(l);
+    by_limiter[limiter.category] += row->weight_ns;
     if (listed.size() >= kListed) continue;
     listed.push_back({{"kernel", Short(l.name)},
                       {"id", l.id},
@@ -255,7 +262,7 @@ void LowOccupancy(const NcuResult& r, Group g, double denominator_ns, FindingSin
                       {"achieved_occupancy_pct", l.get(NcuField::kAchievedOccupancyPct), Unit::kPct},
                       {"theoretical_occupancy_pct", l.get(NcuField::kTheoreticalOccupancyPct), Unit::kPct},
                       {"registers_per_thread", l.get(NcuField::kRegistersPerThread)},
-                      {"limiter", limiter}});
+                      {"limiter", limiter.detail}});
   }
   std::string main = by_limiter.empty() ? "" : by_limiter.begin()->first;
   for (const auto& [lim, ns] : by_limiter)
@@ -267,7 +274,7 @@ void LowOccupancy(const NcuResult& r, Group g, double denominator_ns, FindingSin
     advice += "Cap registers (__launch_bounds__, -maxrregcount) or split the kernel's work. ";
   else if (main.rfind("shared memory", 0) == 0)
     advice += "Use smaller tiles or fewer pipeline stages. ";
-  else if (main.rfind("the grid", 0) == 0 || main.rfind("achieved", 0) == 0)
+  else if (main.rfind("the grid", 0) == 0 || main == "uneven waves")
     advice += "Launch more, evenly sized blocks (more work per launch, or fused kernels). ";
   advice += "Occupancy matters only while a kernel is latency-bound (see ncu_latency_bound).";
   Finding& x = out.Add("ncu_low_occupancy", 0.0,

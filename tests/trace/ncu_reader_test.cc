@@ -190,6 +190,10 @@ TEST(NcuReaderShared, B200WideAndLongFormsAgree) {
   EXPECT_EQ(a.grid[0], b.grid[0]);
   EXPECT_EQ(a.block[0], b.block[0]);
   EXPECT_EQ(raw.device_name, "NVIDIA B200");  // device__attribute_display_name
+  // 589 metric columns in 18 units (%, %/Kbyte, %/register, Ghz, Kbyte/block, ...), all known.
+  EXPECT_EQ(raw.metrics.size(), 589u);
+  EXPECT_TRUE(raw.diagnostics.entries().empty());
+  EXPECT_TRUE(det.diagnostics.entries().empty());
   // Raw values as written on line 3 (the units row is line 2).
   EXPECT_DOUBLE_EQ(Field(a, NcuField::kDurationNs), 22592);                   // gpu__time_duration.sum us 22.592000
   EXPECT_DOUBLE_EQ(Field(a, NcuField::kSmThroughputPct), 15.006952);          // sm__throughput...elapsed
