@@ -26,6 +26,10 @@ namespace roofline {
 struct RooflineResult;  // analyzers/roofline/roofline_result.h
 }
 struct MemorySnapshotResult;  // analyzers/memory_snapshot_result.h
+struct NcuReport;  // trace/formats/ncu/ncu_model.h: an Nsight Compute CSV as read
+namespace ncu {
+struct NcuResult;  // analyzers/ncu/ncu_result.h: its kernels classified, joined and weighed
+}
 
 struct AnalysisOptions {
   // Regex (ECMAScript, matched against the whole name) for user/NVTX ranges that mark a step
@@ -46,6 +50,9 @@ struct AnalysisOptions {
   // the busy intervals and idle gaps, the roofline beside the other analyzers) run side by
   // side. Never changes a result; not part of a summary.
   int threads = 1;
+  // An Nsight Compute CSV of the same run (`analyze TRACE --ncu FILE`): its kernels are joined to
+  // the trace's and fill the matrix's measured values (analyzers/ncu/). Not part of a summary.
+  std::shared_ptr<const NcuReport> ncu;
 };
 
 // Where the steps came from. Without ProfilerStep#N or a step-named range, iterations are read
@@ -323,6 +330,9 @@ struct RankAnalysis {
   std::shared_ptr<const roofline::RooflineResult> roofline;  // roofline and MFU (null: not computed)
   // The PyTorch memory snapshot given with this rank (analyzers/memory_snapshot.h; null: none).
   std::shared_ptr<const MemorySnapshotResult> memory_snapshot;
+  // Measured per-kernel hardware metrics: an Nsight Compute CSV (alone, or joined to this trace
+  // with --ncu) or the trace's own hardware-counter tracks (null: neither). Not in summaries.
+  std::shared_ptr<const ncu::NcuResult> ncu;
   // Per-kernel facts of this rank (null for the job summary of several ranks).
   std::shared_ptr<const KernelAnnotations> kernels;
   InputInfo input;                           // the file, its format, device and reader facts

@@ -11,12 +11,14 @@
 #include "analyzers/diagnosis/facts.h"
 #include "analyzers/gpu_peaks.h"
 #include "analyzers/integrity/integrity.h"
+#include "analyzers/ncu/ncu_analysis.h"
 #include "analyzers/op_tree.h"
 #include "analyzers/precision.h"
 #include "analyzers/roofline/roofline.h"
 #include "base/parallel.h"
 #include "base/saturating.h"
 #include "trace/classify/api_roles.h"
+#include "trace/classify/counter_roles.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope {
@@ -197,16 +199,22 @@ void AnalyzeLaunches(const RankContext& ctx, const GpuTimeAnalysis& gpu, LaunchA
   }
 }
 
-// Sampled Tensor Core activity (PM sampling, counters named tensor_active_pct): the mean of the
+// Sampled Tensor Core activity (PM sampling: counters trace/classify's counter roles call tensor
+// active, such as tensor_active_pct): the mean of the
 // samples inside each step (what the Chrome/Perfetto "Tensor Core active per step" counter draws).
 std::vector<std::optional<double>> TensorActivePerStep(const Trace& trace, const std::vector<StepWindow>& steps) {
   std::vector<std::optional<double>> values;
-  StringId tensor_active;
-  if (steps.empty() || !trace.strings.Find("tensor_active_pct", &tensor_active)) return values;
+  if (steps.empty() || trace.counters.empty()) return values;
   std::vector<double> sum(steps.size(), 0.0);
   std::vector<uint64_t> n(steps.size(), 0);
+  std::unordered_map<StringId, bool> tensor;  // counter name -> measures the tensor pipe (trace/classify)
+  bool any = false;
   for (const CounterSample& s : trace.counters) {
-    if (s.name != tensor_active || !std::isfinite(s.value)) continue;
+    auto role = tensor.find(s.name);
+    if (role == tensor.end())
+      role = tensor.emplace(s.name, CounterRoleOf(trace.str(s.name)) == CounterRole::kTensorActive).first;
+    if (!role->second || !std::isfinite(s.value)) continue;
+    any = true;
     auto it = std::upper_bound(steps.begin(), steps.end(), s.time_ns,
                                [](TimeNs t, const StepWindow& w) { return t < w.start_ns; });
     if (it == steps.begin()) continue;
@@ -216,6 +224,7 @@ std::vector<std::optional<double>> TensorActivePerStep(const Trace& trace, const
     sum[i] += s.value;
     n[i]++;
   }
+  if (!any) return values;
   values.resize(steps.size());
   for (size_t i = 0; i < steps.size(); ++i)
     if (n[i] > 0) values[i] = sum[i] / static_cast<double>(n[i]);
@@ -302,6 +311,9 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
     Diagnose(facts, ra);
     ApplyRankIntegrity(facts, ra);
   }
+  // Measured kernel metrics (an Nsight Compute CSV given with --ncu, the trace's counter tracks):
+  // the matrix's measured headlines and the ncu_* findings.
+  ApplyMeasuredMetrics(ctx, ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
   return ra;

@@ -14,6 +14,7 @@
 #include "analyzers/analyze.h"
 #include "base/units.h"
 #include "base/strings.h"
+#include "trace/classify/counter_roles.h"
 
 namespace ampscope {
 
@@ -484,14 +485,18 @@ void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, const
     tcr.rocm_kernel_time_pct = PctOpt(rocm_ns, total_ns);
     tcr.rocm_note = "ROCm kernels: AMD matrix-core use is not NVIDIA Tensor Core use and is counted as unknown";
   }
-  // Measured Tensor Core activity (PM sampling "tensor_active_pct"), when the trace has it.
-  StringId active_name = kNoString;
+  // Measured Tensor Core activity (PM sampling: "tensor_active_pct" and the other names
+  // trace/classify's counter roles give the tensor pipe), when the trace has it.
   std::optional<double> active;
-  if (trace.strings.Find("tensor_active_pct", &active_name)) {
+  {
     double sum_in = 0, sum_all = 0;
     uint64_t n_in = 0, n_all = 0;
+    std::unordered_map<StringId, bool> tensor;
     for (const CounterSample& s : trace.counters) {
-      if (s.name != active_name) continue;
+      auto role = tensor.find(s.name);
+      if (role == tensor.end())
+        role = tensor.emplace(s.name, CounterRoleOf(trace.str(s.name)) == CounterRole::kTensorActive).first;
+      if (!role->second) continue;
       sum_all += s.value;
       ++n_all;
       if (window.Contains(s.time_ns)) {

@@ -124,6 +124,17 @@
     "dicts shaped like blocks or events outside segments and device_traces were ignored") \
   X(kSnapshotTraceStartsLate, "snapshot_trace_starts_late", kInfo, \
     "device_traces frees blocks it never saw allocated (its ring buffer dropped older entries); they count as live from the first event") \
+  /* ---- Nsight Compute CSV exports (trace/formats/ncu/; docs/ncu.md) ---------------------- */ \
+  X(kNcuRaggedRow, "ncu_ragged_row", kDataLoss, \
+    "an Nsight Compute CSV row had more fields than its header, or too few to hold its metric; the row was skipped") \
+  X(kNcuUnknownUnit, "ncu_unknown_unit", kInfo, \
+    "Nsight Compute metrics in a unit ampscope does not know; they were kept unscaled (fields ampscope reads from them are unknown)") \
+  X(kNcuBadValue, "ncu_bad_value", kDataLoss, \
+    "a metric ampscope reads had a value it could not parse or a unit it could not scale; that field is unknown") \
+  X(kNcuDuplicateMetric, "ncu_duplicate_metric", kInfo, \
+    "a metric appeared twice for one kernel launch; the first value was kept") \
+  X(kNcuPreamble, "ncu_preamble", kInfo, \
+    "lines before the Nsight Compute CSV header (==PROF== messages, program output) were skipped") \
   /* ---- analysis -------------------------------------------------------------------------- */ \
   X(kAnalysisFailed, "analysis_failed", kError, \
     "the analysis of one input failed; the job report leaves that rank out") \

@@ -21,6 +21,7 @@
 #include "analyzers/memory_snapshot.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
+#include "cli/analyze_ncu.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
@@ -29,6 +30,7 @@
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
 #include "export/sqlite/sqlite_export.h"
+#include "trace/formats/ncu/ncu_reader.h"
 #include "reports/json_report.h"
 #include "reports/progress.h"
 #include "reports/summary_json.h"
@@ -95,12 +97,17 @@ int RunAnalyze(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
   std::string peaks_path, ranks_text, summary_path;
+  std::vector<std::string> ncu_paths;
   bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
   int jobs = 0;
   app.add_option("traces", inputs,
-                 "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite) and PyTorch memory snapshots (.pickle: alone, "
-                 "or one per trace, the i-th with the i-th trace)")
+                 "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite), PyTorch memory snapshots (.pickle: alone, "
+                 "or one per trace, the i-th with the i-th trace), or Nsight Compute CSVs (ncu --csv) analysed on their own")
       ->required();
+  app.add_option("--ncu", ncu_paths,
+                 "Nsight Compute CSV(s) of the same run (ncu --csv --page raw|details): kernels joined to the trace's "
+                 "fill the matrix's measured values (docs/ncu.md)")
+      ->expected(1);
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
@@ -189,6 +196,32 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
   }
   if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
+  // Nsight Compute CSVs: analysed alone (no timeline: the timeline outputs and step options have
+  // nothing to work on), or read once for --ncu.
+  StatusOr<NcuInputs> ncu_inputs = ClassifyNcuInputs(inputs);
+  if (!ncu_inputs.ok()) return UsageError("analyze", ncu_inputs.status().message());
+  if (*ncu_inputs == NcuInputs::kAll) {
+    if (!chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !summary_path.empty() ||
+        !steps_text.empty() || !ncu_paths.empty())
+      return UsageError("analyze", "an Nsight Compute CSV alone has no timeline: --chrome-trace, --perfetto, --sqlite, "
+                                   "--summary-out, --steps and --ncu need a trace (give the CSV with --ncu beside it)");
+    StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(inputs);
+    if (!report.ok()) return UsageError("analyze", report.status().message());
+    return AnalyzeNcuAloneCommand(std::move(report).value(), options, {report_path, html_path, markdown_path},
+                                  {quiet, no_color, verbose});
+  }
+  if (!ncu_paths.empty()) {
+    if (Status paths = CheckOutputPaths(ncu_paths, {report_path, chrome_path, perfetto_path, sqlite_path, html_path,
+                                                    markdown_path, summary_path});
+        !paths.ok())
+      return UsageError("analyze", paths.message());
+    for (const std::string& p : ncu_paths)
+      if (const NcuInputKind kind = SniffNcuInput(p); kind != NcuInputKind::kCsv && kind != NcuInputKind::kNotNcu)
+        return UsageError("analyze", NcuRefusalMessage(p, kind));
+    StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(ncu_paths);
+    if (!report.ok()) return UsageError("analyze", report.status().message());
+    options.ncu = std::move(report).value();
+  }
   // Memory snapshots attach to ranks; they are read (and refused, when bad) before any trace.
   StatusOr<SnapshotPairing> pairing = PairSnapshots(inputs);
   if (!pairing.ok()) return UsageError("analyze", pairing.status().message());

@@ -50,6 +50,16 @@ constexpr const char* kSharedNsysSeeds[] = {
     "traces/nsys/pipit/perlmutter-cloverleaf-cuda.sqlite",     // nsys 2024.5, schema 3.13
     "traces/nsys/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite",  // nsys 2022.2, schema 2.9, NVTX
 };
+// Nsight Compute CSVs (the ncu target), each within its max_len (64 KiB); the A100 file
+// (777 kB) is cut to its header and first launches (NcuSeedLines).
+constexpr const char* kSharedNcuSeeds[] = {
+    "traces/ncu/b200_int8_gemm/algo23_raw.csv",      // wide form, units row, ~600 metric columns
+    "traces/ncu/b200_int8_gemm/algo23_details.csv",  // long form with rule rows
+    "traces/ncu/rtx5090_deepseek_ocr/kernel_0005_e67789a8b6cb9adf2cb8d4d3745a9a79.details.csv",  // long, CC 12.0
+};
+constexpr const char* kSharedNcuCutSeed = "traces/ncu/a100_bert/bert_torch_nsight.csv";  // older long form
+constexpr size_t kNcuSeedLines = 120;
+
 // The tables trace/formats/nsys reads; the others only make a seed bigger.
 constexpr const char* kNsysTables[] = {
     "META_DATA_EXPORT", "META_DATA_CAPTURE", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE",
@@ -302,7 +312,7 @@ int main(int argc, char** argv) {
   }
   const fs::path out = argv[1], shared = argv[2], source = argv[3];
   std::error_code ec;
-  for (const char* sub : {"kineto", "amptrace", "report", "gate_config", "nsys", "memory_snapshot"}) {
+  for (const char* sub : {"kineto", "amptrace", "report", "gate_config", "nsys", "memory_snapshot", "ncu"}) {
     fs::create_directories(out / sub, ec);
     if (ec) {
       Fail("cannot create " + (out / sub).string());
@@ -346,6 +356,22 @@ int main(int argc, char** argv) {
       continue;
     }
     ok &= CutNsysExport(from, out / "nsys" / from.filename());
+  }
+
+  for (const char* rel : kSharedNcuSeeds) {
+    std::string csv;
+    if (!ReadPlain((shared / rel).string(), &csv)) {
+      ok = false;
+      continue;
+    }
+    ok &= WriteBytes(out / "ncu" / fs::path(rel).filename(), csv);
+  }
+  {
+    std::ifstream in(shared / kSharedNcuCutSeed, std::ios::binary);
+    std::string line, cut;
+    for (size_t i = 0; i < kNcuSeedLines && std::getline(in, line); ++i) cut += line + "\n";
+    if (cut.empty()) ok = Fail("cannot read " + (shared / kSharedNcuCutSeed).string());
+    else ok &= WriteBytes(out / "ncu" / "bert_torch_nsight.head.csv", cut);
   }
 
   ok &= WriteBytes(out / "gate_config" / "default.json",

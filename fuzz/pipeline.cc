@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/memory_snapshot.h"
+#include "analyzers/ncu/ncu_analysis.h"
 #include "analyzers/precision.h"
 #include "base/strings.h"
 #include "gate/gate.h"
@@ -35,6 +37,7 @@
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/memory_snapshot/memory_snapshot.h"
+#include "trace/formats/ncu/ncu_reader.h"
 #include "trace/formats/nsys/nsys_reader.h"
 #include "trace/reader.h"
 #include "trace/time_bounds.h"
@@ -276,6 +279,44 @@ Outcome RunNsysPipeline(const uint8_t* data, size_t size) {
   return AnalyseTraces(std::move(traces));
 }
 
+// The same bytes read in one piece and in 7-byte pieces: the CSV reader must not care where a
+// read ends (a quote, a CRLF, a thousands separator cut in two).
+Outcome RunNcuPipeline(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  StatusOr<NcuReport> whole = ReadNcuCsv(MakeStringByteSource(text), "fuzz.csv");
+  StatusOr<NcuReport> pieces = ReadNcuCsv(MakeChunkLimitedByteSource(MakeStringByteSource(text), 7), "fuzz.csv");
+  if (whole.ok() != pieces.ok()) PropertyFailed("ncu reader", "the result depends on where reads end");
+  if (!whole.ok()) {
+    if (whole.status().message().empty() || whole.status().message() != pieces.status().message())
+      PropertyFailed("ncu reader", "a refusal without the same one-line message");
+    return kRejected;
+  }
+  if (whole->launches.size() != pieces->launches.size() || whole->metrics.size() != pieces->metrics.size())
+    PropertyFailed("ncu reader", "launches or metrics depend on where reads end");
+  for (size_t i = 0; i < whole->launches.size(); ++i) {
+    const NcuLaunch& a = whole->launches[i];
+    const NcuLaunch& b = pieces->launches[i];
+    if (a.name != b.name || a.id != b.id || a.rules.size() != b.rules.size()) PropertyFailed("ncu reader", "a launch differs");
+    for (size_t f = 0; f < kNcuFieldCount; ++f) {
+      if (a.values[f].has_value() != b.values[f].has_value()) PropertyFailed("ncu reader", "a field differs");
+      if (a.values[f] && !std::isfinite(*a.values[f])) PropertyFailed("ncu reader", "a non-finite value was kept");
+    }
+  }
+  // Everything `analyze run.csv` does after reading.
+  const AnalysisOptions options;
+  std::vector<RankAnalysis> ranks;
+  ranks.push_back(AnalyzeNcuAlone(std::make_shared<const NcuReport>(std::move(whole).value()), options));
+  const JobAnalysis job = BuildJob(std::move(ranks));
+  const nlohmann::json report = BuildJsonReport(job, options);
+  MustParse(Dump(report), "JSON report");
+  (void)render::RenderHtml(report);
+  (void)render::RenderMarkdown(report);
+  render::TerminalOptions terminal;
+  terminal.verbose = true;
+  (void)render::RenderTerminalSummary(report, terminal);
+  return kAccepted;
+}
+
 Outcome RunKinetoReader(const uint8_t* data, size_t size) {
   // One parse thread, as `analyze -j` runs each reader: starting threads per input would cost
   // more than the parse. The parallel parse is checked against the serial one in the suite.
@@ -395,6 +436,7 @@ const std::vector<Target>& Targets() {
       {"kineto", &RunKinetoPipeline},
       {"amptrace", &RunAmptracePipeline},
       {"nsys", &RunNsysPipeline},
+      {"ncu", &RunNcuPipeline},
       {"report", &RunReportPipeline},
       {"gate_config", &RunGateConfigPipeline},
       {"memory_snapshot", &RunMemorySnapshotPipeline},

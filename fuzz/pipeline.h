@@ -35,6 +35,11 @@ Outcome RunAmptracePipeline(const uint8_t* data, size_t size);
 // the nsys reader, format sniffing, then the same stages as above.
 Outcome RunNsysPipeline(const uint8_t* data, size_t size);
 
+// An Nsight Compute CSV (long or wide form, any preamble): read in one piece and in 7-byte
+// pieces (the same launches and fields), analysed alone, the JSON report, HTML, Markdown and
+// terminal summary.
+Outcome RunNcuPipeline(const uint8_t* data, size_t size);
+
 // A report JSON through every loader: the gate's and diff's validation, the gate against a
 // fixed real report in both directions and against itself, every gate output, the diff in
 // text and JSON.
@@ -58,7 +63,7 @@ Outcome RunAmptraceReader(const uint8_t* data, size_t size);
 Outcome RunNsysReader(const uint8_t* data, size_t size);
 
 struct Target {
-  const char* name;  // "kineto", "amptrace", "nsys", "report", "gate_config", "memory_snapshot", "<format>_reader"
+  const char* name;  // "kineto", "amptrace", "nsys", "ncu", "report", "gate_config", "memory_snapshot", "<format>_reader"
   Outcome (*run)(const uint8_t* data, size_t size);
 };
 // All targets, in a fixed order.

@@ -245,6 +245,18 @@ std::string HumanKey(std::string_view key) {
       {"comm_compute_overlap_pct", "Communication/compute overlap"},
       {"syncs_per_step_beyond_grad_scaler", "Syncs per step beyond GradScaler's"},
       {"cuda_graph_kernels", "Kernels in CUDA Graphs"},
+      // measured (docs/ncu.md)
+      {"sm_throughput_pct", "SM throughput"},
+      {"dram_throughput_pct", "DRAM throughput"},
+      {"memory_throughput_pct", "Memory throughput"},
+      {"issue_active_pct", "Issue slots active"},
+      {"ipc", "IPC"},
+      {"achieved_occupancy_pct", "Achieved occupancy"},
+      {"theoretical_occupancy_pct", "Theoretical occupancy"},
+      {"l2_hit_rate_pct", "L2 hit rate"},
+      {"l1_hit_rate_pct", "L1 hit rate"},
+      {"tensor_pipe_active_pct", "Tensor pipe active"},
+      {"sm_active_pct", "SM active"},
   };
   if (auto it = kNames.find(key); it != kNames.end()) return it->second;
   std::string_view k = key;

@@ -11,6 +11,7 @@
 #include "render/format.h"
 #include "render/html_assets.h"
 #include "render/kernel_names.h"
+#include "render/ncu_section.h"
 #include "render/report_view.h"
 
 namespace ampscope::render {
@@ -270,7 +271,7 @@ void Header(std::string& h, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
   if (!findings.empty()) {
     h += HtmlCard("Top finding", String(*findings[0], "/id"),
-              "est. saving " + Pct(Number(*findings[0], "/est_saving_pct")) + " of step time");
+              "est. saving " + Pct(Number(*findings[0], "/est_saving_pct")) + " " + SavingBasis(r));
   } else {
     h += HtmlCard("Findings", "none", "nothing to fix was detected");
   }
@@ -604,6 +605,7 @@ std::string RenderHtml(const json& report) {
   Charts(h, report, data);
   AppendRooflineSection(h, report);
   AppendMemorySnapshotHtml(h, report);
+  h += NcuHtmlSection(report);
   Kernels(h, report);
   Ranks(h, report);
   Diagnostics(h, report);

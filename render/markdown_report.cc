@@ -8,6 +8,7 @@
 #include "render/format.h"
 #include "render/kernel_names.h"
 #include "render/memory_snapshot_render.h"
+#include "render/ncu_section.h"
 #include "render/report_view.h"
 
 namespace ampscope::render {
@@ -191,7 +192,7 @@ std::string RenderMarkdown(const json& r) {
     std::string entry = fmt::format("{}. {} **{}** {} {}", i + 1, SeverityIcon(severity), Esc(severity),
                                     Code(String(f, "/id")), Esc(RelativeTimes(String(f, "/title"), clock)));
     if (auto saving = Number(f, "/est_saving_pct"); saving && *saving > 0)
-      entry += fmt::format(" \xE2\x80\x94 est. saving **{:.1f}%** of step time", *saving);
+      entry += fmt::format(" \xE2\x80\x94 est. saving **{:.1f}%** {}", *saving, SavingBasis(r));
     line(entry);
     std::string evidence = EvidenceLine(FindingEvidence(f, clock));
     if (!evidence.empty()) line("   - Evidence: " + Esc(Truncate(evidence, kEvidenceColumns)));
@@ -207,6 +208,9 @@ std::string RenderMarkdown(const json& r) {
          " in the JSON and HTML reports._");
   line();
 
+  if (const std::string ncu = NcuMarkdownSection(r); !ncu.empty()) {
+    md += ncu;
+  }
   const json& top = Section(r, "/kernels/top");
   if (top.is_array() && !top.empty()) {
     line("### Top kernels by GPU time");

@@ -9,6 +9,7 @@
 #include "render/format.h"
 #include "render/kernel_names.h"
 #include "render/memory_snapshot_render.h"
+#include "render/ncu_section.h"
 #include "render/report_view.h"
 #include "render/text_table.h"
 
@@ -233,7 +234,7 @@ void Findings(Out& o, const json& r) {
     std::string severity = String(f, "/severity", "info");
     auto saving = Number(f, "/est_saving_pct");
     std::string head = fmt::format("[{}] {}", severity, String(f, "/id"));
-    if (saving && *saving > 0) head += fmt::format(" (est. saving {:.1f}% of step time)", *saving);
+    if (saving && *saving > 0) head += fmt::format(" (est. saving {:.1f}% {})", *saving, SavingBasis(r));
     std::string wrapped = WrapParagraph(head, o.options().width, fmt::format("{}{}. ", kIndent, i + 1), kBody);
     if (o.options().color) {
       std::string tag = fmt::format("[{}]", severity);
@@ -396,6 +397,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   TopKernels(out, report);
   Roofline(out, report);
   MemorySnapshot(out, report);
+  out.str() += NcuTerminalSection(report, o.width, o.color);
   Ranks(out, report);
   InputDiagnostics(out, report);
   return out.str();

@@ -15,6 +15,7 @@
 #include "base/units.h"
 #include "reports/collectives_json.h"
 #include "reports/fields_json.h"
+#include "reports/ncu_json.h"
 #include "reports/precision_json.h"
 #include "reports/memory_snapshot_json.h"
 #include "reports/roofline_json.h"
@@ -506,6 +507,8 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["roofline"] = RooflineSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
   if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report["memory_snapshot"] = std::move(snapshot);
+  // Measured kernel metrics (an Nsight Compute CSV, the trace's counter tracks): only when there are.
+  if (json ncu = NcuSection(analysis); !ncu.is_null()) report["ncu"] = std::move(ncu);
 
   // A thousand ranks' sections (each with its roofline table) are most of a merge's report.
   if (with_ranks) {

@@ -3,7 +3,7 @@
 # ASan + UBSan (non-recoverable), one target per core at a time (FUZZ_JOBS=N to choose), then
 # prints each target's executions, coverage and crashes.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-# TARGET defaults to the six whole-pipeline targets (kineto amptrace nsys report gate_config memory_snapshot);
+# TARGET defaults to the seven whole-pipeline targets (kineto amptrace nsys ncu report gate_config memory_snapshot);
 # the reader-only targets (kineto_reader amptrace_reader nsys_reader) run the readers alone,
 # many times faster, and use their format's seeds. RUNS=N stops each target after N
 # executions instead of SECONDS (e.g. RUNS=10000000 scripts/fuzz.sh 0 kineto_reader);
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(kineto amptrace nsys report gate_config memory_snapshot)
+[ ${#targets[@]} -eq 0 ] && targets=(kineto amptrace nsys ncu report gate_config memory_snapshot)
 runs_limit="${RUNS:-}"
 case "$runs_limit" in ''|*[!0-9]*) runs_limit="" ;; esac
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
@@ -64,9 +64,9 @@ if ! "$build/fuzz/ampscope_fuzz_seeds" "$work/seeds" "$shared" "$PWD"; then
 fi
 
 # Per target: the longest input libFuzzer may build (seeds are smaller) and its extra flags.
-declare -A max_len=([kineto]=131072 [amptrace]=16384 [nsys]=65536 [report]=65536 [gate_config]=8192 [memory_snapshot]=16384
+declare -A max_len=([kineto]=131072 [amptrace]=16384 [nsys]=65536 [ncu]=65536 [report]=65536 [gate_config]=8192 [memory_snapshot]=16384
                    [kineto_reader]=16384 [amptrace_reader]=16384 [nsys_reader]=32768)
-declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [report]="" [gate_config]="" [memory_snapshot]=""
+declare -A extra=([kineto]="-dict=fuzz/kineto.dict" [amptrace]="" [nsys]="" [ncu]="-dict=fuzz/ncu.dict" [report]="" [gate_config]="" [memory_snapshot]=""
                   [kineto_reader]="-dict=fuzz/kineto.dict" [amptrace_reader]="" [nsys_reader]="")
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -14,6 +14,7 @@ const char* SourceFormatName(SourceFormat f) {
     case SourceFormat::kAmptrace: return "amptrace";
     case SourceFormat::kNsys: return "nsys";
     case SourceFormat::kMemorySnapshot: return "memory_snapshot";
+    case SourceFormat::kNcu: return "ncu";
     default: return "unknown";
   }
 }

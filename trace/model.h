@@ -27,8 +27,10 @@
 namespace ampscope {
 
 // kMemorySnapshot: a rank read from a PyTorch memory snapshot alone (its trace is empty).
-enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys, kMemorySnapshot };
-const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "memory_snapshot" | "unknown"
+// kNcu: an Nsight Compute CSV analysed alone (trace/formats/ncu/): kernels measured one at a time,
+// no timeline.
+enum class SourceFormat : uint8_t { kUnknown, kKineto, kAmptrace, kNsys, kMemorySnapshot, kNcu };
+const char* SourceFormatName(SourceFormat f);  // "kineto" | "amptrace" | "nsys" | "memory_snapshot" | "ncu" | "unknown"
 
 enum class GpuVendor : uint8_t { kUnknown, kNvidia, kAmd };
 const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"

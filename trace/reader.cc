@@ -7,6 +7,7 @@
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/memory_snapshot/memory_snapshot.h"
+#include "trace/formats/ncu/ncu_reader.h"
 #include "trace/formats/nsys/nsys_reader.h"
 
 namespace ampscope {
@@ -19,7 +20,8 @@ enum class DetectedFormat : uint8_t {
   kAmptrace,  // magic "AMPTRACE" (trace/formats/amptrace/amptrace_format.h)
   kNsys,      // the SQLite header "SQLite format 3\0" (16 bytes) of an Nsight Systems export, or a
               // .nsys-rep / .qdrep report (refused with the nsys export command): trace/formats/nsys/
-  kKineto,    // everything else: Kineto JSON, plain or gzip'd (the reader sniffs gzip itself)
+  kKineto,    // everything else: Kineto JSON, plain or gzip'd (the reader sniffs gzip itself); an
+              // Nsight Compute CSV or .ncu-rep is refused first (trace/formats/ncu/)
 };
 
 constexpr size_t kSniffBytes = 16;
@@ -50,6 +52,13 @@ StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
     case DetectedFormat::kNsys: return ReadNsysInput(path, {options.progress});
     case DetectedFormat::kKineto: break;
   }
+  // An Nsight Compute export is kernel metrics, not a timeline: the caller reads it with
+  // ReadNcuCsv (analysed alone, or joined to a trace with --ncu).
+  if (const NcuInputKind ncu = SniffNcuInput(path); ncu != NcuInputKind::kNotNcu)
+    return Status::Error(ncu == NcuInputKind::kCsv
+                             ? path + ": an Nsight Compute CSV, not a trace: analyse it alone (`ampscope analyze " + path +
+                                   "`) or beside a trace of the same run (`--ncu " + path + "`)"
+                             : NcuRefusalMessage(path, ncu));
   KinetoReadOptions kopts;
   kopts.progress = options.progress;
   kopts.threads = options.threads;

@@ -29,7 +29,9 @@ enum class InputKind : uint8_t { kTrace, kMemorySnapshot };
 InputKind DetectInputKind(const std::string& path);
 
 // .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,
-// or gzip'd Kineto JSON. A memory snapshot is refused (read it with ReadMemorySnapshot). A .nsys-rep / .qdrep report is refused with the command that exports it.
+// or gzip'd Kineto JSON. A memory snapshot is refused (read it with ReadMemorySnapshot). A .nsys-rep / .qdrep
+// report is refused with the command that exports it; so is an .ncu-rep, and an Nsight Compute CSV is named as
+// one (read it with ReadNcuCsv).
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace ampscope

@@ -47,6 +47,11 @@ constexpr CatalogEntry kCatalog[] = {
     {"allocator_churn",                   "data_locality",          "memory_fragmentation",    S::kInfo,           V::kNone, "findings.md#allocator_churn"},
     {"autocast_cast_memory",              "",                       "",                        S::kInfo,           V::kNone, "findings.md#autocast_cast_memory"},
     {"peak_from_one_site",                "",                       "",                        S::kInfo,           V::kNone, "findings.md#peak_from_one_site"},
+    // Measured kernel metrics (analyzers/ncu/: an Nsight Compute CSV, alone or with --ncu).
+    {"ncu_memory_bound_far_from_roof",    "memory_bandwidth",       "",                        S::kBySaving,       V::kBusy, "findings.md#ncu_memory_bound_far_from_roof"},
+    {"ncu_latency_bound",                 "instruction_efficiency", "",                        S::kBySaving,       V::kBusy, "findings.md#ncu_latency_bound"},
+    {"ncu_low_occupancy",                 "instruction_efficiency", "",                        S::kInfo,           V::kNone, "findings.md#ncu_low_occupancy"},
+    {"ncu_l2_thrash",                     "data_locality",          "",                        S::kWarningWhen,    V::kNone, "findings.md#ncu_l2_thrash"},
     // Raised on the job by analyzers/collectives.cc (the wait one rank causes the others).
     {"straggler",                         "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kIdle, "findings.md#straggler"},
 };

@@ -4,6 +4,8 @@
 // rendered, so only entities may appear), with negative controls, then snapshot tests in the
 // style of Google Benchmark's output tests (expected lines as regular expressions, in order).
 #include "render/markdown_report.h"
+#include "render/html_report.h"
+#include "render/terminal_summary.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -238,6 +240,32 @@ TEST(MarkdownReport, TablesSurviveNastyNames) {
   EXPECT_EQ(md.find("<script>"), std::string::npos);
   EXPECT_NE(md.find("a \\| b c &lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(md.find("``odd`id|x``"), std::string::npos) << md;  // outside a table: no \|
+}
+
+// The measured-kernel section (the report's `ncu` block) with names that break tables and HTML.
+TEST(MarkdownReport, MeasuredKernelsTableSurvivesNastyNames) {
+  json r = testing::MakeReportJson();
+  r["ncu"] = {{"source", "Nsight Compute"}, {"mode", "joined"}, {"file", "run.csv"}, {"shape", "long"},
+              {"weighting", "trace kernel time"},
+              {"join", {{"trace_kernels", 10}, {"trace_kernels_matched", 8}, {"kernel_time_covered_pct", 91.5}}},
+              {"kernels", json::array({{{"name", "void k<a|b>(x*) `tick` <script>"}, {"weight_us", 120.0}, {"bound", "latency"},
+                                        {"sm_throughput_pct", 20.0}, {"memory_throughput_pct", nullptr},
+                                        {"dram_throughput_pct", 12.5}, {"l2_hit_rate_pct", nullptr},
+                                        {"achieved_occupancy_pct", 30.0},
+                                        {"stall_reasons", json::array({{{"reason", "long_scoreboard"}, {"share_pct", 61.0}}})}}})}};
+  const std::string md = RenderMarkdown(r);
+  EXPECT_THAT(GfmProblems(md), ::testing::IsEmpty()) << md;
+  EXPECT_THAT(md, ::testing::HasSubstr("### Measured kernels (Nsight Compute)"));
+  EXPECT_THAT(md, ::testing::HasSubstr("Joined to 8 of 10 trace kernels: 91.5% of kernel time covered."));
+  EXPECT_THAT(md, ::testing::HasSubstr("| 120 µs | latency | 20.0% | n/a | 12.5% | n/a | 30.0% | long\\_scoreboard 61% |"));
+  EXPECT_EQ(md.find("<script>"), std::string::npos);
+  const std::string html = RenderHtml(r);
+  EXPECT_THAT(html, ::testing::HasSubstr("<section id=\"ncu\">"));
+  EXPECT_EQ(html.find("<script>\""), std::string::npos);
+  EXPECT_THAT(html, ::testing::HasSubstr("&lt;script&gt;"));
+  TerminalOptions t;
+  t.width = 100;
+  EXPECT_THAT(RenderTerminalSummary(r, t), ::testing::HasSubstr("Measured kernels (Nsight Compute)"));
 }
 
 TEST(MarkdownReport, ManyRanksAreCapped) {

@@ -30,7 +30,7 @@ set(PENDING_EXPORT)
 # results have their own header, beside the analyzer that computes them).
 set(ANALYZER_RESULTS analyzers/analysis.h analyzers/fields.h analyzers/results.h analyzers/precision_result.h
     analyzers/roofline/roofline_result.h analyzers/collectives_result.h analyzers/memory_snapshot_result.h
-    analyzers/integrity/integrity_result.h)
+    analyzers/integrity/integrity_result.h analyzers/ncu/ncu_result.h)
 
 # analyzers/ return typed results: no JSON library there (the report's field names live in
 # reports/, which serialises the results). Matched on any include form, <...> or "...".

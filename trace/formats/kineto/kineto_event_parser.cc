@@ -518,6 +518,16 @@ Status TraceBuilder::OnCounter(const RawEvent& ev) {
   AMPSCOPE_RETURN_IF_ERROR(Time(ev, ev.ts, "ts", &ts));
   bounds_.AddInstant(ts, static_cast<int64_t>(Off(ev.begin)));
   std::string name(Text(ev.name, &scratch_.name, ev, "name"));
+  // torch.profiler writes CUPTI PM-sampling counters on a process named by a string pid,
+  // "GPU <device> Counters" (pytorch/pytorch#188019 _gpu_counter_process): the device they sample.
+  int32_t device = -1;
+  if (ev.pid.kind == Kind::kString && !ev.pid.escaped) {
+    std::string_view pid = ev.pid.text;
+    int64_t id = -1;
+    if (StartsWith(pid, "GPU ") && pid.size() > 13 && pid.substr(pid.size() - 9) == " Counters" &&
+        json::ParseInt64(pid.substr(4, pid.size() - 13), &id) && id >= 0 && id < (1 << 20))
+      device = static_cast<int32_t>(id);
+  }
   size_t numeric = 0;
   for (const auto& [key, value] : ev.all_args) numeric += value.kind == Kind::kNumber;
   for (const auto& [key, value] : ev.all_args) {
@@ -528,6 +538,7 @@ Status TraceBuilder::OnCounter(const RawEvent& ev) {
     }
     CounterSample c;
     c.time_ns = ts;
+    c.device = device;
     // One series: the counter's name; several: "name.series".
     std::string series(key.text);
     c.name = Intern(numeric == 1 && !name.empty() ? name : (name.empty() ? series : name + "." + series));
