@@ -282,6 +282,7 @@ struct KernelAnnotations {
 struct DeviceInfo {
   Device device;
   std::optional<GpuPeak> peak;  // absent: no row matches
+  std::string peak_match;       // how the row was found ("device name", "assumed: ...") or why none was
 };
 
 // What the report says about one input, kept so that the trace itself can be dropped once the

@@ -71,6 +71,10 @@ constexpr NameRule kNameRules[] = {
      "MI250-GCD, MI300X)"},
     // A100 SXM4 boards reported by their board number (AITemplate#749 saw it for the 80 GB SXM part;
     // the shared HTA traces have it with 40 GB): the memory size says which.
+    // The 10 GB and 12 GB RTX 3080 share CUDA's name: 68 SMs is the 10 GB part (its row's own
+    // name), 70 the 12 GB part.
+    {"NVIDIA GeForce RTX 3080", 70, 0, 0, "RTX-3080-12GB", nullptr},
+    {"GeForce RTX 3080", 70, 0, 0, "RTX-3080-12GB", nullptr},
     {"NVIDIA A100-PG509-200", 108, 30, 48, "A100-40GB-SXM4", nullptr},
     {"NVIDIA A100-PG509-200", 108, 70, 90, "A100-80GB-SXM4", nullptr},
     {"NVIDIA A100-PG509-200", 0, 0, 0, nullptr,
@@ -223,10 +227,44 @@ StatusOr<std::vector<GpuPeak>> LoadGpuPeaksTsv(const std::string& path) {
   return ParseGpuPeaksTsv(ss.str(), path);
 }
 
+GpuQuery QueryFor(const Device& d) {
+  GpuQuery q;
+  q.name = d.name;
+  q.sm_count = d.sm_count > 0 ? d.sm_count : 0;
+  q.memory_bytes = d.total_memory_bytes > 0 ? d.total_memory_bytes : 0;
+  if (!d.arch_basis.empty() && d.name.empty()) {
+    q.inferred_cc_major = d.cc_major;
+    q.inferred_cc_minor = d.cc_minor;
+  }
+  return q;
+}
+
+const char* AssumedGpuForArch(int32_t cc_major, int32_t cc_minor) {
+  if (cc_minor != 0) return nullptr;
+  switch (cc_major) {
+    case 7: return "V100-SXM2-16/32GB";
+    case 8: return "A100-80GB-SXM4";
+    case 9: return "H100-SXM5-80GB";
+    case 10: return "B200";
+    default: return nullptr;
+  }
+}
+
 GpuMatch MatchGpu(const GpuQuery& device, const std::vector<GpuPeak>& table) {
   GpuMatch m;
   if (device.name.empty()) {
-    m.reason = "the trace names no GPU (no deviceProperties); pass --gpu";
+    const char* assumed = AssumedGpuForArch(device.inferred_cc_major, device.inferred_cc_minor);
+    if (assumed != nullptr) m.peak = FindRow(table, assumed);
+    if (m.peak != nullptr) {
+      m.reason = "assumed: the trace names no GPU; its kernel names prove compute capability >= " +
+                 std::to_string(device.inferred_cc_major) + ".0, whose datacenter GPU is the " + m.peak->id +
+                 " (a later GPU also runs these kernels); pass --gpu to name the GPU";
+      return m;
+    }
+    m.reason = device.inferred_cc_major >= 0
+                   ? "the trace names no GPU; its kernel names prove compute capability >= " + std::to_string(device.inferred_cc_major) +
+                         "." + std::to_string(device.inferred_cc_minor) + ", which many GPUs share; pass --gpu"
+                   : "the trace names no GPU (no deviceProperties); pass --gpu";
     return m;
   }
   const std::string norm = Normalize(device.name);

@@ -64,7 +64,19 @@ struct GpuQuery {
   std::string_view name;       // deviceProperties name / CUDA device name
   int32_t sm_count = 0;        // 0 = unknown
   int64_t memory_bytes = 0;    // 0 = unknown
+  // A trace without device names: the compute capability inferred from its kernel names
+  // (Device::arch_basis), for which one GPU is assumed (AssumedGpuForArch).
+  int32_t inferred_cc_major = -1;
+  int32_t inferred_cc_minor = -1;
 };
+// The query for a trace's device: its name, SM count and memory, and its inferred architecture.
+GpuQuery QueryFor(const Device& device);
+
+// The GPU assumed for an architecture inferred from kernel names (no device name in the trace):
+// the datacenter GPU of that architecture, where one part defines it (sm70 V100 SXM2, sm80 A100
+// SXM4 80GB, sm90 H100 SXM5, sm100 B200); null for architectures shared by many parts (sm75,
+// sm86, sm89, sm120: GeForce, workstation and datacenter parts differ several-fold).
+const char* AssumedGpuForArch(int32_t cc_major, int32_t cc_minor);
 
 struct GpuMatch {
   const GpuPeak* peak = nullptr;     // nullptr: not found

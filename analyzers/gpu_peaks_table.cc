@@ -66,6 +66,87 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
     Row("T4-16GB", "NVIDIA T4", kNv, {0, 0, 8.1, 0, 0, 65, 0, 0, 130, 0, 320, 0, 32, 40},
         "T4 datasheet (as in the reference peaks table) (verified: 65, 8.1, 320); int8 130 TOPS not re-read; "
         "fp64 not in the datasheet", {"Tesla T4"}),
+    Row("Quadro-GV100", "NVIDIA Quadro GV100", kNv, {7.4, 0, 14.8, 0, 0, 118.5, 0, 0, 0, 0, 870, 200, 32, 80},
+        "Quadro GV100 datasheet: 14.8 FP32, 7.4 FP64, 118.5 Tensor TFLOPS, 870 GB/s, 2 NVLink bridges 200 "
+        "GB/s (not re-read)",
+        {"Quadro GV100", "NVIDIA Quadro GV100"}),
+    Row("TITAN-V", "NVIDIA TITAN V", kNv, {7.45, 0, 14.9, 0, 0, 110, 0, 0, 0, 0, 652.8, 0, 32, 80},
+        "TITAN V specifications: 110 Tensor TFLOPS (the deep-learning figure NVIDIA gives), 14.9 FP32 = 80 "
+        "SMs x 1455 MHz x 128, FP64 half of FP32, 652.8 GB/s (not re-read)",
+        {"TITAN V", "NVIDIA TITAN V"}),
+    Row("TITAN-RTX", "NVIDIA TITAN RTX", kNv, {0, 0, 16.3, 0, 0, 130.5, 0, 0, 261, 0, 672, 100, 32, 72},
+        "computed: 72 SMs x 1770 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Quadro RTX 6000: 130.5 FP16 Tensor TFLOPS, full rate with "
+        "FP32 accumulate); 672 GB/s from the same specifications (not re-read); TITAN RTX runs FP32 "
+        "accumulate at full rate: NVIDIA's 130 Tensor TFLOPS",
+        {"TITAN RTX", "NVIDIA TITAN RTX"}),
+    Row("Quadro-RTX-8000", "NVIDIA Quadro RTX 8000", kNv, {0, 0, 16.3, 0, 0, 130.5, 0, 0, 261, 0, 672, 100, 32, 72},
+        "computed: 72 SMs x 1770 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Quadro RTX 6000: 130.5 FP16 Tensor TFLOPS, full rate with "
+        "FP32 accumulate); 672 GB/s from the same specifications (not re-read); datasheet: 130.5 Tensor "
+        "TFLOPS, 16.3 FP32",
+        {"Quadro RTX 8000", "NVIDIA Quadro RTX 8000"}),
+    Row("Quadro-RTX-6000", "NVIDIA Quadro RTX 6000", kNv, {0, 0, 16.3, 0, 0, 130.5, 0, 0, 261, 0, 672, 100, 32, 72},
+        "computed: 72 SMs x 1770 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Quadro RTX 6000: 130.5 FP16 Tensor TFLOPS, full rate with "
+        "FP32 accumulate); 672 GB/s from the same specifications (not re-read); datasheet: 130.5 Tensor "
+        "TFLOPS, 16.3 FP32",
+        {"Quadro RTX 6000", "NVIDIA Quadro RTX 6000"}),
+    Row("Quadro-RTX-5000", "NVIDIA Quadro RTX 5000", kNv, {0, 0, 11.2, 0, 0, 89.2, 0, 0, 178.4, 0, 448, 50, 32, 48},
+        "computed: 48 SMs x 1815 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Quadro RTX 6000: 130.5 FP16 Tensor TFLOPS, full rate with "
+        "FP32 accumulate); 448 GB/s from the same specifications (not re-read); datasheet: 89.2 Tensor "
+        "TFLOPS, 11.2 FP32",
+        {"Quadro RTX 5000", "NVIDIA Quadro RTX 5000"}),
+    Row("Quadro-RTX-4000", "NVIDIA Quadro RTX 4000", kNv, {0, 0, 7.1, 0, 0, 57, 0, 0, 113.9, 0, 416, 0, 32, 36},
+        "computed: 36 SMs x 1545 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Quadro RTX 6000: 130.5 FP16 Tensor TFLOPS, full rate with "
+        "FP32 accumulate); 416 GB/s from the same specifications (not re-read); datasheet: 57 Tensor TFLOPS, "
+        "7.1 FP32",
+        {"Quadro RTX 4000", "NVIDIA Quadro RTX 4000"}),
+    Row("RTX-2080-Ti", "NVIDIA GeForce RTX 2080 Ti", kNv, {0, 0, 13.4, 0, 0, 53.8, 0, 0, 215.2, 0, 616, 100, 32, 68},
+        "computed: 68 SMs x 1545 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 616 GB/s "
+        "from the same specifications (not re-read); the whitepaper's own reference-board figures: 13.4 FP32, "
+        "53.8 FP16 (107.6 with FP16 accumulate), 215.2 INT8",
+        {"NVIDIA GeForce RTX 2080 Ti", "GeForce RTX 2080 Ti"}),
+    Row("RTX-2080-Super", "NVIDIA GeForce RTX 2080 SUPER", kNv, {0, 0, 11.2, 0, 0, 44.6, 0, 0, 178.4, 0, 496, 50, 32, 48},
+        "computed: 48 SMs x 1815 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 496 GB/s "
+        "from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 2080 SUPER", "GeForce RTX 2080 SUPER"}),
+    Row("RTX-2080", "NVIDIA GeForce RTX 2080", kNv, {0, 0, 10.1, 0, 0, 40.3, 0, 0, 161.1, 0, 448, 50, 32, 46},
+        "computed: 46 SMs x 1710 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 448 GB/s "
+        "from the same specifications (not re-read); the whitepaper's reference-board FP16 figure: 40.3",
+        {"NVIDIA GeForce RTX 2080", "GeForce RTX 2080"}),
+    Row("RTX-2070-Super", "NVIDIA GeForce RTX 2070 SUPER", kNv, {0, 0, 9.1, 0, 0, 36.2, 0, 0, 145, 0, 448, 50, 32, 40},
+        "computed: 40 SMs x 1770 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 448 GB/s "
+        "from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 2070 SUPER", "GeForce RTX 2070 SUPER"}),
+    Row("RTX-2070", "NVIDIA GeForce RTX 2070", kNv, {0, 0, 7.5, 0, 0, 29.9, 0, 0, 119.4, 0, 448, 0, 32, 36},
+        "computed: 36 SMs x 1620 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 448 GB/s "
+        "from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 2070", "GeForce RTX 2070"}),
+    Row("RTX-2060-Super", "NVIDIA GeForce RTX 2060 SUPER", kNv, {0, 0, 7.2, 0, 0, 28.7, 0, 0, 114.9, 0, 448, 0, 32, 34},
+        "computed: 34 SMs x 1650 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 448 GB/s "
+        "from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 2060 SUPER", "GeForce RTX 2060 SUPER"}),
+    Row("RTX-2060", "NVIDIA GeForce RTX 2060", kNv, {0, 0, 6.5, 0, 0, 25.8, 0, 0, 103.2, 0, 336, 0, 32, 30},
+        "computed: 30 SMs x 1680 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Turing GPU architecture whitepaper (Appendix A: GeForce RTX 2080 Ti 53.8 / RTX 2080 40.3 FP16 "
+        "Tensor TFLOPS with FP32 accumulate at the reference boost clock; 4 x that in INT8 TOPS); 336 GB/s "
+        "from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 2060", "GeForce RTX 2060"}),
     // --- Ampere
     Row("A10-24GB", "NVIDIA A10", kNv, {0, 0, 31.2, 0, 62.5, 125, 125, 0, 250, 0, 600, 0, 64, 72},
         "A10 datasheet (not re-read); fp64 not in the datasheet", {"NVIDIA A10"}),
@@ -83,13 +164,129 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
         {"NVIDIA A100 80GB PCIe"}),
     Row("RTX-3080", "NVIDIA GeForce RTX 3080", kNv, {0, 0, 29.8, 0, 29.8, 59.5, 59.5, 0, 238, 0, 760, 0, 64, 68},
         "NVIDIA Ampere GA102 whitepaper, Appendix A (fp16/bf16 with fp32 accumulate; not re-read)",
-        {"NVIDIA GeForce RTX 3080"}),
+        {"NVIDIA GeForce RTX 3080", "GeForce RTX 3080"}),
     Row("RTX-3090", "NVIDIA GeForce RTX 3090", kNv, {0, 0, 35.6, 0, 35.6, 71, 71, 0, 284, 0, 936, 112.5, 64, 82},
         "NVIDIA Ampere GA102 whitepaper, Appendix A (as in the reference peaks table) (fp16/bf16 with fp32 "
         "accumulate, as PyTorch's GEMMs run; 142 with fp16 accumulate; not re-read)",
-        {"NVIDIA GeForce RTX 3090"}),
+        {"NVIDIA GeForce RTX 3090", "GeForce RTX 3090"}),
     Row("RTX-3090-Ti", "NVIDIA GeForce RTX 3090 Ti", kNv, {0, 0, 40, 0, 40, 80, 80, 0, 320, 0, 1008, 112.5, 64, 84},
-        "NVIDIA GeForce RTX 3090 Ti specifications (not verified)", {"NVIDIA GeForce RTX 3090 Ti"}),
+        "NVIDIA GeForce RTX 3090 Ti specifications (not verified)", {"NVIDIA GeForce RTX 3090 Ti", "GeForce RTX 3090 Ti"}),
+    Row("A2-16GB", "NVIDIA A2", kNv, {0, 0, 4.5, 0, 9.1, 18.1, 18.1, 0, 36.2, 0, 200, 0, 64, 10},
+        "computed: 10 SMs x 1770 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 200 GB/s from the same specifications "
+        "(not re-read); datasheet: 4.5 FP32, 9 TF32, 18 FP16 dense (36 sparse)",
+        {"NVIDIA A2"}),
+    Row("A16-per-GPU", "NVIDIA A16 (one of its 4 GPUs)", kNv, {0, 0, 4.5, 0, 9, 18, 18, 0, 35.9, 0, 200, 0, 64, 10},
+        "computed: 10 SMs x 1755 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 200 GB/s from the same specifications "
+        "(not re-read); datasheet per board 4 x 4.5 FP32, 4 x 17.9 FP16 dense; CUDA shows each GPU of the "
+        "board as a device",
+        {"NVIDIA A16"}),
+    Row("A30-24GB", "NVIDIA A30", kNv, {0, 0, 10.3, 0, 82.6, 165.2, 165.2, 0, 330.3, 0, 933, 200, 64, 56},
+        "computed: 56 SMs x 1440 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA A100 Tensor Core GPU architecture whitepaper rates (GA100: 2048 dense FP16 FLOP/clk/SM, 1024 "
+        "TF32, 128 FP32); 933 GB/s from the same specifications (not re-read); datasheet: 10.3 FP32, 82 TF32, "
+        "165 FP16, 330 INT8 dense; FP64 5.2 / FP64 Tensor 10.3",
+        {"NVIDIA A30"}),
+    Row("A40-48GB", "NVIDIA A40", kNv, {0, 0, 37.4, 0, 74.8, 149.7, 149.7, 0, 299.3, 0, 696, 112.5, 64, 84},
+        "computed: 84 SMs x 1740 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 696 GB/s from the same specifications "
+        "(not re-read); datasheet: 37.4 FP32, 74.8 TF32, 149.7 FP16 dense",
+        {"NVIDIA A40"}),
+    Row("A800-80GB-SXM4", "NVIDIA A800 SXM4 80GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 2039, 400, 64, 108},
+        "A800 = A100 compute with NVLink cut to 400 GB/s (NVIDIA A800 product brief; A100 datasheet r4 "
+        "figures) (not re-read)",
+        {"NVIDIA A800-SXM4-80GB"}),
+    Row("A800-40GB-SXM4", "NVIDIA A800 SXM4 40GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 1555, 400, 64, 108},
+        "A800 = A100 compute with NVLink cut to 400 GB/s (NVIDIA A800 product brief; A100 datasheet r4 "
+        "figures) (not re-read)",
+        {"NVIDIA A800-SXM4-40GB"}),
+    Row("A800-80GB-PCIe", "NVIDIA A800 PCIe 80GB", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 1935, 400, 64, 108},
+        "A800 = A100 compute with NVLink cut to 400 GB/s (NVIDIA A800 product brief; A100 80GB PCIe figures) "
+        "(not re-read)",
+        {"NVIDIA A800 80GB PCIe"}),
+    Row("A800-40GB-Active", "NVIDIA A800 40GB Active", kNv, {9.7, 19.5, 19.5, 0, 156, 312, 312, 0, 624, 0, 1555, 400, 64, 108},
+        "NVIDIA A800 40GB Active datasheet: A100 compute (9.7 FP64, 19.5 FP32, 156 TF32, 312 FP16 dense), 1.5 "
+        "TB/s, NVLink 400 GB/s (not re-read)",
+        {"NVIDIA A800 40GB Active"}),
+    Row("RTX-A6000", "NVIDIA RTX A6000", kNv, {0, 0, 38.7, 0, 77.4, 154.8, 154.8, 0, 309.7, 0, 768, 112.5, 64, 84},
+        "computed: 84 SMs x 1800 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 768 GB/s from the same specifications "
+        "(not re-read); datasheet: 38.7 FP32, 309.7 Tensor TFLOPS with sparsity",
+        {"NVIDIA RTX A6000"}),
+    Row("RTX-A5500", "NVIDIA RTX A5500", kNv, {0, 0, 34.1, 0, 68.2, 136.4, 136.4, 0, 272.8, 0, 768, 112.5, 64, 80},
+        "computed: 80 SMs x 1665 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 768 GB/s from the same specifications "
+        "(not re-read); datasheet: 34.1 FP32",
+        {"NVIDIA RTX A5500"}),
+    Row("RTX-A5000", "NVIDIA RTX A5000", kNv, {0, 0, 27.8, 0, 55.5, 111.1, 111.1, 0, 222.2, 0, 768, 112.5, 64, 64},
+        "computed: 64 SMs x 1695 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 768 GB/s from the same specifications "
+        "(not re-read); datasheet: 27.8 FP32, 222.2 Tensor TFLOPS with sparsity",
+        {"NVIDIA RTX A5000"}),
+    Row("RTX-A4500", "NVIDIA RTX A4500", kNv, {0, 0, 23.7, 0, 47.3, 94.6, 94.6, 0, 189.2, 0, 640, 112.5, 64, 56},
+        "computed: 56 SMs x 1650 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 640 GB/s from the same specifications "
+        "(not re-read); datasheet: 23.7 FP32",
+        {"NVIDIA RTX A4500"}),
+    Row("RTX-A4000", "NVIDIA RTX A4000", kNv, {0, 0, 19.2, 0, 38.3, 76.7, 76.7, 0, 153.4, 0, 448, 0, 64, 48},
+        "computed: 48 SMs x 1560 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 448 GB/s from the same specifications "
+        "(not re-read); datasheet: 19.2 FP32, 153.4 Tensor TFLOPS with sparsity",
+        {"NVIDIA RTX A4000"}),
+    Row("RTX-A2000", "NVIDIA RTX A2000", kNv, {0, 0, 8, 0, 16, 31.9, 31.9, 0, 63.9, 0, 288, 0, 64, 26},
+        "computed: 26 SMs x 1200 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 whitepaper rates at full speed with FP32 accumulate, as the RTX A-series / A10 / "
+        "A40 datasheets give them (A10: 125 FP16, 62.5 TF32 dense); 288 GB/s from the same specifications "
+        "(not re-read); datasheet: 8.0 FP32, 63.9 Tensor TFLOPS with sparsity",
+        {"NVIDIA RTX A2000", "NVIDIA RTX A2000 12GB"}),
+    Row("RTX-3050", "NVIDIA GeForce RTX 3050", kNv, {0, 0, 9.1, 0, 9.1, 18.2, 18.2, 0, 72.8, 0, 224, 0, 64, 20},
+        "computed: 20 SMs x 1777 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 224 GB/s from the same specifications (not "
+        "re-read); the 8 GB desktop part",
+        {"NVIDIA GeForce RTX 3050", "GeForce RTX 3050"}),
+    Row("RTX-3060", "NVIDIA GeForce RTX 3060", kNv, {0, 0, 12.7, 0, 12.7, 25.5, 25.5, 0, 101.9, 0, 360, 0, 64, 28},
+        "computed: 28 SMs x 1777 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 360 GB/s from the same specifications (not "
+        "re-read); the 12 GB part",
+        {"NVIDIA GeForce RTX 3060", "GeForce RTX 3060"}),
+    Row("RTX-3060-Ti", "NVIDIA GeForce RTX 3060 Ti", kNv, {0, 0, 16.2, 0, 16.2, 32.4, 32.4, 0, 129.6, 0, 448, 0, 64, 38},
+        "computed: 38 SMs x 1665 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 448 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 3060 Ti", "GeForce RTX 3060 Ti"}),
+    Row("RTX-3070", "NVIDIA GeForce RTX 3070", kNv, {0, 0, 20.3, 0, 20.3, 40.6, 40.6, 0, 162.5, 0, 448, 0, 64, 46},
+        "computed: 46 SMs x 1725 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 448 GB/s from the same specifications (not "
+        "re-read); the GA102 whitepaper's Appendix A gives 40.6 FP16",
+        {"NVIDIA GeForce RTX 3070", "GeForce RTX 3070"}),
+    Row("RTX-3070-Ti", "NVIDIA GeForce RTX 3070 Ti", kNv, {0, 0, 21.7, 0, 21.7, 43.5, 43.5, 0, 174, 0, 608, 0, 64, 48},
+        "computed: 48 SMs x 1770 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 608 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 3070 Ti", "GeForce RTX 3070 Ti"}),
+    Row("RTX-3080-12GB", "NVIDIA GeForce RTX 3080 12GB", kNv, {0, 0, 30.6, 0, 30.6, 61.3, 61.3, 0, 245.1, 0, 912, 0, 64, 70},
+        "computed: 70 SMs x 1710 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 912 GB/s from the same specifications (not "
+        "re-read); CUDA names it \"NVIDIA GeForce RTX 3080\" like the 10 GB part: told apart by its 70 SMs",
+        {}),
+    Row("RTX-3080-Ti", "NVIDIA GeForce RTX 3080 Ti", kNv, {0, 0, 34.1, 0, 34.1, 68.2, 68.2, 0, 272.8, 0, 912, 0, 64, 80},
+        "computed: 80 SMs x 1665 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (Appendix A: RTX 3090 71 / RTX 3080 59.5 FP16 Tensor "
+        "TFLOPS with FP32 accumulate, TF32 half of that); 912 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 3080 Ti", "GeForce RTX 3080 Ti"}),
     // --- Ada
     Row("L4-24GB", "NVIDIA L4", kNv, {0, 0, 30.3, 0, 60, 121, 121, 242, 242, 0, 300, 0, 64, 58},
         "L4 datasheet (as in the reference peaks table) (verified: 30.3, 300; 121 and 60 not re-read); fp8/int8 "
@@ -105,6 +302,91 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
         "Ada Lovelace architecture whitepaper appendix (as in the reference peaks table) (verified: 165.2 with "
         "fp32 accumulate, 82.6, 1008); fp8 330.3 (fp32 accumulate) and int8 660.6 not re-read",
         {"NVIDIA GeForce RTX 4090"}),
+    Row("L40-48GB", "NVIDIA L40", kNv, {0, 0, 90.5, 0, 90.5, 181.05, 181.05, 362, 362, 0, 864, 0, 64, 142},
+        "L40 datasheet: 90.5 FP32; TF32 90.5, BF16/FP16 181.05, FP8/INT8 362 dense (twice that with "
+        "sparsity); 864 GB/s (not re-read). Half the L40S's tensor rate at the same SM count",
+        {"NVIDIA L40"}),
+    Row("L20-48GB", "NVIDIA L20", kNv, {0, 0, 59.8, 0, 59.8, 119.5, 119.5, 239, 239, 0, 864, 0, 64, 92},
+        "China-market part: 59.8 FP32, 119.5 FP16/BF16, 239 FP8 dense, 864 GB/s as published by resellers "
+        "(not verified against an NVIDIA datasheet)",
+        {"NVIDIA L20"}),
+    Row("RTX-6000-Ada", "NVIDIA RTX 6000 Ada Generation", kNv, {0, 0, 91.1, 0, 182.1, 364.2, 364.2, 728.5, 728.5, 0, 960, 0, 64, 142},
+        "computed: 142 SMs x 2505 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper rates at full speed with FP32 accumulate, as the RTX Ada / "
+        "L-series datasheets give them (L4: 121 FP16, 242 FP8 dense); 960 GB/s from the same specifications "
+        "(not re-read); datasheet: 91.1 FP32, 1,457 FP8 TFLOPS with sparsity",
+        {"NVIDIA RTX 6000 Ada Generation"}),
+    Row("RTX-5000-Ada", "NVIDIA RTX 5000 Ada Generation", kNv, {0, 0, 65.3, 0, 130.6, 261.1, 261.1, 522.2, 522.2, 0, 576, 0, 64, 100},
+        "computed: 100 SMs x 2550 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper rates at full speed with FP32 accumulate, as the RTX Ada / "
+        "L-series datasheets give them (L4: 121 FP16, 242 FP8 dense); 576 GB/s from the same specifications "
+        "(not re-read); datasheet: 65.3 FP32",
+        {"NVIDIA RTX 5000 Ada Generation"}),
+    Row("RTX-4500-Ada", "NVIDIA RTX 4500 Ada Generation", kNv, {0, 0, 39.6, 0, 79.3, 158.5, 158.5, 317, 317, 0, 432, 0, 64, 60},
+        "computed: 60 SMs x 2580 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper rates at full speed with FP32 accumulate, as the RTX Ada / "
+        "L-series datasheets give them (L4: 121 FP16, 242 FP8 dense); 432 GB/s from the same specifications "
+        "(not re-read); datasheet: 39.6 FP32",
+        {"NVIDIA RTX 4500 Ada Generation"}),
+    Row("RTX-4000-Ada", "NVIDIA RTX 4000 Ada Generation", kNv, {0, 0, 26.7, 0, 53.5, 106.9, 106.9, 213.8, 213.8, 0, 360, 0, 64, 48},
+        "computed: 48 SMs x 2175 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper rates at full speed with FP32 accumulate, as the RTX Ada / "
+        "L-series datasheets give them (L4: 121 FP16, 242 FP8 dense); 360 GB/s from the same specifications "
+        "(not re-read); datasheet: 26.7 FP32",
+        {"NVIDIA RTX 4000 Ada Generation"}),
+    Row("RTX-4000-SFF-Ada", "NVIDIA RTX 4000 SFF Ada Generation", kNv, {0, 0, 19.2, 0, 38.5, 76.9, 76.9, 153.8, 153.8, 0, 280, 0, 64, 48},
+        "computed: 48 SMs x 1565 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper rates at full speed with FP32 accumulate, as the RTX Ada / "
+        "L-series datasheets give them (L4: 121 FP16, 242 FP8 dense); 280 GB/s from the same specifications "
+        "(not re-read); datasheet: 19.2 FP32",
+        {"NVIDIA RTX 4000 SFF Ada Generation"}),
+    Row("RTX-2000-Ada", "NVIDIA RTX 2000 Ada Generation", kNv, {0, 0, 12, 0, 24, 48, 48, 96, 96, 0, 224, 0, 64, 22},
+        "computed: 22 SMs x 2130 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper rates at full speed with FP32 accumulate, as the RTX Ada / "
+        "L-series datasheets give them (L4: 121 FP16, 242 FP8 dense); 224 GB/s from the same specifications "
+        "(not re-read); datasheet: 12.0 FP32",
+        {"NVIDIA RTX 2000 Ada Generation"}),
+    Row("RTX-4060", "NVIDIA GeForce RTX 4060", kNv, {0, 0, 15.1, 0, 15.1, 30.2, 30.2, 60.5, 120.9, 0, 272, 0, 64, 24},
+        "computed: 24 SMs x 2460 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 272 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 4060", "GeForce RTX 4060"}),
+    Row("RTX-4060-Ti", "NVIDIA GeForce RTX 4060 Ti", kNv, {0, 0, 22.1, 0, 22.1, 44.1, 44.1, 88.3, 176.5, 0, 288, 0, 64, 34},
+        "computed: 34 SMs x 2535 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 288 GB/s from the same specifications (not re-read); 8 GB and 16 GB "
+        "parts alike",
+        {"NVIDIA GeForce RTX 4060 Ti", "GeForce RTX 4060 Ti"}),
+    Row("RTX-4070", "NVIDIA GeForce RTX 4070", kNv, {0, 0, 29.1, 0, 29.1, 58.3, 58.3, 116.6, 233.2, 0, 504, 0, 64, 46},
+        "computed: 46 SMs x 2475 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 504 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 4070", "GeForce RTX 4070"}),
+    Row("RTX-4070-Super", "NVIDIA GeForce RTX 4070 SUPER", kNv, {0, 0, 35.5, 0, 35.5, 71, 71, 141.9, 283.9, 0, 504, 0, 64, 56},
+        "computed: 56 SMs x 2475 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 504 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 4070 SUPER", "GeForce RTX 4070 SUPER"}),
+    Row("RTX-4070-Ti", "NVIDIA GeForce RTX 4070 Ti", kNv, {0, 0, 40.1, 0, 40.1, 80.2, 80.2, 160.4, 320.7, 0, 504, 0, 64, 60},
+        "computed: 60 SMs x 2610 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 504 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 4070 Ti", "GeForce RTX 4070 Ti"}),
+    Row("RTX-4070-Ti-Super", "NVIDIA GeForce RTX 4070 Ti SUPER", kNv, {0, 0, 44.1, 0, 44.1, 88.2, 88.2, 176.4, 352.8, 0, 672, 0, 64, 66},
+        "computed: 66 SMs x 2610 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 672 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 4070 Ti SUPER", "GeForce RTX 4070 Ti SUPER"}),
+    Row("RTX-4080-Super", "NVIDIA GeForce RTX 4080 SUPER", kNv, {0, 0, 52.2, 0, 52.2, 104.4, 104.4, 208.9, 417.8, 0, 736, 0, 64, 80},
+        "computed: 80 SMs x 2550 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 736 GB/s from the same specifications (not re-read)",
+        {"NVIDIA GeForce RTX 4080 SUPER", "GeForce RTX 4080 SUPER"}),
+    Row("RTX-4090-D", "NVIDIA GeForce RTX 4090 D", kNv, {0, 0, 73.5, 0, 73.5, 147.1, 147.1, 294.2, 588.3, 0, 1008, 0, 64, 114},
+        "computed: 114 SMs x 2520 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA Ada GPU architecture whitepaper (Appendix: RTX 4090 165.2 FP16 / 330.3 FP8 Tensor TFLOPS with "
+        "FP32 accumulate, 82.6 TF32); 1008 GB/s from the same specifications (not re-read); China-market part",
+        {"NVIDIA GeForce RTX 4090 D", "GeForce RTX 4090 D"}),
     // --- Hopper
     Row("H100-SXM5-80GB", "NVIDIA H100 SXM5 80GB", kNv, {34, 67, 66.9, 0, 494.7, 989.4, 989.4, 1978.9, 1978.9, 0, 3350, 900, 128, 132},
         "H100 datasheet (as in the reference peaks table) (verified: 989.4, 494.7, 66.9, 3350; 1,979 is with "
@@ -127,6 +409,16 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
         "132 SMs as the shared DeepSeek trace reports", {"NVIDIA H800"}),
     Row("H20-96GB", "NVIDIA H20", kNv, {1, 1, 44, 0, 74, 148, 148, 296, 296, 0, 4000, 900, 128, 0},
         "H20 specification as published by resellers (not verified against an NVIDIA datasheet)", {"NVIDIA H20"}),
+    Row("H800-PCIe-80GB", "NVIDIA H800 PCIe", kNv, {0.8, 0.8, 51, 0, 378, 756, 756, 1513, 1513, 0, 2000, 400, 128, 114},
+        "H800 PCIe product brief: H100 PCIe compute with fp64 cut and NVLink to 400 GB/s (not verified)",
+        {"NVIDIA H800 PCIe"}),
+    Row("GH200-96GB", "NVIDIA GH200 Grace Hopper (96 GB HBM3)", kNv, {34, 67, 67, 0, 494.7, 989.4, 989.4, 1978.9, 1978.9, 0, 4000, 900, 128, 132},
+        "GH200 datasheet: H100 SXM5 compute (989 BF16, 1,979 FP8 dense), 96 GB HBM3 at 4 TB/s, NVLink-C2C 900 "
+        "GB/s (not re-read)",
+        {"NVIDIA GH200 480GB"}),
+    Row("GH200-144GB", "NVIDIA GH200 Grace Hopper (144 GB HBM3e)", kNv, {34, 67, 67, 0, 494.7, 989.4, 989.4, 1978.9, 1978.9, 0, 4900, 900, 128, 132},
+        "GH200 datasheet: H100 SXM5 compute, 144 GB HBM3e at 4.9 TB/s (not re-read)",
+        {"NVIDIA GH200 144G HBM3e"}),
     // --- Blackwell
     Row("B200", "NVIDIA B200 (HGX, 1000 W)", kNv, {40, 40, 80, 0, 1100, 2250, 2250, 4500, 4500, 9000, 8000, 1800, 0, 0},
         "glennklockwood.com/garden/processors/B200, HGX B200 at 1000 W from NVIDIA's Blackwell datasheet "
@@ -143,6 +435,74 @@ const std::vector<GpuPeak>& BuiltinGpuPeaks() {
         "GB300 NVL72: BF16 2,500 = 360 PF sparse / 72 / 2 and FP4 15,000 dense per NVIDIA (prime-rl#3168); FP8 "
         "5,000 = 360 PF / 72 (glennklockwood.com/garden/processors/B300); fp64/fp32/int8 not verified",
         {"NVIDIA GB300"}),
+    Row("B100", "NVIDIA B100 (HGX, 700 W)", kNv, {30, 30, 60, 0, 875, 1750, 1750, 3500, 3500, 7000, 8000, 1800, 128, 0},
+        "NVIDIA Blackwell datasheet, HGX B100 per GPU: 3.5 PF FP16 and 7 PF FP8 with sparsity, halved here "
+        "(not verified)",
+        {"NVIDIA B100"}),
+    Row("RTX-PRO-6000-Blackwell", "NVIDIA RTX PRO 6000 Blackwell", kNv, {0, 0, 126, 0, 251.9, 503.8, 503.8, 1007.6, 1007.6, 2015.2, 1792, 0, 128, 188},
+        "computed: 188 SMs x 2617 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper rates, with FP32 accumulate at full speed as on the "
+        "earlier RTX professional parts (assumed, not verified; RTX PRO 'AI TOPS' = sparse FP4 = 8192 "
+        "OP/clk/SM); 1792 GB/s from the same specifications (not re-read); datasheet: 4,000 AI TOPS (sparse "
+        "FP4) = 188 x 2617 MHz x 8192; the 300 W Max-Q edition clocks lower and is not in the table",
+        {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "NVIDIA RTX PRO 6000 Blackwell Server Edition"}),
+    Row("RTX-PRO-5000-Blackwell", "NVIDIA RTX PRO 5000 Blackwell", kNv, {0, 0, 64.5, 0, 129, 257.9, 257.9, 515.9, 515.9, 1031.8, 1344, 0, 128, 110},
+        "computed: 110 SMs x 2290 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper rates, with FP32 accumulate at full speed as on the "
+        "earlier RTX professional parts (assumed, not verified; RTX PRO 'AI TOPS' = sparse FP4 = 8192 "
+        "OP/clk/SM); 1344 GB/s from the same specifications (not re-read); clock from the datasheet's 2,064 "
+        "AI TOPS (sparse FP4) / (110 SMs x 8192) (not verified)",
+        {"NVIDIA RTX PRO 5000 Blackwell"}),
+    Row("RTX-PRO-4500-Blackwell", "NVIDIA RTX PRO 4500 Blackwell", kNv, {0, 0, 52.7, 0, 105.4, 210.8, 210.8, 421.5, 421.5, 843, 896, 0, 128, 82},
+        "computed: 82 SMs x 2510 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper rates, with FP32 accumulate at full speed as on the "
+        "earlier RTX professional parts (assumed, not verified; RTX PRO 'AI TOPS' = sparse FP4 = 8192 "
+        "OP/clk/SM); 896 GB/s from the same specifications (not re-read); clock from the datasheet's 1,687 AI "
+        "TOPS (sparse FP4) / (82 SMs x 8192) (not verified)",
+        {"NVIDIA RTX PRO 4500 Blackwell"}),
+    Row("RTX-PRO-4000-Blackwell", "NVIDIA RTX PRO 4000 Blackwell", kNv, {0, 0, 38.9, 0, 77.8, 155.5, 155.5, 311.1, 311.1, 622.2, 672, 0, 128, 70},
+        "computed: 70 SMs x 2170 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper rates, with FP32 accumulate at full speed as on the "
+        "earlier RTX professional parts (assumed, not verified; RTX PRO 'AI TOPS' = sparse FP4 = 8192 "
+        "OP/clk/SM); 672 GB/s from the same specifications (not re-read); clock from the datasheet's 1,247 AI "
+        "TOPS (sparse FP4) / (70 SMs x 8192) (not verified)",
+        {"NVIDIA RTX PRO 4000 Blackwell"}),
+    Row("RTX-5090", "NVIDIA GeForce RTX 5090", kNv, {0, 0, 104.8, 0, 104.8, 209.5, 209.5, 419, 838, 1676, 1792, 0, 128, 170},
+        "computed: 170 SMs x 2407 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090: 209.5 FP16 Tensor TFLOPS with FP32 "
+        "accumulate; FP4 at 4 x that = 'AI TOPS' / 2 without sparsity); 1792 GB/s from the same "
+        "specifications (not re-read); 3,352 AI TOPS = 2 x the FP4 dense figure",
+        {"NVIDIA GeForce RTX 5090", "GeForce RTX 5090"}),
+    Row("RTX-5080", "NVIDIA GeForce RTX 5080", kNv, {0, 0, 56.3, 0, 56.3, 112.6, 112.6, 225.1, 450.2, 900.4, 960, 0, 128, 84},
+        "computed: 84 SMs x 2617 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090: 209.5 FP16 Tensor TFLOPS with FP32 "
+        "accumulate; FP4 at 4 x that = 'AI TOPS' / 2 without sparsity); 960 GB/s from the same specifications "
+        "(not re-read); 1,801 AI TOPS = 2 x the FP4 dense figure",
+        {"NVIDIA GeForce RTX 5080", "GeForce RTX 5080"}),
+    Row("RTX-5070-Ti", "NVIDIA GeForce RTX 5070 Ti", kNv, {0, 0, 43.9, 0, 43.9, 87.9, 87.9, 175.8, 351.5, 703, 896, 0, 128, 70},
+        "computed: 70 SMs x 2452 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090: 209.5 FP16 Tensor TFLOPS with FP32 "
+        "accumulate; FP4 at 4 x that = 'AI TOPS' / 2 without sparsity); 896 GB/s from the same specifications "
+        "(not re-read); 1,406 AI TOPS = 2 x the FP4 dense figure",
+        {"NVIDIA GeForce RTX 5070 Ti", "GeForce RTX 5070 Ti"}),
+    Row("RTX-5070", "NVIDIA GeForce RTX 5070", kNv, {0, 0, 30.9, 0, 30.9, 61.7, 61.7, 123.5, 246.9, 493.9, 672, 0, 128, 48},
+        "computed: 48 SMs x 2512 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090: 209.5 FP16 Tensor TFLOPS with FP32 "
+        "accumulate; FP4 at 4 x that = 'AI TOPS' / 2 without sparsity); 672 GB/s from the same specifications "
+        "(not re-read); 988 AI TOPS = 2 x the FP4 dense figure",
+        {"NVIDIA GeForce RTX 5070", "GeForce RTX 5070"}),
+    Row("RTX-5060-Ti", "NVIDIA GeForce RTX 5060 Ti", kNv, {0, 0, 23.7, 0, 23.7, 47.4, 47.4, 94.8, 189.6, 379.3, 448, 0, 128, 36},
+        "computed: 36 SMs x 2572 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090: 209.5 FP16 Tensor TFLOPS with FP32 "
+        "accumulate; FP4 at 4 x that = 'AI TOPS' / 2 without sparsity); 448 GB/s from the same specifications "
+        "(not re-read); 759 AI TOPS = 2 x the FP4 dense figure",
+        {"NVIDIA GeForce RTX 5060 Ti", "GeForce RTX 5060 Ti"}),
+    Row("RTX-5060", "NVIDIA GeForce RTX 5060", kNv, {0, 0, 19.2, 0, 19.2, 38.4, 38.4, 76.7, 153.4, 306.8, 448, 0, 128, 30},
+        "computed: 30 SMs x 2497 MHz boost (NVIDIA product specifications) x the per-SM dense rates of the "
+        "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090: 209.5 FP16 Tensor TFLOPS with FP32 "
+        "accumulate; FP4 at 4 x that = 'AI TOPS' / 2 without sparsity); 448 GB/s from the same specifications "
+        "(not re-read); 614 AI TOPS = 2 x the FP4 dense figure",
+        {"NVIDIA GeForce RTX 5060", "GeForce RTX 5060"}),
     // --- AMD CDNA (ROCm shows each MI250/MI250X GCD as its own device: rows are per GCD)
     Row("MI210", "AMD Instinct MI210", kAmd, {22.6, 45.3, 22.6, 45.3, 0, 181, 181, 0, 181, 0, 1638.4, 300, 64, 104},
         "AMD Instinct MI210 datasheet (not re-read); 104 CUs as the shared TraceLens MI210 trace reports",

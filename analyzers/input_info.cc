@@ -18,16 +18,19 @@ std::vector<GpuPeak> PeakTable(const AnalysisOptions& options) {
   return BuiltinGpuPeaks();
 }
 
-std::optional<GpuPeak> PeakOf(const Device& d, const AnalysisOptions& options, const std::vector<GpuPeak>& table) {
-  GpuQuery q;
-  // --gpu names the row for every device; otherwise the device's own name, SM count and memory.
-  q.name = options.gpu_override.empty() ? std::string_view(d.name) : std::string_view(options.gpu_override);
-  if (options.gpu_override.empty()) {
-    q.sm_count = d.sm_count;
-    q.memory_bytes = d.total_memory_bytes;
+DeviceInfo DescribeDevice(const Device& d, const AnalysisOptions& options, const std::vector<GpuPeak>& table) {
+  DeviceInfo info{d, std::nullopt, ""};
+  // --gpu names the row for every device; otherwise the device's own name, SM count, memory and
+  // (no name) the architecture its kernel names prove.
+  GpuQuery q = QueryFor(d);
+  if (!options.gpu_override.empty()) {
+    q = GpuQuery{};
+    q.name = options.gpu_override;
   }
-  if (const GpuPeak* p = MatchGpu(q, table).peak) return *p;
-  return std::nullopt;
+  const GpuMatch m = MatchGpu(q, table);
+  if (m.peak != nullptr) info.peak = *m.peak;
+  info.peak_match = options.gpu_override.empty() ? m.reason : "--gpu " + options.gpu_override;
+  return info;
 }
 
 }  // namespace
@@ -59,7 +62,7 @@ InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options) {
   const std::vector<GpuPeak> table = PeakTable(options);
   for (const Device& d : t.devices) {
     if (!used.empty() && used.count(d.id) == 0) continue;
-    in.devices.push_back({d, PeakOf(d, options, table)});
+    in.devices.push_back(DescribeDevice(d, options, table));
   }
   return in;
 }

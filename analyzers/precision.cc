@@ -198,8 +198,10 @@ std::vector<OpKernel> OpKernelList(const Trace& trace, const OpGroup& g, ClassCa
 }
 
 // Op-level precision (see docs/classifier.md "Op-level precision").
+// `by_eligible_op` (indexed like trace.kernels) is set for the window kernels that bottom-most
+// eligible ops launched.
 OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const OpTree& tree, const WindowSet& window, ClassCache& cache,
-                                TimeNs window_kernel_ns) {
+                                TimeNs window_kernel_ns, std::vector<uint8_t>& by_eligible_op) {
   OpLevelPrecision out;
   const size_t n_ops = trace.cpu_ops.size();
   if (n_ops == 0) {
@@ -294,6 +296,7 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const OpTree& tree, const Wi
     if (!window.Contains(k.start_ns)) continue;
     const int32_t op = kernel_op(ki);
     if (op < 0 || !bottom_most_eligible(op)) continue;
+    by_eligible_op[ki] = 1;
     const KernelClass& kc = cache.Get(k.name);
     TimeNs d = std::max<TimeNs>(0, k.duration_ns());
     if (group_of[op] < 0) {
@@ -402,6 +405,34 @@ OpLevelPrecision AnalyzeOpLevel(const Trace& trace, const OpTree& tree, const Wi
   return out;
 }
 
+// The one definition of Tensor-Core-eligible work (precision_result.h, EligibleWork).
+EligibleWork EligibleWorkOf(const Trace& trace, const WindowSet& window, ClassCache& cache,
+                            const std::vector<uint8_t>& by_eligible_op, bool ops_known, TimeNs window_kernel_ns) {
+  EligibleWork out;
+  std::array<TimeNs, static_cast<size_t>(Precision::kCount)> by_prec{};
+  TimeNs ns = 0, tc_ns = 0;
+  for (size_t ki = 0; ki < trace.kernels.size(); ++ki) {
+    const KernelEvent& k = trace.kernels[ki];
+    if (!window.Contains(k.start_ns)) continue;
+    const KernelClass& c = cache.Get(k.name);
+    const bool matmul = c.category == KernelCategory::kGemm || c.category == KernelCategory::kConv ||
+                        c.category == KernelCategory::kAttention;
+    if (!matmul && !by_eligible_op[ki]) continue;
+    const TimeNs d = std::max<TimeNs>(0, k.duration_ns());
+    SatAccumulate(ns, d);
+    SatAccumulate(by_prec[static_cast<size_t>(c.precision)], d);
+    if (c.tensor_core == TensorCoreUse::kYes) SatAccumulate(tc_ns, d);
+  }
+  out.time_us = NsToUsRounded3(ns);
+  out.pct_of_kernel_time = PctOpt(ns, window_kernel_ns);
+  out.tensor_core_time_us = NsToUsRounded3(tc_ns);
+  for (size_t p = 0; p < by_prec.size(); ++p)
+    if (by_prec[p] > 0) out.time_by_precision_us.emplace_back(static_cast<Precision>(p), NsToUsRounded3(by_prec[p]));
+  out.basis = ops_known ? "GEMM/conv/attention kernels and the other kernels of bottom-most Tensor-Core-eligible ops"
+                        : "GEMM/conv/attention kernels (no cpu_op events: eligible ops unknown)";
+  return out;
+}
+
 }  // namespace
 
 std::vector<KernelSummary> SummarizeKernels(const Trace& trace, const StepAnalysis& steps) {
@@ -483,7 +514,8 @@ void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, const
       TopShares(summaries, total_ns, [](const KernelClass& c) { return c.tensor_core == TensorCoreUse::kUnknown; });
   if (rocm_ns > 0) {
     tcr.rocm_kernel_time_pct = PctOpt(rocm_ns, total_ns);
-    tcr.rocm_note = "ROCm kernels: AMD matrix-core use is not NVIDIA Tensor Core use and is counted as unknown";
+    tcr.rocm_note = "ROCm kernels: AMD matrix cores (MFMA: Tensile MI<M>x<N>x<K>, MIOpen xdlops, CK xdl) count as the "
+                    "Tensor Core equivalent; other ROCm GEMM/conv kernels whose matrix-core use the name does not tell are unknown";
   }
   // Measured Tensor Core activity (PM sampling: "tensor_active_pct" and the other names
   // trace/classify's counter roles give the tensor pipe), when the trace has it.
@@ -555,7 +587,9 @@ void AnalyzePrecision(const Trace& trace, const KernelClassTable& classes, const
   casts.fused_count = fused_cast_count;
   casts.fused_time_us = NsToUsRounded3(fused_cast_ns);
 
-  pr.op_level = AnalyzeOpLevel(trace, tree, window, cache, total_ns);
+  std::vector<uint8_t> by_eligible_op(trace.kernels.size(), 0);
+  pr.op_level = AnalyzeOpLevel(trace, tree, window, cache, total_ns, by_eligible_op);
+  pr.eligible = EligibleWorkOf(trace, window, cache, by_eligible_op, pr.op_level.available, total_ns);
   ra.precision = std::move(pr);
   ra.top_kernels = std::move(summaries);
 }

@@ -86,6 +86,20 @@ struct OpLevelPrecision {
   std::vector<OpPrecision> fp32_ops_top;  // full-precision groups (kernels: top 3)
 };
 
+// Tensor-Core-eligible work, defined once: the AMP finding, the Tensor Core checklist item and
+// their texts all read it. The kernels of matmul class (GEMM, convolution, attention) plus the
+// other kernels that bottom-most Tensor-Core-eligible ops launch (when the trace has cpu_ops), in
+// the analysed window. Its share is of ALL kernel time in the window (op_level's
+// eligible_kernel_time_pct is the TensorBoard plugin's share of op-attributed kernel time, which
+// leaves out kernels no op launched); what it runs in now is its kernels' own precision.
+struct EligibleWork {
+  double time_us = 0;
+  std::optional<double> pct_of_kernel_time;  // time / all kernel time in the window
+  double tensor_core_time_us = 0;            // of it, in Tensor Core kernels
+  std::vector<std::pair<Precision, double>> time_by_precision_us;  // non-zero only, by Precision order
+  const char* basis = "";                    // which kernels were counted
+};
+
 struct PrecisionResult {
   bool computed = false;  // false: not analysed (the report writes {})
   double kernel_time_us = 0;
@@ -100,6 +114,7 @@ struct PrecisionResult {
   Tf32Result tf32;
   CastResult casts;
   OpLevelPrecision op_level;
+  EligibleWork eligible;
 };
 
 }  // namespace ampscope

@@ -235,7 +235,7 @@ std::string HumanKey(std::string_view key) {
       {"tensor_core_kernel_time_pct", "Tensor Core kernel time"},
       {"memory_bound_kernel_time_pct", "Memory-bound kernel time"},
       {"kernels_under_10us_pct", "Kernels under 10 µs"},
-      {"alloc_calls_per_step_after_warmup", "cudaMalloc/cudaFree calls per step after warm-up"},
+      {"alloc_calls_per_step_after_warmup", "allocator calls (cudaMalloc/cudaFree, hipMalloc/hipFree) per step after warm-up"},
       {"gpu_busy_pct", "GPU busy"},
       {"fp32_simt_gemm_share_pct", "FP32 SIMT GEMM share"},
       {"est_achieved_occupancy_pct", "Estimated achieved occupancy"},

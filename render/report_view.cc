@@ -44,11 +44,20 @@ std::string DevicesSummary(const json& report) {
   std::vector<std::pair<std::string, int>> groups;  // label -> count, in order of appearance
   for (const json& d : devices) {
     std::string label = String(d, "/name");
-    if (label.empty()) label = "unknown GPU (no deviceProperties in the trace)";
     // An AMD device's "compute capability" in a trace is its gfx generation, not NVIDIA's cc.
     const bool amd = String(d, "/vendor") == "amd";
     std::string cc = String(d, "/compute_capability");
-    if (!cc.empty() && !amd) label += " (cc " + cc + ")";
+    const std::string basis = String(d, "/compute_capability_basis");
+    const bool inferred = !basis.empty() && basis != "device_properties";
+    if (label.empty() && inferred && !cc.empty()) {
+      // No deviceProperties: the architecture its kernel names prove, and the peaks assumed for it.
+      label = "NVIDIA GPU of compute capability >= " + cc + " (inferred from kernel names";
+      const std::string assumed = String(d, "/peak/matched");
+      label += assumed.empty() ? ")" : "; " + assumed + " peaks assumed)";
+    } else {
+      if (label.empty()) label = "unknown GPU (no deviceProperties in the trace)";
+      if (!cc.empty() && !amd) label += " (cc " + cc + ")";
+    }
     if (amd) label += " [AMD]";
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
     if (it == groups.end()) {

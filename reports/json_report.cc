@@ -368,6 +368,9 @@ json DeviceJson(const DeviceInfo& info) {
                // AMD traces carry the gfx generation there, not an NVIDIA compute capability.
                d.cc_major >= 0 && d.vendor != GpuVendor::kAmd ? json(std::to_string(d.cc_major) + "." + std::to_string(std::max(0, d.cc_minor)))
                                : json(nullptr)},
+              {"compute_capability_basis", d.cc_major < 0 || d.vendor == GpuVendor::kAmd ? json(nullptr)
+                                           : d.arch_basis.empty() ? json("device_properties")
+                                                                  : json(d.arch_basis)},
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
@@ -379,6 +382,7 @@ json DeviceJson(const DeviceInfo& info) {
             {"hbm_gbs", p->hbm_gbs},
             {"matched", p->id}};
   }
+  peak["match"] = info.peak_match.empty() ? json(nullptr) : json(info.peak_match);
   dev["peak"] = std::move(peak);
   return dev;
 }

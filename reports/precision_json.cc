@@ -59,6 +59,16 @@ json OpLevelJson(const OpLevelPrecision& o) {
           {"fp32_ops_top", fp32}};
 }
 
+json EligibleJson(const EligibleWork& e) {
+  json by_prec = json::object();
+  for (const auto& [p, us] : e.time_by_precision_us) by_prec[PrecisionName(p)] = us;
+  return {{"time_us", e.time_us},
+          {"pct_of_kernel_time", Opt(e.pct_of_kernel_time)},
+          {"tensor_core_time_us", e.tensor_core_time_us},
+          {"time_by_precision_us", by_prec},
+          {"basis", e.basis}};
+}
+
 }  // namespace
 
 json KernelSharesJson(const std::vector<KernelShare>& v) {
@@ -109,7 +119,8 @@ json PrecisionJson(const PrecisionResult& p) {
             {"fp32", KernelSharesJson(p.top_fp32)}}},
           {"tf32", tf32},
           {"casts", casts},
-          {"op_level", OpLevelJson(p.op_level)}};
+          {"op_level", OpLevelJson(p.op_level)},
+          {"eligible", EligibleJson(p.eligible)}};
 }
 
 }  // namespace ampscope

@@ -406,10 +406,13 @@ template <class A> void SummaryFields(A& a, OpLevelPrecision& t) {
   F(eligible_pct_of_all_kernel_time); F(unattributed_kernel_time_us); F(lowp_share_pct); F(fp32_share_pct);
   F(unknown_dtype_pct); F(eligible_time_by_dtype_us); F(ops); F(fp32_ops_top);
 }
+template <class A> void SummaryFields(A& a, EligibleWork& t) {
+  F(time_us); F(pct_of_kernel_time); F(tensor_core_time_us); F(time_by_precision_us); F(basis);
+}
 template <class A> void SummaryFields(A& a, PrecisionResult& t) {
   F(computed); F(kernel_time_us); F(kernel_count); F(kernel_time_by_category_pct); F(kernel_time_by_precision_pct);
   F(gemm_conv_time_us); F(fp32_simt_gemm_time_us); F(fp32_simt_gemm_pct_of_gemm); F(fp32_simt_top); F(top_fp16);
-  F(top_bf16); F(top_tf32); F(top_fp32); F(tf32); F(casts); F(op_level);
+  F(top_bf16); F(top_tf32); F(top_fp32); F(tf32); F(casts); F(op_level); F(eligible);
 }
 template <class A> void SummaryFields(A& a, Headline& t) { F(name); F(value); F(unit); F(source); }
 template <class A> void SummaryFields(A& a, KernelTime& t) { F(name); F(count); F(time_us); }
@@ -432,9 +435,9 @@ template <class A> void SummaryFields(A& a, GpuPeak& t) {
 }
 template <class A> void SummaryFields(A& a, Device& t) {
   F(id); F(name); F(vendor); F(cc_major); F(cc_minor); F(sm_count); F(total_memory_bytes); F(max_threads_per_sm);
-  F(regs_per_sm); F(shared_mem_per_sm);
+  F(regs_per_sm); F(shared_mem_per_sm); F(arch_basis);
 }
-template <class A> void SummaryFields(A& a, DeviceInfo& t) { F(device); F(peak); }
+template <class A> void SummaryFields(A& a, DeviceInfo& t) { F(device); F(peak); F(peak_match); }
 template <class A> void SummaryFields(A& a, DiagnosticEntry& t) { F(severity); F(count); F(first_offset); F(first_message); }
 template <class A> void SummaryFields(A& a, InputInfo& t) {
   F(path); F(format); F(events); F(bytes); F(file_bytes); F(trace_rank); F(world_size); F(host); F(driver_version);

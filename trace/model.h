@@ -236,6 +236,10 @@ struct Device {
   int32_t max_threads_per_sm = -1;
   int32_t regs_per_sm = -1;
   int64_t shared_mem_per_sm = -1;
+  // How cc_major/cc_minor are known: empty when the trace's device properties give them, else
+  // how they were inferred (no deviceProperties: the lowest architecture the kernel names prove,
+  // trace/classify/kernel_arch.h), e.g. "inferred from kernel names: compute capability >= 8.0 ...".
+  std::string arch_basis;
 };
 
 // Names from 'M' metadata events (process_name, thread_name, process_labels).

@@ -2,6 +2,7 @@
 // Thresholds and estimates: diagnosis.h and docs/findings.md.
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,10 +22,55 @@ bool HasTf32(const Facts& in) {
   return in.run.cc_major >= 8;
 }
 
+// What TF32 advice fits the run: only a library whose fp32-input GEMMs/convs never use TF32
+// (precision.cc's allow_tf32 "off") gets its switch named; where TF32 kernels already run ("on",
+// "mixed": a TF32 kernel proves the switch is on) nothing is said. "" when nothing applies.
+std::string Tf32Advice(const Facts& in) {
+  if (!HasTf32(in) || in.gpu.amd) return "";
+  const Tf32Result& t = in.ra.precision.tf32;
+  const bool matmul_off = std::string_view(t.allow_tf32_matmul) == "off";
+  const bool cudnn_off = std::string_view(t.allow_tf32_cudnn) == "off";
+  const bool matmul_on = std::string_view(t.allow_tf32_matmul) == "on" || std::string_view(t.allow_tf32_matmul) == "mixed";
+  const bool cudnn_on = std::string_view(t.allow_tf32_cudnn) == "on" || std::string_view(t.allow_tf32_cudnn) == "mixed";
+  const bool unknown = std::string_view(t.allow_tf32_matmul) == "unknown" && std::string_view(t.allow_tf32_cudnn) == "unknown";
+  if (unknown && !t.used)
+    return "; at least allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True)";
+  if (matmul_off && cudnn_off)
+    return "; at least allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True)";
+  if (matmul_off)
+    return std::string("; its fp32 GEMMs do not use TF32") + (cudnn_on ? " although its convolutions do" : "") +
+           ": torch.backends.cuda.matmul.allow_tf32 = True (or torch.set_float32_matmul_precision('high'))";
+  if (cudnn_off)
+    return std::string("; its fp32 convolutions do not use TF32") + (matmul_on ? " although its GEMMs do" : "") +
+           ": torch.backends.cudnn.allow_tf32 = True";
+  return "";
+}
+
+// "tf32 54%, fp32 46%": what the eligible work runs in now, by share of its time.
+std::string PrecisionMix(const EligibleWork& e) {
+  std::vector<std::pair<double, Precision>> v;
+  for (const auto& [p, us] : e.time_by_precision_us) v.emplace_back(us, p);
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (const auto& [us, p] : v) {
+    if (e.time_us <= 0) break;
+    const double pct = 100.0 * us / e.time_us;
+    if (pct < 0.5) continue;  // what rounds to 0% says nothing
+    s += fmt::format("{}{} {:.0f}%", s.empty() ? "" : ", ", PrecisionName(p), pct);
+  }
+  return s;
+}
+
+// The item's status for a Tensor Core share.
+CheckStatus TcStatus(double pct) {
+  return pct >= kTensorCorePassPct ? CheckStatus::kPass : pct >= kTensorCoreFailPct ? CheckStatus::kWarn : CheckStatus::kFail;
+}
+
 void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   ChecklistItem& item = out.Item("tensor_core_utilization");
-  item.threshold = fmt::format(">= {:.0f}% of kernel time on Tensor Cores", kTensorCorePassPct);
-  item.source = "[proj] checklist; Tensor Core kernels by name (trace/kernel_classifier), [kineto] tc_ratio";
+  item.threshold = fmt::format(">= {:.0f}% of kernel time on {}", kTensorCorePassPct, in.MatrixUnits());
+  item.source = in.gpu.amd ? "[proj] checklist; matrix-core (MFMA) kernels by name (trace/kernel_classifier), [kineto] tc_ratio"
+                           : "[proj] checklist; Tensor Core kernels by name (trace/kernel_classifier), [kineto] tc_ratio";
   o.tc_pct = in.TcKernelPct();
   if (in.kernel_total_ns == 0) {
     item.status = CheckStatus::kUnknown;
@@ -32,15 +78,12 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
     item.how_to_know = "profile with CUDA activities enabled (torch.profiler activities=[CPU, CUDA]) or record with ampscope record";
     return;
   }
-  if (in.gpu.amd || (in.rocm_ns > in.kernel_total_ns / 2)) {
-    item.status = CheckStatus::kUnknown;
-    item.evidence = "an AMD (ROCm) trace: kernel names do not tell NVIDIA Tensor Core use";
-    item.how_to_know = "analyse a trace from an NVIDIA GPU";
-    return;
-  }
-  const int cc = in.gpu.info ? in.gpu.info->cc_major : -1;
-  item.value = Round(o.tc_pct);
+  const int cc = in.gpu.info && !in.gpu.amd ? in.gpu.info->cc_major : -1;
   const std::optional<double> active = in.ra.tensor_cores.active_pct;
+  // Kernels whose Tensor Core use the name cannot tell (Triton, some ROCm libraries): when the
+  // share could fall on either side of a threshold, the status is unknown and no share is shown.
+  const double unknown_pct = active ? 0.0 : in.ra.tensor_cores.unknown_tc_kernel_time_pct.value_or(0.0);
+  o.tc_known = active.has_value() || TcStatus(o.tc_pct) == TcStatus(o.tc_pct + unknown_pct);
   // Matmul-class work (GEMM, conv, attention) by precision. AMP is in use when some of it runs
   // in fp16/bf16 (or fp8/int8); what is left in fp32/tf32 is what AMP would speed up.
   std::string basis;
@@ -48,7 +91,6 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   const double tf32_ratio = in.gpu.peak != nullptr && in.gpu.peak->tf32_tflops > 0 ? in.gpu.peak->tf32_tflops / in.gpu.peak->fp16_tflops : 0.5;
   TimeNs matmul = 0, lowp_matmul = 0;
   double full_matmul_saving = 0;  // ns AMP would save on the fp32/tf32 matmul kernels
-  TimeNs full_matmul = 0;
   for (size_t i = 0; i < in.t.kernels.size(); ++i) {
     if (!in.InWindow(i) || !IsMatmulClass(in.cls(i).category)) continue;
     const TimeNs d = in.t.kernels[i].duration_ns();
@@ -58,66 +100,70 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
       lowp_matmul = SaturatingAdd(lowp_matmul, d);
       continue;
     }
-    full_matmul = SaturatingAdd(full_matmul, d);
     const bool tc = in.cls(i).tensor_core == TensorCoreUse::kYes || p == Precision::kTf32;
     full_matmul_saving += static_cast<double>(d) * (1.0 - (tc ? tf32_ratio : simt_ratio));
   }
-  const TimeNs non_tc_matmul = full_matmul;
-  const OpLevelPrecision* op = in.OpLevel();
-  double eligible_pct = matmul > 0 ? 100.0 * static_cast<double>(matmul) / static_cast<double>(in.kernel_total_ns) : 0.0;
-  TimeNs eligible_ns = non_tc_matmul;
-  std::string eligible_basis = "GEMM/conv/attention kernels not on Tensor Cores";
-  if (op != nullptr && op->eligible_kernel_time_pct.value_or(0.0) > 0) {
-    eligible_pct = *op->eligible_kernel_time_pct;
-    const TimeNs op_eligible = static_cast<TimeNs>(op->eligible_kernel_time_us * 1e3);
-    if (lowp_matmul * 100 < matmul * static_cast<TimeNs>(kAmpNotInUseTcPct) && op_eligible > eligible_ns) {
-      eligible_ns = op_eligible;
-      eligible_basis = "kernel time of bottom-most Tensor-Core-eligible ops ([kineto] tc_eligible_ops_kernel_ratio)";
-    }
-  }
-  std::string ev = fmt::format("{:.1f}% of kernel time in Tensor Core kernels", o.tc_pct);
+  // Tensor-Core-eligible work: one definition (precision.cc), its share of all kernel time and
+  // its time in the same breath everywhere (the finding, this item, the fix text).
+  const EligibleWork& eligible = in.ra.precision.eligible;
+  const double eligible_pct = eligible.pct_of_kernel_time.value_or(0.0);
+  const TimeNs eligible_ns = static_cast<TimeNs>(eligible.time_us * 1e3);
+  const std::string mix = PrecisionMix(eligible);
+  std::string ev = o.tc_known ? fmt::format("{:.1f}% of kernel time in {} kernels", o.tc_pct, in.MatrixUnit())
+                              : fmt::format("{:.1f}% of kernel time in {} kernels and {:.1f}% whose {} use the kernel names "
+                                            "do not tell",
+                                            o.tc_pct, in.MatrixUnit(), unknown_pct, in.MatrixUnit());
   if (active) ev += fmt::format("; sampled Tensor Active {:.1f}%", *active);
-  ev += fmt::format("; Tensor-Core-eligible work {:.1f}% of kernel time", eligible_pct);
-  if (cc >= 0) ev += fmt::format("; compute capability {}.{}", cc, in.gpu.info->cc_minor);
-  if (cc >= 0 && cc < 7) {
+  ev += fmt::format("; {}-eligible work {:.1f}% of kernel time ({:.1f} ms){}", in.MatrixUnitHyphen(), eligible_pct, Ms(eligible_ns),
+                    mix.empty() ? "" : ", in " + mix);
+  if (cc >= 0) ev += fmt::format("; compute capability {}.{}{}", cc, in.gpu.info->cc_minor, in.run.arch_inferred ? " (inferred from kernel names)" : "");
+  if (in.gpu.amd) ev += "; AMD GPU: matrix cores (MFMA) are the Tensor Core equivalent";
+  if (cc >= 0 && cc < 7 && !in.run.arch_inferred) {
     item.status = CheckStatus::kNotApplicable;
     item.evidence = ev + " (no Tensor Cores before Volta, cc 7.0)";
     return;
   }
+  if (o.tc_known) item.value = Round(o.tc_pct);
   // [kineto] "tc_used_ratio == 0 and eligible > 0", generalised: no (< 1%) low-precision
   // matmul work although eligible work exists (an fp32 run on Ampere may still touch Tensor
   // Cores through TF32 or fp32 attention).
   const double lowp_pct = matmul > 0 ? 100.0 * static_cast<double>(lowp_matmul) / static_cast<double>(matmul) : 0.0;
-  o.amp_not_in_use = lowp_pct < kAmpNotInUseTcPct && eligible_pct > 0 && eligible_ns > 0;
+  double eligible_lowp_us = 0, eligible_full_us = 0;  // of the eligible work whose precision is known
+  for (const auto& [p, us] : eligible.time_by_precision_us) {
+    if (p == Precision::kFp16 || p == Precision::kBf16 || p == Precision::kFp8 || p == Precision::kInt8) eligible_lowp_us += us;
+    if (p == Precision::kFp32 || p == Precision::kTf32 || p == Precision::kFp64) eligible_full_us += us;
+  }
+  o.amp_not_in_use = eligible_full_us > 0 && 100.0 * eligible_lowp_us < kAmpNotInUseTcPct * (eligible_lowp_us + eligible_full_us) &&
+                     lowp_pct < kAmpNotInUseTcPct;
   if (o.amp_not_in_use) {
-    const double ratio = simt_ratio;
-    // The plugin's eligible-op time (all kernels of eligible ops) at the SIMT ratio when it
-    // is the larger measure, else the matmul kernels at their own precision's ratio.
-    const double saving_ns = eligible_ns > full_matmul ? static_cast<double>(eligible_ns) * (1.0 - ratio) : full_matmul_saving;
-    const double pct = in.PctOfWindow(saving_ns);
+    // AMP re-times the fp32/tf32 matmul kernels at the low-precision Tensor Core speed; the
+    // eligible ops' other kernels (fills, bias adds) are not counted.
+    const double pct = in.PctOfWindow(full_matmul_saving);
     std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return IsMatmulClass(in.cls(i).category); });
     Finding& x = out.Add("amp_not_in_use", pct,
-                     "AMP not in use: no fp16/bf16 matmul work although Tensor-Core-eligible ops run",
-                     fmt::format("Kernels with {:.0f}% of op kernel time are launched by Tensor-Core-eligible ops but none runs "
-                                 "in fp16/bf16 (top: {}). Wrap the forward pass{} in {}{}.",
-                                 eligible_pct, in.KernelList(top), in.inference() ? "" : " and loss", in.AutocastAdvice(),
-                                 HasTf32(in) ? "; at least allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
-                                                                     "torch.backends.cudnn.allow_tf32 = True)"
-                                                                   : ""));
+                     fmt::format("AMP not in use: no fp16/bf16 matmul work although {}-eligible ops run", in.MatrixUnitHyphen()),
+                     fmt::format("{}-eligible work is {:.0f}% of kernel time ({:.1f} ms){} and none of it runs in fp16/bf16 "
+                                 "(top: {}). Wrap the forward pass{} in {}{}.",
+                                 in.MatrixUnitHyphen(), eligible_pct, Ms(eligible_ns), mix.empty() ? "" : ", in " + mix,
+                                 in.KernelList(top), in.inference() ? "" : " and loss", in.AutocastAdvice(), Tf32Advice(in)));
+    FieldList by_precision;
+    for (const auto& [p, us] : eligible.time_by_precision_us)
+      by_precision.push_back({PrecisionName(p), eligible.time_us > 0 ? Round(100.0 * us / eligible.time_us) : 0.0, Unit::kPct});
     x.evidence = {{"tensor_core_kernel_time_pct", Round(o.tc_pct), Unit::kPct},
                   {"low_precision_matmul_pct", Round(lowp_pct), Unit::kPct},
                   {"eligible_kernel_time_pct", Round(eligible_pct), Unit::kPct},
                   {"eligible_kernel_time_us", NsToUsRounded3(eligible_ns), Unit::kUs},
-                  {"eligible_basis", eligible_basis},
+                  {"eligible_by_precision_pct", by_precision},
+                  {"eligible_basis", std::string(eligible.basis)},
                   {"top_kernels", top},
-                  {"estimate", fmt::format("fp32/tf32 matmul time x (1 - its peak / fp16-TC peak: SIMT {:.3f}, TF32 {:.3f}), or the "
-                                           "eligible-op time x (1 - {:.3f}) when larger; {}",
-                                           simt_ratio, tf32_ratio, ratio, basis)}};
+                  {"estimate", fmt::format("fp32/tf32 matmul kernel time x (1 - its peak / fp16-TC peak: SIMT {:.3f}, TF32 {:.3f}); {}",
+                                           simt_ratio, tf32_ratio, basis)}};
     item.status = CheckStatus::kFail;
     item.evidence = ev + "; AMP not in use";
     return;
   }
-  item.status = o.tc_pct >= kTensorCorePassPct ? CheckStatus::kPass : o.tc_pct >= kTensorCoreFailPct ? CheckStatus::kWarn : CheckStatus::kFail;
+  item.status = o.tc_known ? TcStatus(o.tc_pct) : CheckStatus::kUnknown;
+  if (!o.tc_known) item.how_to_know = "record with ampscope record --tensor-metrics to sample Tensor Core activity";
   item.evidence = ev;
 }
 
@@ -226,7 +272,7 @@ void RuleAutocast(const Facts& in, FindingSink& out, ComputeOutcome& o) {
                      fmt::format("fp32 SIMT GEMMs {} {}run outside autocast or with fp32 inputs. Run these layers under "
                                  "torch.autocast (remove autocast(enabled=False) / .float() around them){}.",
                                  in.KernelList(top), ops.empty() ? "" : "launched by " + ops + " ",
-                                 HasTf32(in) ? ", or at least set torch.set_float32_matmul_precision('high') so they use TF32 Tensor Cores" : ""));
+                                 Tf32Advice(in)));
     x.evidence = {{"fp32_simt_gemm_share_pct", Round(o.simt_share_pct), Unit::kPct},
                   {"fp32_simt_gemm_time_us", NsToUsRounded3(simt), Unit::kUs},
                   {"top_kernels", top},
@@ -298,7 +344,7 @@ void RuleGemmEfficiency(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   }
   std::string advice;
   if (causes.count(roofline::GemmCause::kMisaligned))
-    advice += "M/N/K not multiples of 8, which fp16/bf16 Tensor Core kernels need for full speed [NV-guide]: pad "
+    advice += std::string("M/N/K not multiples of 8, which fp16/bf16 ") + in.MatrixUnit() + " kernels need for full speed [NV-guide]: pad "
               "hidden, vocabulary and FFN sizes to multiples of 8 (64 is better). ";
   if (causes.count(roofline::GemmCause::kMemoryBound))
     advice += "Memory-bound shapes (FLOP per byte below the GPU's ridge point): too few rows per weight; a larger "

@@ -90,8 +90,10 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   RuleDataPipeline(in, out, o.pipeline);
   RuleSyncs(in, out, o.pipeline);
   o.comm_overlap_pct = RuleDistributed(in, out);
-  RuleLaunchAndUtilization(in, out, o.pipeline);
+  // Memory before utilization: the low-utilization rule counts the idle that allocation churn
+  // explains.
   o.memory = RuleMemory(in, out);
+  RuleLaunchAndUtilization(in, out, o.pipeline);
   AssembleMatrix(in, o, out, ra);
   RankFindings(ra.findings);
   const Trace& trace = context.trace();

@@ -101,6 +101,7 @@ void Facts::BuildRun() {
   if (gpu.info != nullptr && gpu.info->vendor != GpuVendor::kAmd && gpu.info->cc_major > 0) {
     run.cc_major = gpu.info->cc_major;
     run.cc_minor = gpu.info->cc_minor;
+    run.arch_inferred = !gpu.info->arch_basis.empty();
   }
   const bool backward = ctx.op_tree().stats().backward_roots > 0;
   const bool optimizer = !host.optimizer_steps.empty() || optimizer_kernels;
@@ -122,7 +123,9 @@ bool Facts::Bf16TensorCores() const {
 
 std::string Facts::ArchName() const {
   if (gpu.amd) return "an AMD GPU";
-  if (run.cc_major > 0) return fmt::format("sm{}{}", run.cc_major, run.cc_minor);
+  // Inferred from kernel names, the architecture is a lower bound (kernel_arch.h).
+  if (run.cc_major > 0)
+    return fmt::format("sm{}{}{}", run.cc_major, run.cc_minor, run.arch_inferred ? " (or later: inferred from kernel names)" : "");
   return "an unknown GPU";
 }
 
@@ -131,6 +134,10 @@ std::string Facts::AutocastAdvice() const {
   if (Bf16TensorCores())
     return fmt::format("torch.autocast(device_type='cuda', dtype=torch.bfloat16){}", training() ? " (bf16 needs no GradScaler)" : "");
   const std::string scaler = training() || run.kind == RunKind::kUnknown ? " with torch.amp.GradScaler('cuda')" : "";
+  if (run.cc_major > 0 && run.arch_inferred)
+    return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (the kernel names prove only sm{}{}, which has "
+                       "no bf16 Tensor Cores; on sm80 or newer use dtype=torch.bfloat16 without a scaler)",
+                       scaler, run.cc_major, run.cc_minor);
   if (run.cc_major > 0)
     return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} ({} has no bf16 Tensor Cores)", scaler, ArchName());
   return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (bf16 only on sm80 and newer)", scaler);
@@ -145,14 +152,13 @@ void Facts::BuildGpu() {
     auto loaded = LoadGpuPeaksTsv(o.gpu_peaks_path);
     if (loaded.ok()) gpu.custom_peaks = std::move(loaded).value();
   }
-  if (!gpu_name.empty()) {
-    // Exact match; the device's SM count and memory tell same-named parts apart (gpu_peaks.h).
+  if (!gpu_name.empty() || (gpu.info != nullptr && !gpu.info->arch_basis.empty())) {
+    // Exact match; the device's SM count and memory tell same-named parts apart; a device known
+    // only by the architecture its kernel names prove gets that architecture's assumed GPU
+    // (gpu_peaks.h).
     GpuQuery q;
+    if (o.gpu_override.empty() && gpu.info != nullptr) q = QueryFor(*gpu.info);
     q.name = gpu_name;
-    if (o.gpu_override.empty() && gpu.info != nullptr) {
-      q.sm_count = gpu.info->sm_count;
-      q.memory_bytes = gpu.info->total_memory_bytes;
-    }
     gpu.peak = MatchGpu(q, gpu.custom_peaks.empty() ? BuiltinGpuPeaks() : gpu.custom_peaks).peak;
   }
   gpu.amd = gpu.info != nullptr && gpu.info->vendor == GpuVendor::kAmd;
@@ -340,6 +346,7 @@ double Facts::SimtToTcRatio(std::string* basis) const {
   double worst = 0;
   std::string id;
   for (const GpuPeak& p : BuiltinGpuPeaks()) {
+    if (p.fp16_tflops <= 0) continue;
     if (p.fp32_tflops / p.fp16_tflops > worst) {
       worst = p.fp32_tflops / p.fp16_tflops;
       id = p.id;

@@ -74,6 +74,7 @@ struct RunFacts {
   bool foreach_optimizer = false;     // multi_tensor_apply optimizer kernels ran
   bool dataloader = false;            // DataLoader ranges exist
   int cc_major = -1, cc_minor = -1;   // NVIDIA compute capability; -1 unknown or not NVIDIA
+  bool arch_inferred = false;         // cc from kernel names (a lower bound), not device properties
 };
 
 class Facts {
@@ -123,6 +124,15 @@ class Facts {
   bool inference() const { return run.kind == RunKind::kInference; }
   // bf16 Tensor Cores: NVIDIA from sm80 (Ampere) on; AMD CDNA matrix cores. False when unknown.
   bool Bf16TensorCores() const;
+  // The vendor's words for advice: an AMD (ROCm) run gets no cuDNN or Tensor Core wording.
+  // "Tensor Cores" | "matrix cores (MFMA)"; "Tensor Core" | "matrix-core" as an adjective;
+  // "Tensor-Core" | "matrix-core" (as in "-eligible"); "cuDNN" | "MIOpen"; "cuBLAS/cuBLASLt" |
+  // "hipBLASLt/rocBLAS".
+  const char* MatrixUnits() const { return gpu.amd ? "matrix cores (MFMA)" : "Tensor Cores"; }
+  const char* MatrixUnit() const { return gpu.amd ? "matrix-core" : "Tensor Core"; }
+  const char* MatrixUnitHyphen() const { return gpu.amd ? "matrix-core" : "Tensor-Core"; }
+  const char* DnnLibrary() const { return gpu.amd ? "MIOpen" : "cuDNN"; }
+  const char* BlasLibrary() const { return gpu.amd ? "hipBLASLt/rocBLAS" : "cuBLAS/cuBLASLt"; }
   // The GPU's architecture in words ("sm70", "an AMD GPU", "an unknown GPU").
   std::string ArchName() const;
   // The autocast to advise on this GPU: bf16 from sm80 on (no GradScaler), else fp16 with a

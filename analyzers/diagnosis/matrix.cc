@@ -65,7 +65,13 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
                     active ? "measured" : "estimated"};
       if (!have_kernels) d.headline = {"tensor_core_utilization_pct", std::nullopt, "%", "unavailable: no kernels in the steps"};
       if (have_kernels) head = o.compute.tc_pct >= kTensorCorePassPct ? DimensionStatus::kGood : o.compute.tc_pct >= kTensorCoreFailPct ? DimensionStatus::kWarn : DimensionStatus::kBad;
-      if (in.gpu.amd) head = DimensionStatus::kUnknown;
+      // No share beside an unknown status: kernels whose Tensor Core (AMD: matrix-core) use the
+      // names do not tell could move it across a threshold (compute_rules.cc).
+      if (have_kernels && !active && !o.compute.tc_known) {
+        head = DimensionStatus::kUnknown;
+        d.headline = {"tensor_core_utilization_pct", std::nullopt, "%",
+                      "unavailable: the kernel names do not tell the Tensor Core use of enough kernel time"};
+      }
       d.metrics = {{"tensor_core_kernel_time_pct", Round(o.compute.tc_pct), Unit::kPct},
                    {"fp32_simt_gemm_share_pct", Round(o.compute.simt_share_pct), Unit::kPct},
                    {"large_gemm_efficiency_pct", o.compute.gemm_eff_known ? std::optional<double>(Round(o.compute.gemm_eff_pct)) : std::nullopt, Unit::kPct}};

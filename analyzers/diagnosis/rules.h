@@ -1,7 +1,7 @@
 // The rule families of the diagnosis. Each adds its findings and fills its checklist item(s)
 // through the sink, and returns what the matrix needs as a typed outcome. Run order (Diagnose):
-// compute, GradScaler, fusion, memory-bound, data pipeline, syncs, distributed, launch and
-// utilization (it reads the findings before it), memory; then the matrix.
+// compute, GradScaler, fusion, memory-bound, data pipeline, syncs, distributed, memory, launch and
+// utilization (it reads the findings before it); then the matrix.
 #pragma once
 
 #include <string>
@@ -13,6 +13,7 @@ namespace ampscope::diagnosis {
 // compute_rules.cc: Tensor Cores, autocast, GEMM efficiency, attention.
 struct ComputeOutcome {
   double tc_pct = 0;            // % of kernel time in Tensor Core kernels
+  bool tc_known = false;        // the status follows from tc_pct (kernels of unknown Tensor Core use cannot move it)
   bool amp_not_in_use = false;
   double simt_share_pct = 0;    // fp32 SIMT share of GEMM/conv time
   bool gemm_eff_known = false;

@@ -65,7 +65,7 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
                                  "(amp_update_scale_cuda_kernel, _amp_foreach_non_finite_check_and_unscale_) run: small "
                                  "gradients underflow in fp16. Use torch.amp.GradScaler('cuda') (scaler.scale(loss).backward(); "
                                  "scaler.step(opt); scaler.update()){}.",
-                                 fp16_share, in.Bf16TensorCores() ? ", or switch autocast to bfloat16 (this GPU has bf16 Tensor Cores)" : ""));
+                                 fp16_share, in.Bf16TensorCores() ? fmt::format(", or switch autocast to bfloat16 (this GPU has bf16 {})", in.MatrixUnits()) : ""));
     x.evidence = {{"fp16_gemm_time_us", NsToUsRounded3(fp16), Unit::kUs}, {"bf16_gemm_time_us", NsToUsRounded3(bf16), Unit::kUs}, {"scaler_kernels", 0, Unit::kCount}};
     item.status = CheckStatus::kFail;
     item.value = 0;

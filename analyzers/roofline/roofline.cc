@@ -224,9 +224,8 @@ RooflineGpu PickGpu(const Trace& trace, const RooflineOptions& options, const st
     return g;
   }
   GpuQuery q;
+  if (d != nullptr) q = QueryFor(*d);
   q.name = g.device_name;
-  q.sm_count = d != nullptr ? d->sm_count : 0;
-  q.memory_bytes = d != nullptr ? d->total_memory_bytes : 0;
   GpuMatch m = MatchGpu(q, table);
   if (m.peak != nullptr) g.peak = *m.peak;
   g.match = m.reason;

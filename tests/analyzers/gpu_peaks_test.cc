@@ -81,7 +81,7 @@ TEST(GpuPeaks, PublicDeviceNames) {
 TEST(GpuPeaks, UnknownGpusNeverGetAnotherGpusPeaks) {
   // prime-rl#3168 / OLMo-core#817: B300 fell back to A100 peaks and MFU read 7x too high.
   for (const char* name : {"NVIDIA B300", "NVIDIA B300 SXM6", "NVIDIA H100", "NVIDIA A100", "NVIDIA H100-FOO",
-                           "NVIDIA A10G", "AMD Instinct MI355X", "NVIDIA GeForce RTX 5090", ""}) {
+                           "NVIDIA A10G", "AMD Instinct MI355X", "NVIDIA GeForce RTX 5090 Laptop GPU", ""}) {
     GpuQuery q;
     q.name = name;
     GpuMatch m = MatchGpu(q);
@@ -97,6 +97,108 @@ TEST(GpuPeaks, UnknownGpusNeverGetAnotherGpusPeaks) {
   EXPECT_NE(RowOf("NVIDIA A100-SXM4-40GB MIG 3g.20gb", 42).find("MIG instance"), std::string::npos);
   EXPECT_NE(RowOf("AMD Instinct MI300X", 38).find("partition"), std::string::npos);  // CPX mode: 38 CUs
   EXPECT_NE(RowOf("NVIDIA H100 80GB HBM3", 114).find("not found"), std::string::npos);
+}
+
+// Every NVIDIA GPU with Tensor Cores from Volta on, by product line, as CUDA names it (issue 32:
+// "the RTX 2080 Ti was missing"). The lists are NVIDIA's product lines (datacenter, RTX/Quadro
+// workstation, desktop GeForce RTX and TITAN); laptop parts, the Max-Q RTX PRO 6000 and the
+// Turing parts without Tensor Cores are left out (docs/roofline.md says why).
+TEST(GpuPeaks, EveryNvidiaTensorCoreGpuFromVoltaOn) {
+  const char* datacenter[] = {"Tesla V100-SXM2-32GB", "Tesla V100-PCIE-16GB", "Tesla V100S-PCIE-32GB", "Tesla T4", "NVIDIA A2",
+                              "NVIDIA A10", "NVIDIA A16", "NVIDIA A30", "NVIDIA A40", "NVIDIA A100-SXM4-80GB",
+                              "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-40GB", "NVIDIA A800-SXM4-80GB",
+                              "NVIDIA A800-SXM4-40GB", "NVIDIA A800 80GB PCIe", "NVIDIA A800 40GB Active", "NVIDIA L4", "NVIDIA L20",
+                              "NVIDIA L40", "NVIDIA L40S", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL",
+                              "NVIDIA H800", "NVIDIA H800 PCIe", "NVIDIA H20", "NVIDIA H200", "NVIDIA H200 NVL",
+                              "NVIDIA GH200 480GB", "NVIDIA GH200 144G HBM3e", "NVIDIA B100", "NVIDIA B200", "NVIDIA GB200",
+                              "NVIDIA B300 SXM6 AC", "NVIDIA GB300"};
+  const char* workstation[] = {"Quadro GV100", "Quadro RTX 4000", "Quadro RTX 5000", "Quadro RTX 6000", "Quadro RTX 8000",
+                               "NVIDIA RTX A2000", "NVIDIA RTX A4000", "NVIDIA RTX A4500", "NVIDIA RTX A5000",
+                               "NVIDIA RTX A5500", "NVIDIA RTX A6000", "NVIDIA RTX 2000 Ada Generation",
+                               "NVIDIA RTX 4000 SFF Ada Generation", "NVIDIA RTX 4000 Ada Generation",
+                               "NVIDIA RTX 4500 Ada Generation", "NVIDIA RTX 5000 Ada Generation",
+                               "NVIDIA RTX 6000 Ada Generation", "NVIDIA RTX PRO 4000 Blackwell",
+                               "NVIDIA RTX PRO 4500 Blackwell", "NVIDIA RTX PRO 5000 Blackwell",
+                               "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+                               "NVIDIA RTX PRO 6000 Blackwell Server Edition"};
+  const char* geforce[] = {"NVIDIA TITAN V", "NVIDIA TITAN RTX", "NVIDIA GeForce RTX 2060", "NVIDIA GeForce RTX 2060 SUPER",
+                           "NVIDIA GeForce RTX 2070", "NVIDIA GeForce RTX 2070 SUPER", "NVIDIA GeForce RTX 2080",
+                           "NVIDIA GeForce RTX 2080 SUPER", "NVIDIA GeForce RTX 2080 Ti", "NVIDIA GeForce RTX 3050",
+                           "NVIDIA GeForce RTX 3060", "NVIDIA GeForce RTX 3060 Ti", "NVIDIA GeForce RTX 3070",
+                           "NVIDIA GeForce RTX 3070 Ti", "NVIDIA GeForce RTX 3080", "NVIDIA GeForce RTX 3080 Ti",
+                           "NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3090 Ti", "NVIDIA GeForce RTX 4060",
+                           "NVIDIA GeForce RTX 4060 Ti", "NVIDIA GeForce RTX 4070", "NVIDIA GeForce RTX 4070 SUPER",
+                           "NVIDIA GeForce RTX 4070 Ti", "NVIDIA GeForce RTX 4070 Ti SUPER", "NVIDIA GeForce RTX 4080",
+                           "NVIDIA GeForce RTX 4080 SUPER", "NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090 D",
+                           "NVIDIA GeForce RTX 5060", "NVIDIA GeForce RTX 5060 Ti", "NVIDIA GeForce RTX 5070",
+                           "NVIDIA GeForce RTX 5070 Ti", "NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5090"};
+  auto check = [](const char* name) {
+    SCOPED_TRACE(name);
+    const GpuPeak* p = LookupGpuPeak(name);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->vendor, GpuVendor::kNvidia);
+    EXPECT_GT(p->fp16_tflops, 0);
+    EXPECT_FALSE(p->source.empty());
+  };
+  for (const char* n : datacenter) check(n);
+  for (const char* n : workstation) check(n);
+  for (const char* n : geforce) check(n);
+  // Drivers before 2021 named GeForce parts without "NVIDIA".
+  EXPECT_EQ(RowOf("GeForce RTX 2080 Ti", 68), "RTX-2080-Ti");
+  // The 12 GB RTX 3080 has CUDA's 10 GB name; its 70 SMs tell it apart.
+  EXPECT_EQ(RowOf("NVIDIA GeForce RTX 3080", 68), "RTX-3080");
+  EXPECT_EQ(RowOf("NVIDIA GeForce RTX 3080", 70), "RTX-3080-12GB");
+}
+
+// Rows computed from SM count x boost clock x per-SM rate agree with the figures the
+// architecture whitepapers print for the same parts (with FP32 accumulate, dense).
+TEST(GpuPeaks, ComputedRowsAgreeWithTheWhitepapers) {
+  // Turing whitepaper, Appendix A (GeForce RTX 2080 Ti reference board, 1545 MHz): 13.4 FP32,
+  // 53.8 FP16 Tensor with FP32 accumulate, 215.2 INT8 TOPS, 616 GB/s.
+  const GpuPeak* ti = LookupGpuPeak("NVIDIA GeForce RTX 2080 Ti");
+  ASSERT_NE(ti, nullptr);
+  EXPECT_DOUBLE_EQ(ti->fp32_tflops, 13.4);
+  EXPECT_DOUBLE_EQ(ti->fp16_tflops, 53.8);
+  EXPECT_DOUBLE_EQ(ti->int8_tops, 215.2);
+  EXPECT_DOUBLE_EQ(ti->hbm_gbs, 616);
+  EXPECT_FALSE(ti->bf16);  // Turing has no bf16 Tensor Cores
+  EXPECT_EQ(ti->tf32_tflops, 0);
+  // Quadro RTX 6000 datasheet: 130.5 Tensor TFLOPS, 16.3 FP32.
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("Quadro RTX 6000")->fp16_tflops, 130.5);
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("Quadro RTX 6000")->fp32_tflops, 16.3);
+  // A40 datasheet: 149.7 BF16 dense (bf16 always accumulates in fp32: full rate), 74.8 TF32, 37.4 FP32.
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA A40")->bf16_tflops, 149.7);
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA A40")->tf32_tflops, 74.8);
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA A40")->fp32_tflops, 37.4);
+  // RTX Blackwell: RTX 5090 209.5 FP16 with FP32 accumulate; 3,352 "AI TOPS" = sparse FP4 = 2 x 1,676.
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA GeForce RTX 5090")->fp16_tflops, 209.5);
+  EXPECT_DOUBLE_EQ(LookupGpuPeak("NVIDIA GeForce RTX 5090")->fp4_tflops, 1676);
+}
+
+TEST(GpuPeaks, AnArchitectureInferredFromKernelNamesGetsItsDatacenterGpuAssumed) {
+  auto assumed = [](int major, int minor) {
+    GpuQuery q;
+    q.inferred_cc_major = major;
+    q.inferred_cc_minor = minor;
+    return MatchGpu(q);
+  };
+  EXPECT_EQ(assumed(8, 0).peak->id, "A100-80GB-SXM4");
+  EXPECT_NE(assumed(8, 0).reason.find("assumed"), std::string::npos);
+  EXPECT_EQ(assumed(7, 0).peak->id, "V100-SXM2-16/32GB");
+  EXPECT_EQ(assumed(9, 0).peak->id, "H100-SXM5-80GB");
+  EXPECT_EQ(assumed(10, 0).peak->id, "B200");
+  // Shared by GeForce, workstation and datacenter parts several-fold apart: no peaks.
+  for (const auto& [major, minor] : {std::pair{7, 5}, std::pair{8, 6}, std::pair{8, 9}, std::pair{12, 0}}) {
+    const GpuMatch m = assumed(major, minor);
+    EXPECT_EQ(m.peak, nullptr) << major << "." << minor;
+    EXPECT_NE(m.reason.find("many GPUs share"), std::string::npos) << m.reason;
+  }
+  // A device name always wins over an inferred architecture.
+  GpuQuery named;
+  named.name = "NVIDIA GeForce RTX 3090";
+  named.inferred_cc_major = 8;
+  named.inferred_cc_minor = 0;
+  EXPECT_EQ(MatchGpu(named).peak->id, "RTX-3090");
 }
 
 TEST(GpuPeaks, GpuOverrideIsExactWithCloseMatchesInTheError) {

@@ -34,7 +34,8 @@ const Expect kTraces[] = {
     {"traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", false, "V100-SXM2-16/32GB"},  // no Input Dims
     {"traces/kineto/hta/nccl_data.json.gz", false, "A100-40GB-SXM4"},                      // no Input Dims
     {"traces/kineto/hta/a100_16rank_recsys_rank0.json.gz", true, "A100-80GB-SXM4"},
-    {"traces/kineto/hta/sampled_rank-0.json.gz", true, ""},                                // no deviceProperties
+    // No deviceProperties: its cutlass_80_/ampere_ kernels prove sm80, whose A100 is assumed (issue 32).
+    {"traces/kineto/hta/sampled_rank-0.json.gz", true, "A100-80GB-SXM4"},
     {"traces/kineto/hta/benchmark_result_493459_1694039959_trace.json.gz", false, "A100-40GB-SXM4"},
     {"traces/kineto/hta/event_sync_trace.json.gz", false, "A100-40GB-SXM4"},
     {"traces/kineto/hta/triton_example.json.gz", false, "A100-40GB-SXM4"},                 // only a Triton op

@@ -28,6 +28,24 @@ TEST(DeviceLabel, NoDevicePropertiesIsSaid) {
   EXPECT_EQ(DevicesSummary(r), "unknown GPU (no deviceProperties in the trace)");
 }
 
+// No deviceProperties, but kernel names that prove an architecture (the sampled A100 trace's
+// cutlass_80_ kernels): the label says the compute capability is a lower bound inferred from
+// kernel names, and which GPU's peaks were assumed; without an assumed GPU (sm86), none is named.
+TEST(DeviceLabel, InferredArchitectureIsSaid) {
+  json a100 = {{"devices", json::array({{{"name", ""}, {"vendor", "nvidia"}, {"compute_capability", "8.0"},
+                                         {"compute_capability_basis", "inferred from kernel names: compute capability >= 8.0 (...)"},
+                                         {"peak", {{"matched", "A100-80GB-SXM4"}, {"match", "assumed: ..."}}}}})}};
+  EXPECT_EQ(DevicesSummary(a100), "NVIDIA GPU of compute capability >= 8.0 (inferred from kernel names; A100-80GB-SXM4 peaks assumed)");
+  json sm86 = {{"devices", json::array({{{"name", ""}, {"vendor", "nvidia"}, {"compute_capability", "8.6"},
+                                         {"compute_capability_basis", "inferred from kernel names: compute capability >= 8.6 (...)"},
+                                         {"peak", {{"fp16_tflops", nullptr}, {"match", "... many GPUs share; pass --gpu"}}}}})}};
+  EXPECT_EQ(DevicesSummary(sm86), "NVIDIA GPU of compute capability >= 8.6 (inferred from kernel names)");
+  // Known from deviceProperties: unchanged.
+  json v100 = {{"devices", json::array({{{"name", "Tesla V100-SXM2-32GB"}, {"vendor", "nvidia"}, {"compute_capability", "7.0"},
+                                         {"compute_capability_basis", "device_properties"}}})}};
+  EXPECT_EQ(DevicesSummary(v100), "Tesla V100-SXM2-32GB (cc 7.0)");
+}
+
 TEST(DeviceLabel, DriverIsTheCudaDriverApiVersion) {
   EXPECT_EQ(DriverLabel("12040"), "CUDA driver API 12.4 (12040)");
   EXPECT_EQ(DriverLabel("11080"), "CUDA driver API 11.8 (11080)");

@@ -8,6 +8,7 @@
 // the shared traces and the TSV: that is the evidence that moving the matching into classify/
 // changed no result.
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -164,17 +165,26 @@ bool LegacyHtaCompute(std::string_view n) { return n.rfind("nccl", 0) != 0; }
 bool LegacySync(std::string_view n) {
   for (std::string_view s : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
                              "cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
-                             "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize"})
+                             "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipCtxSynchronize"})
     if (StartsWith(n, s)) return true;
   return false;
 }
 bool LegacyMemcpyApi(std::string_view n) {
   return StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy") || StartsWith(n, "hipMemcpy");
 }
+// The former matches knew only the CUDA spellings of the allocator; issue 32 adds their HIP
+// twins (an MI300X run had 1,360 hipFree calls and "0 allocation calls"), the pinned-host
+// allocations that have no cudaMalloc prefix (cudaHostAlloc, cuMemHostAlloc), and
+// hipCtxSynchronize.
 bool LegacyAllocOrFree(std::string_view n) {
-  return StartsWith(n, "cudaMalloc") || StartsWith(n, "cuMemAlloc") || StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree");
+  return StartsWith(n, "cudaMalloc") || StartsWith(n, "cuMemAlloc") || StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree") ||
+         StartsWith(n, "hipMalloc") || StartsWith(n, "hipFree") || StartsWith(n, "hipHostMalloc") || StartsWith(n, "hipHostFree") ||
+         StartsWith(n, "hipExtMallocWithFlags") || StartsWith(n, "hipHostAlloc") || StartsWith(n, "cudaHostAlloc") ||
+         StartsWith(n, "cuMemHostAlloc");
 }
-bool LegacyFree(std::string_view n) { return StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree"); }
+bool LegacyFree(std::string_view n) {
+  return StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree") || StartsWith(n, "hipFree") || StartsWith(n, "hipHostFree");
+}
 
 void ExpectKernelRolesMatchLegacy(const std::string& n) {
   const KernelClass c = ClassifyKernel(n);
@@ -254,6 +264,79 @@ TEST(ApiRoles, Names) {
   EXPECT_EQ(ApiFamilyOf("cuLaunchKernel"), ApiFamily::kCudaDriver);
   EXPECT_EQ(ApiFamilyOf("hipLaunchKernel"), ApiFamily::kHip);
   EXPECT_EQ(ApiFamilyOf("ncclAllReduce"), ApiFamily::kOther);
+}
+
+// Every host role of a CUDA name has its HIP twin (hip/hip_runtime_api.h, ROCm 5-6), so that a
+// ROCm run is read as a CUDA run is: allocator churn, syncs, copies, launches, event waits and
+// graph launches. Pairs: the CUDA runtime name and the HIP name PyTorch's ROCm build (hipify)
+// calls in its place.
+TEST(ApiRoles, EveryRoleHasItsHipTwin) {
+  struct Twin {
+    const char* cuda;
+    const char* hip;
+    ApiRole role;
+  };
+  const Twin kTwins[] = {
+      {"cudaDeviceSynchronize", "hipDeviceSynchronize", ApiRole::kSync},
+      {"cudaStreamSynchronize", "hipStreamSynchronize", ApiRole::kSync},
+      {"cudaEventSynchronize", "hipEventSynchronize", ApiRole::kSync},
+      {"cuCtxSynchronize", "hipCtxSynchronize", ApiRole::kSync},
+      {"cudaLaunchKernel", "hipLaunchKernel", ApiRole::kLaunch},
+      {"cuLaunchKernel", "hipModuleLaunchKernel", ApiRole::kLaunch},
+      {"cudaLaunchKernelExC", "hipLaunchKernelExC", ApiRole::kLaunch},
+      {"cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel", ApiRole::kLaunch},
+      {"cuLaunchCooperativeKernel", "hipModuleLaunchCooperativeKernel", ApiRole::kLaunch},
+      {"cudaGraphLaunch", "hipGraphLaunch", ApiRole::kLaunch},
+      {"cudaMemcpy", "hipMemcpy", ApiRole::kMemcpySync},
+      {"cudaMemcpy2D", "hipMemcpy2D", ApiRole::kMemcpySync},
+      {"cuMemcpyHtoD_v2", "hipMemcpyHtoD", ApiRole::kMemcpySync},
+      {"cudaMemcpyAsync", "hipMemcpyAsync", ApiRole::kMemcpyAsync},
+      {"cudaMemcpyPeerAsync", "hipMemcpyPeerAsync", ApiRole::kMemcpyAsync},
+      {"cudaMemsetAsync", "hipMemsetAsync", ApiRole::kMemset},
+      {"cudaMalloc", "hipMalloc", ApiRole::kAlloc},
+      {"cudaMallocAsync", "hipMallocAsync", ApiRole::kAlloc},
+      {"cudaMallocManaged", "hipMallocManaged", ApiRole::kAlloc},
+      {"cudaMallocHost", "hipHostMalloc", ApiRole::kAlloc},
+      {"cudaHostAlloc", "hipHostAlloc", ApiRole::kAlloc},
+      {"cudaFree", "hipFree", ApiRole::kFree},
+      {"cudaFreeAsync", "hipFreeAsync", ApiRole::kFree},
+      {"cudaFreeHost", "hipHostFree", ApiRole::kFree},
+      {"cudaStreamWaitEvent", "hipStreamWaitEvent", ApiRole::kStreamWait},
+      {"cudaEventRecord", "hipEventRecord", ApiRole::kOther},
+  };
+  for (const Twin& t : kTwins) {
+    EXPECT_STREQ(ApiRoleName(ClassifyApi(t.cuda)), ApiRoleName(t.role)) << t.cuda;
+    EXPECT_STREQ(ApiRoleName(ClassifyApi(t.hip)), ApiRoleName(t.role)) << t.hip;
+    EXPECT_EQ(ApiFamilyOf(t.hip), ApiFamily::kHip) << t.hip;
+  }
+  // ROCm's own spellings without a CUDA twin: the code-object launches rocBLAS, hipBLASLt and
+  // MIOpen use, and the synchronous copy PyTorch's ROCm copy_ calls (it returns when done).
+  EXPECT_EQ(ClassifyApi("hipExtModuleLaunchKernel"), ApiRole::kLaunch);
+  EXPECT_EQ(ClassifyApi("hipHccModuleLaunchKernel"), ApiRole::kLaunch);
+  EXPECT_EQ(ClassifyApi("hipExtMallocWithFlags"), ApiRole::kAlloc);
+  EXPECT_EQ(ClassifyApi("hipMemcpyWithStream"), ApiRole::kMemcpySync);
+  // Not allocations: device queries and pointer attributes.
+  EXPECT_EQ(ClassifyApi("hipGetDevicePropertiesR0600"), ApiRole::kOther);
+  EXPECT_EQ(ClassifyApi("hipPointerGetAttributes"), ApiRole::kOther);
+}
+
+// The MI300X ResNet18 run (shared/traces/README.md: 1,360 hipFree and 1,460 hipMalloc calls).
+TEST(ApiRoles, HipAllocatorCallsOfTheSharedMi300xRun) {
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=... or put shared/ next to the checkout)");
+  StatusOr<Trace> t = ReadKinetoTrace(testing::SharedPath("traces/kineto/tracelens_mi300_resnet18/train_resnet18.json.gz"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::map<ApiRole, int64_t> roles;
+  int64_t hip_malloc = 0, hip_free = 0;
+  for (const ApiCall& a : t->api_calls) {
+    roles[ClassifyApi(t->str(a.name))]++;
+    hip_malloc += t->str(a.name) == "hipMalloc";
+    hip_free += t->str(a.name) == "hipFree";
+  }
+  EXPECT_EQ(hip_malloc, 1460);
+  EXPECT_EQ(hip_free, 1360);
+  EXPECT_EQ(roles[ApiRole::kFree], 1360);
+  EXPECT_EQ(roles[ApiRole::kAlloc], 1460 + 1);  // and one hipHostMalloc (pinned host memory)
+  EXPECT_GT(roles[ApiRole::kLaunch], 0);
 }
 
 TEST(HostRoles, RangeNamesTorchWrites) {

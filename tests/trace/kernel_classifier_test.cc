@@ -335,6 +335,50 @@ TEST(KernelClassifier, TypeTagPass) {
   EXPECT_EQ(PrecisionFromTypeTags("aligned16 halfway floats sf16 f16x"), Precision::kUnknown);
 }
 
+// Custom GEMM libraries (issue 32): the kernel's own function name says GEMM, the type tags give
+// the precision, and math in fp8 or tf32 (formats only Tensor Cores compute) is Tensor Core work.
+// The first names are DeepSeek-V3's, as the shared trace kineto/deepseek/train.json.gz has them
+// (H800, sm90: "FP8 grouped GEMMs (dpsk kernels)" in shared/traces/README.md); the rest are
+// written from the same conventions with other libraries, types and words, each with its reason.
+TEST(KernelClassifier, CustomGemmLibrariesByStructureAndPrecision) {
+  const std::vector<std::pair<std::string, Label>> cases = {
+      {"void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_dptp128c_acc::GemmKernel>(dpsk::grouped_gemm::cuda::"
+       "fp8_dptp128c_acc::GemmKernel::Params)",
+       {"gemm", "fp8", 'Y'}},
+      {"void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(dpsk::grouped_gemm::cuda::fp8_ptp128c::"
+       "GemmKernel::Params)",
+       {"gemm", "fp8", 'Y'}},
+      {"void cutlass::device_kernel<dpsk::grouped_gemm::cuda::m_grouped_fp8_ptp128c::GemmKernel>(dpsk::grouped_gemm::cuda::"
+       "m_grouped_fp8_ptp128c::GemmKernel::Params)",
+       {"gemm", "fp8", 'Y'}},
+      // Same namespace, not GEMMs: the kernel's own name is a transpose or a TMA descriptor fill.
+      {"void dpsk::grouped_gemm::cuda::utils::transpose<512, 128, 4, 4>(unsigned char const*, unsigned char*, int, int, int, int)",
+       {"other", "unknown", 'N'}},
+      {"dpsk::grouped_gemm::cuda::utils::fill_tensormaps_kernel(CUtensorMap_st, CUtensorMap_st*, void*, int, long)",
+       {"other", "unknown", 'N'}},
+      // An fp8 cast is fp8 data, not fp8 math on Tensor Cores.
+      {"void cuda::per_token_cast_to_fp8_with_channels<__nv_bfloat16, 128, false, 128, false>(__nv_bfloat16 const*, int, "
+       "unsigned char*, float*, int, int, int, int, bool, float, __nv_fp8_interpretation_t)",
+       {"other", "fp8", 'N'}},
+      // Hand-written: a MoE library's grouped GEMM in e4m3 (CUTLASS's float_e4m3_t) -> fp8, Tensor Cores.
+      {"void moe::CutlassGroupedGemmKernel<cutlass::float_e4m3_t, cutlass::bfloat16_t, 128>(moe::Params)", {"gemm", "fp8", 'Y'}},
+      // fbgemm-style rowwise-scaled GEMM: its own name says gemm, "f8f8bf16" reads fp8 first.
+      {"void fbgemm_gpu::f8f8bf16_rowwise_gemm_kernel<256>(fbgemm_gpu::Args)", {"gemm", "fp8", 'Y'}},
+      // tf32 exists only on Tensor Cores.
+      {"void mylib::tf32_batched_gemm_kernel<float, 64>(float const*, float*)", {"gemm", "tf32", 'Y'}},
+      // bf16 and int8 GEMMs can run on CUDA cores: the name cannot tell.
+      {"void moe::grouped_gemm_kernel<__nv_bfloat16, 128>(__nv_bfloat16 const*, __nv_bfloat16*)", {"gemm", "bf16", 'U'}},
+      {"void mylib::GemmInt8Kernel<int8_t, int>(int8_t const*, int*)", {"gemm", "int8", 'U'}},
+      // "gemma" is a model, not a GEMM: vLLM's Gemma RMSNorm stays a normalization.
+      {"void vllm::gemma_rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, c10::BFloat16 const*, float)",
+       {"normalization", "bf16", 'N'}},
+  };
+  for (const auto& [name, label] : cases) {
+    SCOPED_TRACE(name);
+    ExpectClass(name, label);
+  }
+}
+
 TEST(KernelClassifier, RuleDescriptions) {
   KernelClass c = ClassifyKernel("cutlass_80_tensorop_s1688gemm_128x128_16x5_tn_align4");
   ASSERT_NE(c.rule, kNoKernelRule);

@@ -6,21 +6,39 @@ namespace ampscope {
 
 namespace {
 
+// Every family has its CUDA runtime (cuda*), CUDA driver (cu*) and ROCm HIP (hip*) names: a
+// role that only knew the CUDA spelling made an MI300X run with 1,360 hipFree calls report 0
+// allocator calls (issue 32). HIP names: hip/hip_runtime_api.h (ROCm 5-6).
+//
 // Host-blocking synchronization calls (diagnosis_rules.md §D). cudaStreamWaitEvent is not.
 constexpr std::string_view kSync[] = {
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
     "cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize",   "hipDeviceSynchronize",
-    "hipStreamSynchronize",  "hipEventSynchronize"};
+    "hipStreamSynchronize",  "hipEventSynchronize",   "hipCtxSynchronize"};
+// Kernel and graph launches. HIP: hipLaunchKernel (the runtime's <<<>>>), hipExtLaunchKernel,
+// hipModuleLaunchKernel / hipExtModuleLaunchKernel (code objects: rocBLAS, hipBLASLt, MIOpen),
+// hipHccModuleLaunchKernel (older ROCm), cooperative and multi-device launches, hipLaunchByPtr
+// (ROCm < 4), hipGraphLaunch.
 constexpr std::string_view kLaunch[] = {"cudaLaunchKernel",          "cudaLaunchCooperativeKernel",
                                         "cudaGraphLaunch",           "cuLaunchKernel",
                                         "cuLaunchCooperativeKernel", "cuGraphLaunch",
                                         "cudaLaunchKernelExC",       "hipLaunchKernel",
                                         "hipExtLaunchKernel",        "hipModuleLaunchKernel",
-                                        "hipExtModuleLaunchKernel",  "hipGraphLaunch"};
+                                        "hipExtModuleLaunchKernel",  "hipHccModuleLaunchKernel",
+                                        "hipLaunchCooperativeKernel", "hipModuleLaunchCooperativeKernel",
+                                        "hipExtLaunchMultiKernelMultiDevice", "hipLaunchByPtr",
+                                        "hipGraphLaunch"};
 constexpr std::string_view kMemcpy[] = {"cudaMemcpy", "cuMemcpy", "hipMemcpy"};
 constexpr std::string_view kMemset[] = {"cudaMemset", "cuMemset", "hipMemset"};
-constexpr std::string_view kAlloc[] = {"cudaMalloc", "cuMemAlloc"};
-constexpr std::string_view kFree[] = {"cudaFree", "cuMemFree"};
+// Device, managed and pinned-host allocations: cudaMalloc* (cudaMallocAsync, cudaMallocHost,
+// cudaMallocManaged, ...), cudaHostAlloc, cuMemAlloc* (cuMemAllocHost, cuMemAllocAsync, ...),
+// cuMemHostAlloc; hipMalloc* (hipMallocAsync, hipMallocManaged, ...), hipExtMallocWithFlags,
+// hipHostMalloc / hipHostAlloc.
+constexpr std::string_view kAlloc[] = {"cudaMalloc", "cudaHostAlloc", "cuMemAlloc",            "cuMemHostAlloc",
+                                       "hipMalloc",  "hipHostMalloc", "hipExtMallocWithFlags", "hipHostAlloc"};
+// Their frees: cudaFree* (cudaFreeHost, cudaFreeAsync, ...), cuMemFree* (cuMemFreeHost, ...),
+// hipFree* (hipFreeAsync, hipFreeHost, ...), hipHostFree.
+constexpr std::string_view kFree[] = {"cudaFree", "cuMemFree", "hipFree", "hipHostFree"};
 constexpr std::string_view kStreamWait[] = {"cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent"};
 
 template <size_t N>

@@ -10,12 +10,13 @@ namespace ampscope {
 enum class ApiRole : uint8_t {
   kOther,
   kSync,         // host-blocking synchronisation: cuda{Device,Stream,Event,Thread}Synchronize, cu*/hip* twins
+                 // (every role has its CUDA runtime, driver and HIP names: api_roles.cc)
   kLaunch,       // kernel and graph launches (runtime, driver, HIP)
   kMemcpySync,   // cudaMemcpy*, cuMemcpy*, hipMemcpy* without "Async": the host waits for the copy
   kMemcpyAsync,  // the same families with "Async"
   kMemset,       // cudaMemset*, cuMemset*, hipMemset*
-  kAlloc,        // cudaMalloc*, cuMemAlloc*
-  kFree,         // cudaFree*, cuMemFree*
+  kAlloc,        // cudaMalloc*, cudaHostAlloc, cuMemAlloc*, cuMemHostAlloc, hipMalloc*, hipHostMalloc, hipExtMallocWithFlags
+  kFree,         // cudaFree*, cuMemFree*, hipFree*, hipHostFree
   kStreamWait,   // cudaStreamWaitEvent and twins: GPU-side waits, not host-blocking
   kCount
 };

@@ -149,7 +149,7 @@ constexpr Tag kConcatTags[] = {
     {"e5m2", P::kFp8, false},   {"e2m1", P::kFp8, false},  {"ue8m0", P::kUnknown, true},
     {"ue4m3", P::kUnknown, true}, {"s8", P::kInt8, false}, {"i8", P::kInt8, false},
     {"u8", P::kInt8, false},    {"s32", P::kUnknown, true}, {"i32", P::kUnknown, true},
-    {"s4", P::kInt8, false},    {"u4", P::kInt8, false},
+    {"s4", P::kInt8, false},    {"u4", P::kInt8, false},   {"f8", P::kFp8, false},  // fbgemm's f8f8bf16
 };
 
 enum class WordType : uint8_t { kNotATag, kNeutral, kPrecision };
@@ -179,6 +179,10 @@ WordType WordPrecision(std::string_view word, std::string_view next_word, Precis
         *out = P::kFp8;
         return WordType::kPrecision;
       }
+      // "double buffer" is a pipelining technique, not fp64 (MIOpen's
+      // gridwise_convolution_implicit_gemm_v4r1_nchw_kcyx_nkhw_lds_double_buffer).
+      if (it->text == "double" && (next_word == "buffer" || next_word == "buffered" || next_word == "buffering"))
+        return WordType::kNotATag;
       if (it->neutral) return WordType::kNeutral;
       *out = it->precision;
       return WordType::kPrecision;
@@ -321,6 +325,46 @@ std::string_view StripVoid(std::string_view name) {
   return name;
 }
 
+// The kernel's own function name: the last "::" part of its qualified name before the template
+// arguments or the parameter list ("GemmKernel" in
+// "void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(...)", "transpose" in
+// "void dpsk::grouped_gemm::cuda::utils::transpose<512, 128>(...)"). Launch wrappers that only
+// carry the real kernel as their template argument (CUTLASS's device_kernel / Kernel / Kernel2)
+// are looked through. Mangled (_Z...) and plain C names come back whole up to '<' or '('.
+std::string_view OwnName(std::string_view qualified) {
+  const size_t end = std::min(qualified.size(), qualified.find_first_of("<(>,"));
+  std::string_view head = qualified.substr(0, end);
+  const size_t colon = head.rfind("::");
+  return colon == std::string_view::npos ? head : head.substr(colon + 2);
+}
+std::string_view FunctionName(std::string_view name) {
+  std::string_view s = StripVoid(name);
+  for (int depth = 0; depth < 4; ++depth) {
+    const std::string_view own = OwnName(s);
+    const size_t after = static_cast<size_t>(own.data() - s.data()) + own.size();
+    const bool wrapper = own == "device_kernel" || own == "Kernel" || own == "Kernel2";
+    if (!wrapper || after >= s.size() || s[after] != '<') return own;
+    s = s.substr(after + 1);
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  }
+  return OwnName(s);
+}
+
+// `pattern` in a function name, not followed by a lowercase letter ("gemm" in grouped_gemm_kernel,
+// "Gemm" in GemmKernel; not "gemm" in gemma_rms_norm).
+bool FunctionNameHas(std::string_view fn, std::string_view pattern) {
+  for (size_t pos = fn.find(pattern); pos != std::string_view::npos; pos = fn.find(pattern, pos + 1)) {
+    const size_t end = pos + pattern.size();
+    if (end == fn.size() || fn[end] < 'a' || fn[end] > 'z') return true;
+  }
+  return false;
+}
+
+// Formats only Tensor Cores compute: fp8 (and the fp6/fp4 it stands for here) from sm89 on, and
+// tf32 from sm80 on. No CUDA core does math in them, so such a GEMM or attention kernel is Tensor
+// Core work whatever library wrote it.
+bool TensorCoreOnlyFormat(Precision p) { return p == P::kFp8 || p == P::kTf32; }
+
 // ---------------------------------------------------------------------------------------
 // Substring prefilter. One Aho-Corasick pass over the name finds which of the table's strings
 // (row patterns, "also" strings, conv markers) occur anywhere in it; the rows then only check
@@ -454,6 +498,7 @@ bool RuleMatches(const SubstringIndex& index, size_t row, const Found& found, st
       return name.substr(0, r.pattern.size()) == r.pattern || stripped.substr(0, r.pattern.size()) == r.pattern;
     case Match::kContains: return true;
     case Match::kWord: return HasWord(name, r.pattern);
+    case Match::kFunction: return FunctionNameHas(FunctionName(name), r.pattern);
   }
   return false;
 }
@@ -475,6 +520,7 @@ const char* MatchName(Match m) {
     case Match::kPrefix: return "prefix";
     case Match::kContains: return "contains";
     case Match::kWord: return "word";
+    case Match::kFunction: return "function name contains";
   }
   return "?";
 }
@@ -492,7 +538,7 @@ KernelClass ClassifyKernel(std::string_view name) {
     if (!RuleMatches(index, i, found, name, stripped)) continue;
     out.category = (r.gemm_or_conv && index.AnyMarker(found)) ? Cat::kConv : r.category;
     out.precision = ResolvePrecision(r, name);
-    out.tensor_core = r.tc;
+    out.tensor_core = r.tc_by_precision && TensorCoreOnlyFormat(out.precision) ? Tc::kYes : r.tc;
     out.fp32_simt_gemm = r.simt && out.precision == P::kFp32;
     out.rocm = r.rocm;
     out.fused_cast = r.fused_cast;
@@ -530,6 +576,7 @@ std::string DescribeKernelRule(uint16_t rule) {
     case PrecRule::kTensile: s += ", precision from Tensile type code"; break;
   }
   s += std::string(", tensor core ") + TensorCoreUseName(r.tc);
+  if (r.tc_by_precision) s += " (yes for fp8/tf32 math)";
   if (r.simt) s += ", CUDA-core GEMM/conv";
   if (r.rocm) s += ", ROCm";
   return s;

@@ -18,6 +18,10 @@ enum class Match : uint8_t {
   kPrefix,    // the name (or the name after "void ") starts with the pattern
   kContains,  // the pattern occurs anywhere
   kWord,      // the pattern occurs as a whole word (bounded by non-alphanumerics or the ends)
+  kFunction,  // the pattern occurs in the kernel's own function name: the last `::` part before its
+              // template arguments, unwrapped from launch wrappers (cutlass::device_kernel<X>,
+              // cutlass::Kernel<X>): "GemmKernel" in cutlass::device_kernel<ns::grouped_gemm::GemmKernel>,
+              // nothing of ns::grouped_gemm::utils::transpose<...>
 };
 
 enum class PrecRule : uint8_t {
@@ -37,6 +41,8 @@ struct Rule {
   PrecRule prec_rule;
   Precision precision;     // fixed value or fallback
   Tc tc;
+  bool tc_by_precision;    // Tensor Core use from the precision: yes for math in a format only Tensor
+                           // Cores compute (fp8/fp6/fp4 and tf32), else `tc`
   bool simt;               // a GEMM/conv doing its math on CUDA cores (flagged when fp32)
   bool rocm;
   bool fused_cast;         // the name shows a fused dtype conversion
@@ -46,8 +52,9 @@ struct Rule {
 // Row builders keep the table readable: one line per pattern.
 constexpr Rule R(Match m, std::string_view pat, Cat c, PrecRule pr, Precision p, Tc tc,
                  std::string_view also = {}) {
-  return Rule{m, pat, also, c, false, pr, p, tc, false, false, false, KernelRole::kNone};
+  return Rule{m, pat, also, c, false, pr, p, tc, false, false, false, false, KernelRole::kNone};
 }
+constexpr Rule TcByPrecision(Rule r) { r.tc_by_precision = true; return r; }
 constexpr Rule Simt(Rule r) { r.simt = true; return r; }
 constexpr Rule Rocm(Rule r) { r.rocm = true; return r; }
 constexpr Rule GemmOrConv(Rule r) { r.gemm_or_conv = true; return r; }
@@ -57,6 +64,7 @@ constexpr Rule Role(KernelRole role, Rule r) { r.role = role; return r; }
 constexpr Match kPre = Match::kPrefix;
 constexpr Match kSub = Match::kContains;
 constexpr Match kWrd = Match::kWord;
+constexpr Match kFun = Match::kFunction;
 constexpr PrecRule kFix = PrecRule::kFixed;
 constexpr PrecRule kTag = PrecRule::kTags;
 

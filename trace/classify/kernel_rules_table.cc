@@ -9,7 +9,9 @@ namespace ampscope::kernel_rules {
 // hmma): the kernel is a convolution if the name contains one of these.
 const std::string_view kConvMarkers[] = {"fprop", "dgrad", "wgrad", "cudnn", "implicit_gemm",
                                          "convolution", "Convolution", "conv1d", "conv2d",
-                                         "conv3d", "Conv"};
+                                         "conv3d", "Conv",
+                                         // Composable Kernel: kernel_grouped_conv_fwd_xdl_cshuffle_v3, ..._bwd_data_...
+                                         "grouped_conv", "_conv_fwd", "_conv_bwd"};
 const size_t kConvMarkerCount = sizeof(kConvMarkers) / sizeof(kConvMarkers[0]);
 
 // Ordered: the first matching row wins. Generated names that embed op names (Triton/Inductor)
@@ -37,9 +39,26 @@ const Rule kRules[] = {
     // MIOpen tensor ops (SubTensorOpWithCastTensor1d, SubTensorOpWithScalar1d) are elementwise:
     // before the CUTLASS "TensorOp" rows, which would call them Tensor Core GEMMs.
     Rocm(R(kPre, "SubTensorOp", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo)),
-    Rocm(Role(KernelRole::kLayoutTransform, R(kPre, "batched_transpose_", Cat::kLayoutTransform, kTag, P::kUnknown, Tc::kNo))),
+    // MIOpen's batched transposes name the element size (half = any 2-byte type, byte, dword), not
+    // the type: batched_transpose_32x32_half moves bf16 in a bf16 model. Precision unknown.
+    Rocm(Role(KernelRole::kLayoutTransform, R(kPre, "batched_transpose_", Cat::kLayoutTransform, kFix, P::kUnknown, Tc::kNo))),
     Rocm(R(kPre, "igemm_", Cat::kConv, kTag, P::kUnknown, Tc::kYes, "gtcx")),
     Rocm(R(kSub, "xdlops", Cat::kConv, kTag, P::kUnknown, Tc::kYes)),
+    // MIOpen's implicit-GEMM convolutions without xdlops (v4r1 ..., "dlops") and its OpenCL/assembly
+    // direct, Winograd and im2col convolutions run on the vector ALUs, not the matrix cores.
+    Rocm(R(kPre, "gridwise_convolution", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "MIOpenConv", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "MIOpenCv", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "MIOpenGroupConv", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kSub, "AsmConv", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kSub, "gcnAsm", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "Im2Col", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "Col2Im", Cat::kConv, kTag, P::kUnknown, Tc::kNo)),
+    // MIOpen's activation, pooling and LRN kernels.
+    Rocm(R(kPre, "MIOpenNeuron", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "MIOpenPooling", Cat::kReduction, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "mloPooling", Cat::kReduction, kTag, P::kUnknown, Tc::kNo)),
+    Rocm(R(kPre, "MIOpenLRN", Cat::kNormalization, kTag, P::kUnknown, Tc::kNo)),
     // ROCm flash attention (Triton/AOTriton attn_fwd / attn_bwd): matrix-unit use depends on tl.dot.
     Rocm(R(kPre, "attn_fwd", Cat::kAttention, kTag, P::kUnknown, Tc::kUnknown)),
     Rocm(R(kPre, "attn_bwd", Cat::kAttention, kTag, P::kUnknown, Tc::kUnknown)),
@@ -52,6 +71,10 @@ const Rule kRules[] = {
     Rocm(R(kPre, "__amd_rocclr_", Cat::kMemcpyLike, kTag, P::kUnknown, Tc::kNo)),
     Rocm(R(kSub, "kernel_gemm_xdl", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
     Rocm(GemmOrConv(R(kSub, "_xdl_cshuffle", Cat::kGemm, kTag, P::kUnknown, Tc::kYes))),
+    Rocm(GemmOrConv(R(kSub, "_xdl", Cat::kGemm, kTag, P::kUnknown, Tc::kYes))),  // CK xdl (MFMA) device ops
+    // Other Composable Kernel device ops (dl: dot-lane on the vector ALUs; wmma on RDNA):
+    // matrix-core use unknown.
+    Rocm(GemmOrConv(R(kSub, "ck16tensor_operation", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown))),
     Rocm(R(kPre, "rocblas_", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
     Rocm(R(kPre, "hipblaslt", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown)),
 
@@ -74,6 +97,9 @@ const Rule kRules[] = {
     R(kSub, "flash_fwd", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
     R(kSub, "flash_bwd", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
     R(kSub, "FlashAttn", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
+    // FlashAttention-3's forward kernel: flash::compute_attn_ws<Flash_fwd_kernel_traits<...>> (the
+    // shared DeepSeek trace, H800).
+    R(kSub, "Flash_fwd_kernel_traits", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
     R(kSub, "flashinfer", Cat::kAttention, kTag, P::kUnknown, Tc::kUnknown),
     R(kSub, "fmha", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
     R(kSub, "sdpa", Cat::kAttention, kTag, P::kUnknown, Tc::kYes),
@@ -91,6 +117,7 @@ const Rule kRules[] = {
     GemmOrConv(R(kSub, "dmma", Cat::kGemm, kFix, P::kFp64, Tc::kYes)),
     GemmOrConv(R(kSub, "wgmma", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
     GemmOrConv(R(kSub, "gmma", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),
+    GemmOrConv(R(kSub, "wmma", Cat::kGemm, kTag, P::kUnknown, Tc::kYes)),  // the WMMA API (nvcuda::wmma)
 
     // --- Legacy cuBLAS/cuDNN and CUTLASS 2 mma codes: <arch>_[<in>_]<acc><mnk>{gemm,cudnn,fprop,..}
     // (volta_h884gemm, volta_fp16_s884cudnn_fp16, turing_fp16_s1688gemm_fp16, ampere_bf16_s16816gemm_bf16,
@@ -174,6 +201,15 @@ const Rule kRules[] = {
     Simt(R(kWrd, "simt", Cat::kGemm, kTag, P::kUnknown, Tc::kNo)),
     R(kSub, "scal_kernel", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
     R(kSub, "axpy_kernel", Cat::kElementwise, kTag, P::kUnknown, Tc::kNo),
+
+    // --- Custom GEMM libraries (DeepSeek's dpsk grouped GEMMs in cutlass::device_kernel<...::GemmKernel>,
+    // CUTLASS 3 GemmUniversal, MoE grouped GEMMs): the kernel's own function name says GEMM (not a
+    // namespace: dpsk::grouped_gemm::...::transpose is no GEMM; "gemma" is no GEMM). Precision from
+    // the type tags; math in fp8 or tf32 is Tensor Core work (no CUDA core computes those formats),
+    // any other precision cannot be told from the name.
+    TcByPrecision(GemmOrConv(R(kFun, "Gemm", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown))),
+    TcByPrecision(GemmOrConv(R(kFun, "gemm", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown))),
+    TcByPrecision(GemmOrConv(R(kFun, "GEMM", Cat::kGemm, kTag, P::kUnknown, Tc::kUnknown))),
 
     // --- AMP GradScaler: unscale_ (foreach and TensorIterator fallback) and update.
     Role(KernelRole::kAmpUnscale, R(kSub, "_amp_foreach_non_finite_check_and_unscale", Cat::kAmpScaler, kTag, P::kUnknown, Tc::kNo)),

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
+#include "trace/classify/kernel_arch.h"
 #include "trace/formats/kineto/kineto_event_parser.h"
 
 namespace ampscope::kineto {
@@ -246,6 +247,20 @@ void TraceBuilder::FinishDevices() {
       d.vendor = evidence_.amd ? GpuVendor::kAmd : evidence_.cuda ? GpuVendor::kNvidia : GpuVendor::kUnknown;
       trace_.devices.push_back(d);
     }
+  }
+  // No compute capability (no deviceProperties, or one without computeMajor): the lowest NVIDIA
+  // architecture the kernel names prove, with its basis (trace/classify/kernel_arch.h).
+  bool missing_cc = false;
+  for (const Device& d : trace_.devices) missing_cc = missing_cc || (d.cc_major < 0 && d.vendor != GpuVendor::kAmd);
+  if (!missing_cc || evidence_.amd) return;
+  const ArchEvidence arch = InferArchFromKernels(trace_);
+  if (arch.cc_major < 0) return;
+  for (Device& d : trace_.devices) {
+    if (d.cc_major >= 0 || d.vendor == GpuVendor::kAmd) continue;
+    d.vendor = GpuVendor::kNvidia;
+    d.cc_major = arch.cc_major;
+    d.cc_minor = arch.cc_minor;
+    d.arch_basis = arch.Basis();
   }
 }
 
