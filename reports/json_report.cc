@@ -197,6 +197,7 @@ json SyncsSection(const RankAnalysis& ra) {
           {"cuda_sync_events", ra.syncs.cuda_sync_event_count},
           {"per_step", ra.steps.steps.empty() ? json(nullptr) : json(ra.syncs.syncs_per_step)},
           {"by_api", by_api},
+          {"input_copies", ra.syncs.input_copy_count},
           {"host_blocked_us", NsToUs(ra.syncs.api_sync_time_ns)}};
 }
 
@@ -278,7 +279,8 @@ json ChecklistSection(const RankAnalysis& ra) {
                        {"unit", nullptr},
                        {"threshold", nullptr},
                        {"source", "unavailable"},
-                       {"evidence", "not analysed"}});
+                       {"evidence", "not analysed"},
+                       {"findings", json::array()}});
       continue;
     }
     json item = {{"id", found->id},
@@ -287,7 +289,8 @@ json ChecklistSection(const RankAnalysis& ra) {
                  {"unit", NullIfEmpty(UnitName(found->unit))},
                  {"threshold", found->threshold},
                  {"source", found->source},
-                 {"evidence", found->evidence}};
+                 {"evidence", found->evidence},
+                 {"findings", found->findings}};
     if (!found->how_to_know.empty()) item["how_to_know"] = found->how_to_know;
     items.push_back(item);
   }
