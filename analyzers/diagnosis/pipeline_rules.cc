@@ -143,7 +143,10 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                          : "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
                            "after the transfer). Copy from pinned memory (tensor.pin_memory(), or allocate the host buffers with "
                            "pin_memory=True) with .to('cuda', non_blocking=True).");
+    uint64_t blocking = 0;  // sync points that are blocking input copies (the copy, and PyTorch's stream sync after it)
+    for (const SyncPoint& p : in.ctx.sync_points()) blocking += p.input_copy;
     x.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},
+                  {"blocking_input_copies", blocking, Unit::kCount},
                   {"pinned_bandwidth_gbs", Round(pinned_bw), Unit::kGbs}, {"pinned_bandwidth_basis", bw_basis},
                   {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};
     if (item.status == CheckStatus::kPass) item.status = CheckStatus::kWarn;
