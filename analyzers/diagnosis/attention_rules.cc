@@ -22,7 +22,8 @@ Field OptInt(const char* key, const std::optional<int64_t>& v) {
 
 // Without host ops there is no op tree: the same sequence on the kernels of a stream, a GEMM
 // kernel, a softmax kernel and a GEMM kernel with only elementwise / cast / reduction / copy-like
-// kernels between them (at most roofline::kMaxOpsBetween each side). Shapes are unknown then.
+// kernels between them (at most roofline::kMaxOpsBetween each side), the two GEMMs of similar
+// cost (roofline::SimilarCost). Shapes are unknown then.
 roofline::EagerAttention FromKernels(const Facts& in) {
   roofline::EagerAttention e;
   e.qk_op = "GEMM kernel";
@@ -53,6 +54,10 @@ roofline::EagerAttention FromKernels(const Facts& in) {
       };
       const int64_t qk = nearest(-1), pv = nearest(+1);
       if (qk < 0 || pv < 0) continue;
+      // Q·Kᵀ and P·V cost alike; a router's gate GEMM and an expert GEMM do not.
+      if (!roofline::SimilarCost(in.t.kernels[v[static_cast<size_t>(qk)]].duration_ns(),
+                                 in.t.kernels[v[static_cast<size_t>(pv)]].duration_ns()))
+        continue;
       e.calls++;
       for (int64_t j = qk; j <= pv; ++j) {
         const size_t k = v[static_cast<size_t>(j)];

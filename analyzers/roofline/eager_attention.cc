@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "analyzers/roofline/op_models.h"
+#include "analyzers/roofline/op_table.h"
 
 namespace ampscope::roofline {
 namespace {
@@ -34,6 +35,15 @@ struct Instance {
   NodeId qk = kNoNode, softmax = kNoNode, pv = kNoNode;
   std::vector<NodeId> ops;  // the siblings qk .. pv, in order
 };
+
+}  // namespace
+
+bool SimilarCost(TimeNs qk_ns, TimeNs pv_ns) {
+  const TimeNs lo = std::min(qk_ns, pv_ns), hi = std::max(qk_ns, pv_ns);
+  return lo > 0 && hi <= kSimilarCostFactor * lo;
+}
+
+namespace {
 
 class Finder {
  public:
@@ -92,6 +102,14 @@ class Finder {
     return false;
   }
 
+  // Q·Kᵀ and P·V multiply two activations: a batched product (bmm, baddbmm, matmul), never a
+  // product with a weight (mm, addmm, linear: an MoE router's gate, a classifier head).
+  bool ActivationProduct(NodeId n) {
+    const detail::OpSpec* spec = detail::FindOpSpec(t_.str(tree_.name(n)));
+    return spec != nullptr && (spec->formula == detail::Formula::kBmm || spec->formula == detail::Formula::kBaddbmm ||
+                               spec->formula == detail::Formula::kMatmul);
+  }
+
   // The nearest GEMM sibling in direction `step` (-1 before, +1 after), at most kMaxOpsBetween
   // ops away on the same thread, with no softmax or attention op between.
   NodeId NearestGemm(NodeId n, int step) {
@@ -146,10 +164,13 @@ class Finder {
 
   // The shapes of an instance; false when recorded shapes show it is not attention.
   bool Shapes(const Instance& x, EagerAttention& e) {
+    if (!ActivationProduct(x.qk) || !ActivationProduct(x.pv)) return false;
     const OpArgs* sm = Args(x.softmax);
     if (sm == nullptr || sm->dims.empty() || sm->dims[0].empty()) {
+      // Without shapes, the op sequence and the two products' cost: Q·Kᵀ and P·V do the same
+      // N_q·N_kv·d multiply-adds, so their kernel times are alike.
       e.shape_basis = "shapes not recorded (profile with record_shapes=True)";
-      return true;
+      return SimilarCost(tree_.subtree_kernel_ns(x.qk), tree_.subtree_kernel_ns(x.pv));
     }
     const Shape& s = sm->dims[0];
     if (s.size() < 3) return false;  // a softmax over a 2-D tensor (a classifier head) is not attention

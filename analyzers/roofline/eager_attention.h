@@ -10,7 +10,9 @@
 // or GEMM between) fit: with recorded shapes, Q·Kᵀ's output is the softmax's input
 // [..., N_q, N_kv] and P·V multiplies [..., N_q, N_kv] by [..., N_kv, d]; a softmax over fewer
 // than 3 dims is never attention. Without recorded shapes the op sequence alone is taken and
-// the shapes are unknown. The backward nodes of those ops (linked by the op tree) add their time.
+// the shapes are unknown, and Q·Kᵀ and P·V must be batched products (bmm, baddbmm, matmul; never
+// a product with a weight) of similar cost. The backward nodes of those ops (linked by the op
+// tree) add their time.
 #pragma once
 
 #include <vector>
@@ -22,6 +24,10 @@
 namespace ampscope::roofline {
 
 inline constexpr int kMaxOpsBetween = 8;  // sibling ops between Q·Kᵀ and the softmax, and the softmax and P·V
+// Without recorded shapes, Q·Kᵀ and P·V must cost alike (the same N_q·N_kv·d multiply-adds):
+// within this factor of each other [heur]; a gate GEMM and an expert GEMM differ by far more.
+inline constexpr TimeNs kSimilarCostFactor = 4;
+bool SimilarCost(TimeNs qk_ns, TimeNs pv_ns);
 
 // Every instance in the steps' CPU ranges (all of the trace without steps), grouped by shape,
 // by kernel time descending.

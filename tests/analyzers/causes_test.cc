@@ -151,6 +151,27 @@ TEST(Causes, EagerAttentionNeedsAnAttentionShapedSoftmax) {
   EXPECT_EQ(FindFinding(EagerAttentionStep("[[3200,100],[],[]]"), "eager_attention"), nullptr);
 }
 
+// An MoE router without recorded shapes: a gate linear (20 µs), softmax, topk, an expert linear
+// (600 µs). Neither product multiplies two activations, and their costs differ 30x: not attention,
+// with host ops or (kernels alone) without.
+RankAnalysis RouterStep(bool with_ops) {
+  TraceBuilder b;
+  b.Step(0, 0, 1200);
+  if (with_ops) b.Op("aten::linear", 10, 40);
+  b.Kernel(kHgemm, 20, 30, 20);
+  if (with_ops) b.Op("aten::softmax", 50, 70);
+  b.Kernel(kSoftmaxFwd, 55, 60, 200);
+  if (with_ops) b.Op("aten::topk", 80, 90);
+  if (with_ops) b.Op("aten::linear", 100, 130);
+  b.Kernel(kHgemm, 110, 270, 600);
+  return b.Analyze();
+}
+
+TEST(Causes, RouterSoftmaxIsNotAttention) {
+  EXPECT_EQ(FindFinding(RouterStep(true), "eager_attention"), nullptr);
+  EXPECT_EQ(FindFinding(RouterStep(false), "eager_attention"), nullptr);
+}
+
 TEST(Causes, EagerAttentionFromKernelsWithoutHostOps) {
   // The same kernels with no cpu_ops: found on the stream's kernel sequence, shapes unknown.
   const RankAnalysis ra = EagerAttentionStep("", /*with_ops=*/false);
