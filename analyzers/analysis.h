@@ -118,10 +118,13 @@ struct IdleGap {
 
 // What the host was doing while the main GPU idled (host_wait and other gaps), in attribution
 // order: DataLoader ranges, pageable copies and allocator calls take the time they overlap; the
-// rest goes to what opened the gap (a sync, a cudaFree, or the host not launching fast enough).
-enum class IdleCause : uint8_t { kDataLoader, kPageable, kAlloc, kSync, kScalerSync, kHost, kOther, kCount };
+// rest goes to what opened the gap (a sync, a cudaFree, or the host not launching fast enough),
+// except, in a gap the host opened, stretches of kUntracedHostNs or more with no recorded host
+// activity at all (kHostUntraced: Python outside ops, a GIL held elsewhere, I/O; not launch overhead).
+enum class IdleCause : uint8_t { kDataLoader, kPageable, kAlloc, kSync, kScalerSync, kHost, kHostUntraced, kOther, kCount };
 inline constexpr size_t kIdleCauses = static_cast<size_t>(IdleCause::kCount);
-// "data_loader" | "pageable_copy" | "allocator" | "host_sync" | "grad_scaler_sync" | "host_launch" | "other"
+// "data_loader" | "pageable_copy" | "allocator" | "host_sync" | "grad_scaler_sync" | "host_launch" |
+// "host_untraced" | "other"
 const char* IdleCauseName(IdleCause c);
 
 // The GPU time of one idle gap on the main device, split by cause (RankContext::AttributeGaps).
@@ -176,6 +179,10 @@ struct SyncPoint {
   std::string waited_for;   // the kernel launched just before (what the host waited for)
   TimeNs blocked_ns = 0;    // host time inside the call(s)
   bool scaler = false;      // GradScaler's found_inf check (the kernel waited for is a scaler kernel)
+  // A blocking host-to-device copy (tensor.to('cuda') from pageable memory, or without
+  // non_blocking=True: the copy, and the stream sync PyTorch issues after it): a copy problem
+  // (pinned memory, non_blocking=True), not a sync the user wrote.
+  bool input_copy = false;
 };
 
 struct SyncAnalysis {
@@ -184,6 +191,7 @@ struct SyncAnalysis {
   std::map<std::string, uint64_t> by_api;
   TimeNs api_sync_time_ns = 0;            // host time blocked in sync APIs
   double syncs_per_step = 0;
+  uint64_t input_copy_count = 0;          // points that are blocking host-to-device copies (SyncPoint::input_copy)
   std::vector<SyncPoint> points;          // capped (first 10000)
 };
 
@@ -232,7 +240,10 @@ struct DimensionResult {
   DimensionStatus status = DimensionStatus::kUnknown;
   Headline headline;
   FieldList metrics;
-  std::vector<std::string> findings;  // finding ids
+  // Finding ids: those counted against the dimension, then those of other dimensions that
+  // explain its headline (pageable copies explain low GPU busy; diagnosis/matrix.cc). A bad
+  // dimension always has one.
+  std::vector<std::string> findings;
 };
 
 struct ChecklistItem {
@@ -244,6 +255,9 @@ struct ChecklistItem {
   std::string source;
   std::string evidence;
   std::string how_to_know;      // when unknown: what would make it known
+  // The findings that explain its status: those counted against the item, then those of other
+  // items that explain its value (diagnosis/matrix.cc). A failing item always has one.
+  std::vector<std::string> findings;
 };
 
 // How far a finding can be trusted: "low" when it rests on a metric a trace-integrity check

@@ -166,6 +166,7 @@ void AnalyzeSyncs(const RankContext& ctx, SyncAnalysis& out) {
   for (const SyncPoint& p : ctx.sync_points()) {
     if (from_api_calls) out.api_sync_count++;
     out.by_api[p.api]++;
+    if (p.input_copy) out.input_copy_count++;
     SatAccumulate(out.api_sync_time_ns, p.blocked_ns);
     if (out.points.size() < kMaxSyncPoints) out.points.push_back(p);
   }

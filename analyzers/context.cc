@@ -255,28 +255,29 @@ void RankContext::BuildBusy() {
 
 void RankContext::BuildHostRanges() {
   // Named host ranges: DataLoader and Optimizer.step (user annotations, NVTX, 2021 Operators).
-  auto visit_range = [&](std::string_view name, TimeNs s, TimeNs e, int64_t tid) {
+  auto visit_range = [&](StringId id, TimeNs s, TimeNs e, int64_t tid) {
+    const std::string_view name = trace_.str(id);
     const HostRangeRole role = ClassifyHostRange(name);
     if (role == HostRangeRole::kDataLoader) {
       host_.dataloader.push_back({s, e});
       host_.dataloader_names.insert(std::string(name));
     } else if (role == HostRangeRole::kOptimizerStep) {
-      host_.optimizer_steps.push_back({s, e, tid});
+      host_.optimizer_steps.push_back({s, e, tid, id});
       host_.optimizer_names.insert(std::string(name));
     } else if (role == HostRangeRole::kOptimizerZeroGrad) {
-      host_.zero_grad.push_back({s, e, tid});
+      host_.zero_grad.push_back({s, e, tid, id});
       host_.optimizer_names.insert(std::string(name));
     }
   };
   for (const Range& r : trace_.ranges)
     if (r.kind == RangeKind::kCpuAnnotation || r.kind == RangeKind::kNvtx)
-      visit_range(trace_.str(r.name), r.start_ns, r.end_ns, r.tid);
+      visit_range(r.name, r.start_ns, r.end_ns, r.tid);
   for (const CpuOp& op : trace_.cpu_ops) {
     std::string_view n = trace_.str(op.name);
     const HostRangeRole role = ClassifyHostRange(n);
     if (role == HostRangeRole::kDataLoader || role == HostRangeRole::kOptimizerStep ||
         role == HostRangeRole::kOptimizerZeroGrad)
-      visit_range(n, op.start_ns, op.end_ns, op.tid);
+      visit_range(op.name, op.start_ns, op.end_ns, op.tid);
   }
   host_.dataloader = MergeIntervals(std::move(host_.dataloader));
   for (std::vector<TidRange>* v : {&host_.optimizer_steps, &host_.zero_grad})
@@ -300,8 +301,53 @@ void RankContext::BuildHostRanges() {
   }
   host_.pageable_h2d_calls = MergeIntervals(std::move(pageable));
   host_.alloc_calls_merged = MergeIntervals(std::move(alloc));
+  BuildHostActivity();
   std::sort(host_.free_calls.begin(), host_.free_calls.end(),
             [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+}
+
+// Recorded host activity, merged: ops (not the ranges 2021 traces write as ops: a ProfilerStep
+// "op" would make the whole step active), runtime calls and DataLoader ranges. The three tables
+// are each sorted by start (the reader's order; dataloader is merged), so they are merged as they
+// are read, without a copy of all of them; anything unsorted falls back to a sort.
+void RankContext::BuildHostActivity() {
+  const Trace& t = trace_;
+  const std::vector<Interval>& dataloader = host_.dataloader;
+  std::vector<Interval>& active = host_.active;
+  std::vector<uint8_t> annotation(t.strings.size(), 0xFF);  // by name: 1 a range written as an op, 0 an op
+  auto is_op = [&](const CpuOp& op) {
+    if (op.name >= annotation.size()) return !IsAnnotationOpName(t.str(op.name));
+    if (annotation[op.name] == 0xFF) annotation[op.name] = IsAnnotationOpName(t.str(op.name)) ? 1 : 0;
+    return annotation[op.name] == 0;
+  };
+  const bool sorted =
+      std::is_sorted(t.cpu_ops.begin(), t.cpu_ops.end(), [](const CpuOp& a, const CpuOp& b) { return a.start_ns < b.start_ns; }) &&
+      std::is_sorted(t.api_calls.begin(), t.api_calls.end(), [](const ApiCall& a, const ApiCall& b) { return a.start_ns < b.start_ns; });
+  if (!sorted) {
+    std::vector<Interval> all;
+    for (const CpuOp& op : t.cpu_ops)
+      if (is_op(op)) all.push_back({op.start_ns, op.end_ns});
+    for (const ApiCall& a : t.api_calls) all.push_back({a.start_ns, a.end_ns});
+    all.insert(all.end(), dataloader.begin(), dataloader.end());
+    active = MergeIntervals(std::move(all));
+    return;
+  }
+  size_t i = 0, j = 0, k = 0;
+  constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
+  while (true) {
+    while (i < t.cpu_ops.size() && !is_op(t.cpu_ops[i])) ++i;
+    const TimeNs si = i < t.cpu_ops.size() ? t.cpu_ops[i].start_ns : kNone;
+    const TimeNs sj = j < t.api_calls.size() ? t.api_calls[j].start_ns : kNone;
+    const TimeNs sk = k < dataloader.size() ? dataloader[k].start_ns : kNone;
+    if (i >= t.cpu_ops.size() && j >= t.api_calls.size() && k >= dataloader.size()) break;
+    if (si <= sj && si <= sk && i < t.cpu_ops.size()) {
+      AppendMerged(active, si, t.cpu_ops[i++].end_ns);
+    } else if (sj <= sk && j < t.api_calls.size()) {
+      AppendMerged(active, sj, t.api_calls[j++].end_ns);
+    } else {
+      AppendMerged(active, sk, dataloader[k++].end_ns);
+    }
+  }
 }
 
 int64_t RankContext::CpuOpOfKernel(size_t i) const {
@@ -330,12 +376,16 @@ std::string RankContext::OpChainName(int64_t tid, TimeNs t) const {
 //   - synchronous copies (ApiRole::kMemcpySync, or a copy record the reader marked !async),
 //     except H2D copies of <= 64 KB (staged: the call returns before the copy) and D2D copies
 //     (device-side only) [nsys cuda_memcpy_sync];
-//   - async D2H copies into pageable memory (CUDA's API sync behaviour: they return when the
-//     copy is done);
-//   - a blocking copy followed within 50 µs by a stream sync on the same thread is ONE point
-//     (.item() = cudaMemcpyAsync D2H + cudaStreamSynchronize);
+//   - async D2H copies into pageable memory, and async H2D copies of > 64 KB from pageable
+//     memory (CUDA's API sync behaviour: the call returns only once the copy is done, or staged
+//     through the driver's small pinned buffer);
+//   - a copy followed within 50 µs by a stream sync on the same thread is ONE point
+//     (.item() = cudaMemcpyAsync D2H + cudaStreamSynchronize; tensor.to('cuda') without
+//     non_blocking=True = cudaMemcpyAsync H2D + cudaStreamSynchronize, even from pinned memory);
 //   - CUPTI SYNCHRONIZATION records (not stream-wait-event) only when the trace has no runtime
 //     API calls at all: Kineto writes a record for the same sync as its runtime call.
+// A point that starts with a host-to-device copy is an input copy (SyncPoint::input_copy): the
+// host waits for its own upload, the fix is pinned memory and non_blocking=True.
 // Only points whose first call starts inside the windows count.
 void RankContext::BuildSyncPoints() {
   struct Call {
@@ -343,6 +393,8 @@ void RankContext::BuildSyncPoints() {
     int64_t tid;
     std::string label;
     bool explicit_sync;
+    bool blocking;  // a point by itself; else (a non-blocking H2D copy) only with a sync right after
+    bool h2d;       // a host-to-device copy
   };
   std::vector<Call> calls;
   for (size_t i = 0; i < trace_.api_calls.size(); ++i) {
@@ -352,31 +404,40 @@ void RankContext::BuildSyncPoints() {
     if (!InWindows(a.start_ns)) continue;
     std::string_view name = trace_.str(a.name);
     if (role == ApiRole::kSync) {
-      calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name), true});
+      calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name), true, true, false});
       continue;
     }
     const MemcpyEvent* m = MemcpyOf(a.correlation);
     const bool synchronous = role == ApiRole::kMemcpySync || (m != nullptr && !m->async);
+    const bool h2d = m != nullptr && m->kind == MemcpyKind::kHtoD;
+    const bool small_h2d = h2d && m->bytes <= diagnosis::kSmallH2DBytes;
     bool blocking = false;
     if (synchronous) {
-      blocking = !(m && ((m->kind == MemcpyKind::kHtoD && m->bytes <= diagnosis::kSmallH2DBytes) || m->kind == MemcpyKind::kDtoD));
+      blocking = !(m && (small_h2d || m->kind == MemcpyKind::kDtoD));
     } else if (m && m->kind == MemcpyKind::kDtoH && m->dst_kind == MemoryKind::kPageable) {
       blocking = true;
+    } else if (h2d && m->src_kind == MemoryKind::kPageable && !small_h2d) {
+      blocking = true;
     }
-    if (blocking) calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name) + (m ? std::string(" ") + MemcpyKindName(m->kind) : ""), false});
+    if (blocking || h2d)
+      calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name) + (m ? std::string(" ") + MemcpyKindName(m->kind) : ""),
+                       false, blocking, h2d});
   }
   std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.s < b.s; });
   std::vector<SyncPoint>& points = syncs_.points;
   constexpr TimeNs kJoinNs = 50'000;
   for (size_t i = 0; i < calls.size(); ++i) {
+    const bool sync_follows = i + 1 < calls.size() && calls[i + 1].tid == calls[i].tid && !calls[i].explicit_sync &&
+                              calls[i + 1].explicit_sync && calls[i + 1].s - calls[i].e <= kJoinNs;
+    if (!calls[i].blocking && !sync_follows) continue;  // a non-blocking copy with no sync after it
     SyncPoint p;
     p.start_ns = calls[i].s;
     p.end_ns = calls[i].e;
     p.tid = calls[i].tid;
     p.api = calls[i].label;
     p.blocked_ns = std::max<TimeNs>(0, calls[i].e - calls[i].s);
-    while (i + 1 < calls.size() && calls[i + 1].tid == p.tid && calls[i + 1].s - p.end_ns <= kJoinNs &&
-           (!calls[i].explicit_sync) && calls[i + 1].explicit_sync) {
+    p.input_copy = calls[i].h2d;
+    if (sync_follows) {
       ++i;
       p.end_ns = std::max(p.end_ns, calls[i].e);
       p.api += " + " + calls[i].label;
@@ -532,10 +593,24 @@ void RankContext::AttributeGaps() {
         freed = g.start_ns <= SaturatingAdd(it->end_ns, kSlackNs);
       }
     }
-    if (sp != nullptr) {
+    // A blocking input copy (.to('cuda')) is not a sync the user wrote: the host waited for its
+    // own upload, and what follows it is host time (the pageable copy's own time is cut out above).
+    if (sp != nullptr && !sp->input_copy) {
       opener = sp->scaler ? IdleCause::kScalerSync : IdleCause::kSync;
     } else if (freed) {
       opener = IdleCause::kAlloc;
+    }
+    // In a gap the host opened, long stretches with no recorded host activity at all are not
+    // launch overhead: the host was busy outside the profiler's view.
+    if (opener == IdleCause::kHost) {
+      std::vector<Interval> bare = pieces;
+      CutOut(bare, host_.active);
+      TimeNs untraced = 0;
+      for (const Interval& b : bare)
+        if (b.end_ns - b.start_ns >= diagnosis::kUntracedHostNs) SatAccumulate(untraced, b.end_ns - b.start_ns);
+      untraced = std::min(untraced, rest);
+      part[static_cast<size_t>(IdleCause::kHostUntraced)] = untraced;
+      rest -= untraced;
     }
     SatAccumulate(part[static_cast<size_t>(opener)], rest);
     idle_.causes.push_back(gc);

@@ -85,11 +85,12 @@ class KernelClassTable {
   KernelClass unknown_;               // names that are not kernel names of this trace
 };
 
-// A host range with its thread (Optimizer.step ranges).
+// A host range with its thread (Optimizer.step ranges) and its name.
 struct TidRange {
   TimeNs start_ns;
   TimeNs end_ns;
   int64_t tid;
+  StringId name = kNoString;
 };
 
 // An allocator call (cudaMalloc*/cudaFree* ...) inside the windows.
@@ -126,6 +127,9 @@ struct HostRanges {
   std::vector<Interval> alloc_calls_merged;      // cudaMalloc*/cudaFree* calls, merged
   std::vector<Interval> free_calls;              // cudaFree* calls, sorted by start
   std::vector<AllocCall> alloc_calls;            // in the windows, in call order
+  // Recorded host activity, all threads, merged: cpu_ops (not the ranges a 2021 trace writes as
+  // ops), runtime calls and DataLoader ranges.
+  std::vector<Interval> active;
 };
 
 // Per-kernel facts, indexed like trace.kernels.
@@ -198,6 +202,7 @@ class RankContext {
   void BuildKernelFacts();
   void BuildBusy();
   void BuildHostRanges();
+  void BuildHostActivity();
   void BuildSyncPoints();
   void BuildIdleGaps();
   void AttributeGaps();

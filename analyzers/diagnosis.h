@@ -49,6 +49,11 @@ inline constexpr double kFp32SimtGemmSharePct = 10.0;  // [heur] CI-03, share of
 inline constexpr double kLowGemmEfficiencyPct = 30.0;  // [heur] CI-05, achieved / peak TFLOP/s
 inline constexpr double kLargeGemmFlops = 1e9;         // [heur] CI-05, a "large" GEMM call
 inline constexpr int kDimAlignment = 8;                // [NV-guide] fp16/bf16 M, N, K multiples of 8
+// attention
+inline constexpr double kEagerAttentionPct = 10.0;     // [heur] hand-written attention: share of GPU kernel time
+inline constexpr double kFlashSpeedup = 2.0;           // [heur] a fused SDPA kernel over eager attention (FlashAttention-2: 2-4x)
+inline constexpr double kSdpaEfficiencyPct = 30.0;    // [heur] an SDPA kernel's share of the dense peak (FA2: 35-73% on A100/H100)
+inline constexpr double kSdpaMinCallNs = 5'000;       // [heur] an SDPA call costs at least one kernel's launch and tail
 // autocast_coverage
 inline constexpr double kAutocastFp32FailPct = 10.0;  // [heur] fp32 share of Tensor-Core-eligible op time
 inline constexpr double kAutocastFp32WarnPct = 1.0;   // [heur]
@@ -56,6 +61,7 @@ inline constexpr double kAutocastFp32WarnPct = 1.0;   // [heur]
 inline constexpr double kMemoryBoundVsGemmWarn = 1.0;  // [heur] MB-01: memory-bound time > GEMM time
 inline constexpr double kMemoryBoundVsGemmBad = 2.0;   // [heur]
 inline constexpr double kCastSharePct = 10.0;          // [heur] MB-02 (catalogue says 5%; see findings.md)
+inline constexpr double kDeviceCopyPct = 5.0;          // [heur] device-to-device memcpy time, share of the step
 inline constexpr uint64_t kSmallH2DBytes = 64 * 1024;  // [nsys] cuda_memcpy_sync: H2D <= 64 KB is staged
 // instruction_efficiency
 inline constexpr double kSmallKernelNs = 10'000;       // [heur] TP-04 "kernels under 10 us"
@@ -68,6 +74,7 @@ inline constexpr int kMinChainKernels = 3;             // [proj] CK-FU: runs of 
 inline constexpr size_t kChainKernelsNamed = 12;
 inline constexpr double kUnfusedOptimizerMinKernels = 32;  // [heur] per-parameter kernels per step
 inline constexpr double kUnfusedOptimizerSharePct = 50.0;  // [heur] non-multi_tensor_apply share
+inline constexpr double kOptimizerStepPct = 20.0;      // [heur] Optimizer.step host time, share of the step
 // data_locality / memory_fragmentation
 inline constexpr double kLayoutPctOfConv = 5.0;        // [heur] IE-01
 inline constexpr double kMemoryPeakPct = 90.0;         // [kineto] peak > 0.9 * totalGlobalMem
@@ -79,6 +86,7 @@ inline constexpr double kBusyGoodPct = 80.0;           // [heur]
 inline constexpr double kBusyBadPct = 50.0;            // [nsys] gpu_time_util 50%, [kineto] util < 0.5
 inline constexpr double kSyncsBeyondScalerPerStep = 1.0;  // [heur] TP-03: > 1 per step beyond GradScaler's
 inline constexpr double kLongGapNs = 500e6;            // [nsys] gpu_gaps 500 ms
+inline constexpr TimeNs kUntracedHostNs = 1'000'000;   // [heur] host stretch with no recorded activity: 1 ms, 100x a launch
 // data_pipeline
 inline constexpr double kDataLoaderPct = 5.0;          // [kineto] DataLoader / step > 5%
 inline constexpr double kIdleAtStepStartPct = 5.0;     // [heur] same bar as the DataLoader rule
@@ -86,6 +94,10 @@ inline constexpr double kIdleAtStepStartPct = 5.0;     // [heur] same bar as the
 inline constexpr double kCommSharePct = 10.0;          // [kineto] communication / step > 10%
 inline constexpr double kCommOverlapPct = 50.0;        // [heur] TP-07
 inline constexpr double kExposedCommFailPct = 5.0;     // [heur]
+inline constexpr double kCommTypeAdvicePct = 50.0;     // [heur] advise for the collective type carrying the majority
+inline constexpr double kPerParameterAllReducePerStep = 100.0;  // [heur] "hundreds" of all-reduces per step
+inline constexpr double kSmallCollectiveNs = 100e3;    // [heur] median all-reduce under 100 us (sizes unknown) ...
+inline constexpr double kSmallCollectiveBytes = 1 << 20;  // [heur] ... or under 1 MiB: far below DDP's 25 MB buckets
 // grad_scaler
 inline constexpr int kScalerWarmupSteps = 10;          // [heur] "after the first ~10 steps"
 inline constexpr int kStartSkipsMin = 2;               // [heur] consecutive skips at the start => init scale too high

@@ -22,6 +22,8 @@ const char* UnitName(Unit u) {
     case Unit::kGbs: return "GB/s";
     case Unit::kTflops: return "TFLOP/s";
     case Unit::kFactor: return "x";
+    case Unit::kPctFp16: return "% in fp16";
+    case Unit::kPctOfDeviceMemory: return "% of device memory";
   }
   return "";
 }

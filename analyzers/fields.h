@@ -39,6 +39,8 @@ enum class Unit : uint8_t {
   kGbs,               // "GB/s"          (= bytes/ns)
   kTflops,            // "TFLOP/s"
   kFactor,            // "x"             a multiplier
+  kPctFp16,           // "% in fp16"     fp16 share of low-precision matmul time
+  kPctOfDeviceMemory, // "% of device memory"
 };
 const char* UnitName(Unit u);  // "" for kNone
 

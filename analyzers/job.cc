@@ -209,6 +209,7 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
     job.memory.memset_time_ns = SaturatingAdd(job.memory.memset_time_ns, r.memory.memset_time_ns);
     job.syncs.api_sync_count += r.syncs.api_sync_count;
     job.syncs.cuda_sync_event_count += r.syncs.cuda_sync_event_count;
+    job.syncs.input_copy_count += r.syncs.input_copy_count;
     job.syncs.api_sync_time_ns = SaturatingAdd(job.syncs.api_sync_time_ns, r.syncs.api_sync_time_ns);
     for (const auto& [api, c] : r.syncs.by_api) job.syncs.by_api[api] += c;
     job.syncs.syncs_per_step += r.syncs.syncs_per_step / n;

@@ -71,6 +71,7 @@ const char* IdleCauseName(IdleCause c) {
     case IdleCause::kSync: return "host_sync";
     case IdleCause::kScalerSync: return "grad_scaler_sync";
     case IdleCause::kHost: return "host_launch";
+    case IdleCause::kHostUntraced: return "host_untraced";
     default: return "other";
   }
 }

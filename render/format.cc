@@ -244,6 +244,7 @@ std::string HumanKey(std::string_view key) {
       {"memory_bound_vs_gemm_time", "Memory-bound time / GEMM time"},
       {"comm_compute_overlap_pct", "Communication/compute overlap"},
       {"syncs_per_step_beyond_grad_scaler", "Syncs per step beyond GradScaler's"},
+      {"input_copy_syncs_per_step", "Blocking input copies per step"},
       {"cuda_graph_kernels", "Kernels in CUDA Graphs"},
       // measured (docs/ncu.md)
       {"sm_throughput_pct", "SM throughput"},
@@ -380,6 +381,17 @@ std::string ChecklistUnit(const json& item) {
       {"memory_fragmentation", "calls/step"}};
   auto it = kUnits.find(String(item, "/id"));
   return it == kUnits.end() ? "" : it->second;
+}
+
+std::string ChecklistFindings(const json& item) {
+  const std::string status = String(item, "/status");
+  if (status != "fail" && status != "warn") return "";
+  const json& f = Section(item, "/findings");
+  std::string ids;
+  if (f.is_array())
+    for (const json& id : f)
+      if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+  return ids.empty() ? "" : "findings: " + ids;
 }
 
 std::vector<std::string> DimensionOrder(const json& report) {

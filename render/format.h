@@ -91,6 +91,9 @@ std::string ChecklistTitle(const std::string& id);  // "grad_scaler" -> "GradSca
 // The unit of a checklist item's value: the item's "unit" field when the report has one, else
 // what the analyzers put there today (DESIGN.md's checklist): "% of step", "calls/step", ...
 std::string ChecklistUnit(const nlohmann::json& item);
+// "findings: a, b" for an item that warns or fails and names the findings that explain it
+// (checklist[].findings), else "".
+std::string ChecklistFindings(const nlohmann::json& item);
 // The dimension ids in the contract order (DESIGN.md), then any extra ones in the report.
 std::vector<std::string> DimensionOrder(const nlohmann::json& report);
 // "good"/"pass" -> 0 (fine), "warn" -> 1, "bad"/"fail" -> 2, "unknown" -> 3, "not_applicable" -> 4.

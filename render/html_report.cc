@@ -357,6 +357,7 @@ void Checklist(std::string& h, const json& r) {
     std::string status = String(item, "/status", "unknown");
     std::string evidence = String(item, "/evidence");
     std::string how = String(item, "/how_to_know");
+    if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
     h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(String(item, "/id"))) + "</td><td>" +
          StatusBadge(status) + "</td><td class=\"num\">" + H(ChecklistValueText(item, status)) +
          "</td><td>" + H(String(item, "/threshold")) + "</td><td>" + H(String(item, "/source")) + "</td><td>" +

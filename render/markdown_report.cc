@@ -176,8 +176,10 @@ std::string RenderMarkdown(const json& r) {
       std::string value = item.contains("value") && !item["value"].is_null() ? Value(item["value"], ChecklistUnit(item))
                           : status == "not_applicable"                         ? "-"
                                                                                : "not measured";
+      std::string evidence = String(item, "/evidence");
+      if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
       line(fmt::format("| {} | {} | {} | {} | {} |", Esc(ChecklistTitle(String(item, "/id"))), Status(status), Esc(value),
-                       Esc(String(item, "/threshold")), Esc(Truncate(String(item, "/evidence"), kEvidenceColumns))));
+                       Esc(String(item, "/threshold")), Esc(Truncate(evidence, kEvidenceColumns))));
     }
     line();
   }

@@ -86,6 +86,7 @@ std::vector<Point> PlottedOps(const json& roof) {
     p.time_us = t.value_or(0);
     p.dtype = String(o, "/dtype", "unknown");
     std::string pct = Number(o, "/pct_of_peak") ? ", " + Pct(Number(o, "/pct_of_peak")) + " of attainable" : "";
+    if (!String(o, "/pct_note").empty()) pct += " (" + String(o, "/pct_note") + ")";
     p.label = fmt::format("{} {} ({}, {}): {} FLOP/B, {} TFLOP/s{}, {} kernel time", String(o, "/op"),
                           Truncate(Section(o, "/input_dims").is_string() ? String(o, "/input_dims")
                                                                          : Section(o, "/input_dims").dump(),
@@ -266,7 +267,8 @@ void OpTable(std::string& h, const json& roof) {
          H(DurationUs(Number(o, "/kernel_time_us"))) + "</td><td class=\"num\"" +
          (note.empty() ? "" : " title=\"" + H(note) + "\"") + ">" + H(g ? Significant(*g) : "unknown") +
          "</td><td class=\"num\">" + H(achieved) + "</td><td>" + H(String(o, "/bound", "unknown")) + "</td><td class=\"num\">" +
-         H(Pct(Number(o, "/pct_of_peak"))) + "</td></tr>\n";
+         H(Pct(Number(o, "/pct_of_peak"))) +
+         (String(o, "/pct_note").empty() ? "" : "<div class=\"meta\">" + H(String(o, "/pct_note")) + "</div>") + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   auto total = Number(roof, "/ops_total");

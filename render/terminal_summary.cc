@@ -197,6 +197,7 @@ void Checklist(Out& o, const json& r) {
     std::string status = String(item, "/status", "unknown");
     std::string evidence = String(item, "/evidence");
     std::string how = String(item, "/how_to_know");
+    if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
     // An unknown (or unmeasured) item says how to find out.
     if (!how.empty() && (StatusClass(status) == 3 || item.value("value", json()).is_null()))
       evidence += (evidence.empty() ? "" : "; ") + std::string("to know: ") + how;
@@ -314,18 +315,25 @@ void Roofline(Out& o, const json& r) {
   if (!ops.is_array() || ops.empty()) return;
   TextTable t({Col("KERNEL TIME", Align::kRight), Col("CALLS", Align::kRight), Col("OP", Align::kLeft, Overflow::kTruncate, 12, 1),
                Col("PASS"), Col("DTYPE"), Col("ACHIEVED", Align::kRight), Col("BOUND"), Col("OF PEAK", Align::kRight)});
+  std::vector<std::string> above;  // notes of the rows above 100%
   for (size_t i = 0; i < ops.size() && i < kMaxRooflineRows; ++i) {
     const json& op = ops[i];
     auto g = Number(op, "/gflop");
+    std::string pct = Number(op, "/pct_of_peak") ? Pct(Number(op, "/pct_of_peak")) : "unknown";
+    if (const std::string note = String(op, "/pct_note"); !note.empty()) {
+      above.push_back(String(op, "/op") + ": " + note);
+      pct += " *" + std::to_string(above.size());
+    }
     std::string ach = Number(op, "/tflops") && g && *g > 0 ? Significant(*Number(op, "/tflops")) + " TFLOP/s"
                       : Number(op, "/tbps")                 ? Significant(*Number(op, "/tbps")) + " TB/s"
                                                             : "unknown";
     t.AddRow({{DurationUs(Number(op, "/kernel_time_us"))}, {Count(Number(op, "/count"))}, {String(op, "/op")},
               {String(op, "/pass")}, {String(op, "/dtype")}, {ach}, {String(op, "/bound", "unknown")},
-              {Number(op, "/pct_of_peak") ? Pct(Number(op, "/pct_of_peak")) : "unknown"}});
+              {pct}});
   }
   o.Table(t);
   o.Paragraph(kIndent, "", "OF PEAK: achieved / attainable at the op's FLOP per byte. Shapes and every op: the JSON or HTML report.");
+  for (size_t i = 0; i < above.size(); ++i) o.Paragraph(kIndent, fmt::format("*{} ", i + 1), above[i]);
 }
 
 // The memory snapshot given with the trace (render/memory_snapshot_render.h).

@@ -226,6 +226,7 @@ json SyncsSection(const RankAnalysis& ra) {
           {"cuda_sync_events", ra.syncs.cuda_sync_event_count},
           {"per_step", ra.steps.steps.empty() ? json(nullptr) : json(ra.syncs.syncs_per_step)},
           {"by_api", by_api},
+          {"input_copies", ra.syncs.input_copy_count},
           {"host_blocked_us", NsToUs(ra.syncs.api_sync_time_ns)}};
 }
 
@@ -307,7 +308,8 @@ json ChecklistSection(const RankAnalysis& ra) {
                        {"unit", nullptr},
                        {"threshold", nullptr},
                        {"source", "unavailable"},
-                       {"evidence", "not analysed"}});
+                       {"evidence", "not analysed"},
+                       {"findings", json::array()}});
       continue;
     }
     json item = {{"id", found->id},
@@ -316,7 +318,8 @@ json ChecklistSection(const RankAnalysis& ra) {
                  {"unit", NullIfEmpty(UnitOf(UnitName(found->unit), ra.steps.steps.empty()))},
                  {"threshold", found->threshold},
                  {"source", found->source},
-                 {"evidence", found->evidence}};
+                 {"evidence", found->evidence},
+                 {"findings", found->findings}};
     if (!found->how_to_know.empty()) item["how_to_know"] = found->how_to_know;
     items.push_back(item);
   }

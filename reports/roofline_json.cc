@@ -108,6 +108,7 @@ json RooflineSection(const RankAnalysis& ra) {
                    {"bound", o.roof.bound.empty() ? json(nullptr) : json(o.roof.bound)},
                    {"peak_tflops", Opt(o.roof.peak_tflops)},
                    {"pct_of_peak", Opt(o.roof.pct_of_peak, 2)},
+                   {"pct_note", o.roof.note.empty() ? json(nullptr) : json(o.roof.note)},
                    {"note", o.work.note.empty() ? json(nullptr) : json(o.work.note)}});
   }
   out["ops"] = std::move(ops);

@@ -371,7 +371,7 @@ template <class A> void SummaryFields(A& a, GpuTimeAnalysis& t) {
 template <class A> void SummaryFields(A& a, MemcpyKindStats& t) { F(count); F(bytes); F(time_ns); F(pageable_count); F(pageable_bytes); }
 template <class A> void SummaryFields(A& a, MemoryTrafficAnalysis& t) { F(memcpy_by_kind); F(memset_count); F(memset_bytes); F(memset_time_ns); }
 template <class A> void SummaryFields(A& a, SyncAnalysis& t) {
-  F(api_sync_count); F(cuda_sync_event_count); F(by_api); F(api_sync_time_ns); F(syncs_per_step);
+  F(api_sync_count); F(cuda_sync_event_count); F(by_api); F(api_sync_time_ns); F(syncs_per_step); F(input_copy_count);
 }
 template <class A> void SummaryFields(A& a, LaunchAnalysis& t) {
   F(kernels); F(kernels_per_step); F(launch_api_calls); F(launch_api_time_ns); F(median_kernel_ns);
@@ -420,7 +420,7 @@ template <class A> void SummaryFields(A& a, TimeSpan& t) { F(start_us); F(end_us
 template <class A> void SummaryFields(A& a, Field& t) { F(key); F(value); F(unit); }
 template <class A> void SummaryFields(A& a, DimensionResult& t) { F(id); F(status); F(headline); F(metrics); F(findings); }
 template <class A> void SummaryFields(A& a, ChecklistItem& t) {
-  F(id); F(status); F(value); F(unit); F(threshold); F(source); F(evidence); F(how_to_know);
+  F(id); F(status); F(value); F(unit); F(threshold); F(source); F(evidence); F(how_to_know); F(findings);
 }
 template <class A> void SummaryFields(A& a, Finding& t) {
   F(id); F(severity); F(dimension); F(checklist); F(title); F(evidence); F(recommendation); F(est_saving_pct); F(time_ranges);
@@ -458,7 +458,7 @@ template <class A> void SummaryFields(A& a, RooflineGpu& t) { F(device); F(devic
 template <class A> void SummaryFields(A& a, OpRow::Identity& t) { F(op); F(input_dims); F(input_types); F(precision); F(family); F(unit); F(backward); }
 template <class A> void SummaryFields(A& a, OpRow::Work& t) { F(known); F(gflop); F(bytes); F(flop_per_byte); F(note); F(gemm); }
 template <class A> void SummaryFields(A& a, OpRow::Timing& t) { F(count); F(calls_with_kernels); F(kernel_time_us); F(tflops); F(tbps); }
-template <class A> void SummaryFields(A& a, OpRow::Roof& t) { F(bound); F(peak_tflops); F(pct_of_peak); }
+template <class A> void SummaryFields(A& a, OpRow::Roof& t) { F(bound); F(peak_tflops); F(pct_of_peak); F(note); }
 template <class A> void SummaryFields(A& a, OpRow& t) { F(id); F(work); F(timing); F(roof); }
 template <class A> void SummaryFields(A& a, StepRoofline& t) {
   F(number); F(time_us); F(model_gflop); F(hardware_gflop); F(achieved_tflops); F(mfu_pct); F(hfu_pct);
@@ -474,8 +474,15 @@ template <class A> void SummaryFields(A& a, RooflineCoverage& t) {
 template <class A> void SummaryFields(A& a, AttentionUse& t) {
   F(impl); F(op); F(input_dims); F(input_types); F(backward); F(calls); F(kernel_time_us);
 }
+template <class A> void SummaryFields(A& a, EagerAttention::GemmRow& t) { F(op); F(input_dims); F(backward); }
+template <class A> void SummaryFields(A& a, EagerAttention& t) {
+  F(qk_op); F(softmax_op); F(pv_op); F(qk_input_dims); F(pv_input_dims); F(batch_heads); F(batch); F(heads); F(seq_q);
+  F(seq_kv); F(head_dim); F(shape_basis); F(precision); F(matrix_bytes); F(calls); F(kernel_time_us); F(gemm_time_us);
+  F(softmax_time_us); F(backward_time_us); F(gemm_rows);
+}
 template <class A> void SummaryFields(A& a, RooflineResult& t) {
   F(available); F(reason); F(gpu); F(ops); F(ops_total); F(math_used); F(steps); F(summary); F(coverage); F(attention);
+  F(eager_attention);
 }
 }  // namespace roofline
 

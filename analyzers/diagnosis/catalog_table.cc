@@ -24,8 +24,13 @@ constexpr CatalogEntry kCatalog[] = {
     {"fp32_gemm_outside_autocast",        "compute_intensity",      "autocast_coverage",       S::kAtLeastWarning, V::kBusy, "findings.md#fp32_gemm_outside_autocast"},
     {"low_gemm_tflops",                   "compute_intensity",      "tensor_core_utilization", S::kBySaving,       V::kBusy, "findings.md#low_gemm_tflops"},
     {"attention_not_flash",               "memory_bandwidth",       "",                        S::kBySaving,       V::kBusy, "findings.md#attention_not_flash"},
+    {"eager_attention",                   "memory_bandwidth",       "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#eager_attention"},
     {"unfused_elementwise_chains",        "memory_bandwidth",       "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#unfused_elementwise_chains"},
     {"unfused_optimizer",                 "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kIdle, "findings.md#unfused_optimizer"},
+    // foreach is PyTorch's default and a healthy step: fused=True is advice, never a warning.
+    {"optimizer_not_fused",               "instruction_efficiency", "",                        S::kInfo,           V::kBusy, "findings.md#optimizer_not_fused"},
+    {"optimizer_step_dominates",          "instruction_efficiency", "",                        S::kAtLeastWarning, V::kNone, "findings.md#optimizer_step_dominates"},
+    {"device_to_device_copies",           "memory_bandwidth",       "",                        S::kBySaving,       V::kBusy, "findings.md#device_to_device_copies"},
     {"layout_transforms",                 "data_locality",          "",                        S::kBySaving,       V::kBusy, "findings.md#layout_transforms"},
     {"pageable_h2d_copies",               "memory_bandwidth",       "data_pipeline",           S::kBySaving,       V::kIdle, "findings.md#pageable_h2d_copies"},
     {"allocation_churn",                  "data_locality",          "memory_fragmentation",    S::kWarningWhen,    V::kIdle, "findings.md#allocation_churn"},
@@ -38,6 +43,7 @@ constexpr CatalogEntry kCatalog[] = {
     {"memory_peak_near_capacity",         "data_locality",          "memory_fragmentation",    S::kAtLeastWarning, V::kNone, "findings.md#memory_peak_near_capacity"},
     {"allocator_fragmentation",           "data_locality",          "memory_fragmentation",    S::kWarningWhen,    V::kNone, "findings.md#allocator_fragmentation"},
     {"communication_heavy",               "task_parallelism",       "distributed_sync",        S::kInfo,           V::kBusy, "findings.md#communication_heavy"},
+    {"per_parameter_allreduce",           "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kBusy, "findings.md#per_parameter_allreduce"},
     {"low_gpu_utilization",               "task_parallelism",       "",                        S::kAtLeastWarning, V::kIdle, "findings.md#low_gpu_utilization"},
     {"zero_grad_fills",                   "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#zero_grad_fills"},
     {"no_gpu_activity_recorded",          "",                       "",                        S::kInfo,           V::kNone, "findings.md#no_gpu_activity_recorded"},
@@ -52,6 +58,10 @@ constexpr CatalogEntry kCatalog[] = {
     {"ncu_latency_bound",                 "instruction_efficiency", "",                        S::kBySaving,       V::kBusy, "findings.md#ncu_latency_bound"},
     {"ncu_low_occupancy",                 "instruction_efficiency", "",                        S::kInfo,           V::kNone, "findings.md#ncu_low_occupancy"},
     {"ncu_l2_thrash",                     "data_locality",          "",                        S::kWarningWhen,    V::kNone, "findings.md#ncu_l2_thrash"},
+    // Raised by consistency.cc when a bad dimension or a failing item has no finding to explain it.
+    {"low_tensor_core_share",             "compute_intensity",      "tensor_core_utilization", S::kInfo,           V::kNone, "findings.md#low_tensor_core_share"},
+    {"memory_bound_kernels",              "memory_bandwidth",       "",                        S::kInfo,           V::kNone, "findings.md#memory_bound_kernels"},
+    {"fp32_eligible_ops",                 "",                       "autocast_coverage",       S::kInfo,           V::kNone, "findings.md#fp32_eligible_ops"},
     // Raised on the job by analyzers/collectives.cc (the wait one rank causes the others).
     {"straggler",                         "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kIdle, "findings.md#straggler"},
 };

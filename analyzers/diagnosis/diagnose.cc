@@ -57,6 +57,11 @@ void MarkNoGpuActivity(const RankContext& context, RankAnalysis& ra) {
     d.findings = ids;
   }
   for (ChecklistItem& c : ra.checklist) {
+    std::vector<std::string> ids;
+    for (const std::string& id : c.findings)
+      for (const Finding& f : ra.findings)
+        if (f.id == id) ids.push_back(id);
+    c.findings = ids;
     if (c.id == "data_pipeline" && dataloader) continue;
     c.status = CheckStatus::kUnknown;
     c.value.reset();
@@ -85,8 +90,11 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   Outcomes o;
   o.compute = RuleCompute(in, out);
   RuleGradScaler(in, out);
+  RuleEagerAttention(in, out);
   RuleFusion(in, out);
+  RuleOptimizer(in, out);
   o.memory_bound = RuleMemoryBound(in, o.compute.amp_not_in_use, out);
+  RuleDeviceCopies(in, out);
   RuleDataPipeline(in, out, o.pipeline);
   RuleSyncs(in, out, o.pipeline);
   o.comm_overlap_pct = RuleDistributed(in, out);
@@ -95,6 +103,7 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   o.memory = RuleMemory(in, out);
   RuleLaunchAndUtilization(in, out, o.pipeline);
   AssembleMatrix(in, o, out, ra);
+  ExplainStatuses(in, o, out, ra);
   RankFindings(ra.findings);
   const Trace& trace = context.trace();
   if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) MarkNoGpuActivity(context, ra);

@@ -1,6 +1,8 @@
-// Distributed rules: communication the GPU waits for, and communication that is large though
-// overlapped.
+// Distributed rules: communication the GPU waits for, named by collective type and advised by
+// type (all-to-all, all-gather / reduce-scatter, all-reduce, send/recv, broadcast), per-parameter
+// all-reduce, and communication that is large though overlapped.
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -9,6 +11,175 @@
 #include "base/units.h"
 
 namespace ampscope::diagnosis {
+namespace {
+
+// One collective type's calls in the analysed window (ra.collectives: each NCCL kernel, typed by
+// its name, refined by Kineto's "Collective name" or the c10d op around it).
+struct TypeShare {
+  CollectiveType type = CollectiveType::kUnknown;
+  uint64_t calls = 0;
+  TimeNs time_ns = 0;     // sum of the kernels' durations
+  TimeNs exposed_ns = 0;  // the part no compute kernel overlaps
+  std::vector<TimeNs> durations;
+  std::vector<int64_t> bytes;  // known sizes only
+};
+
+template <typename T>
+T Median(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<TypeShare> SharesByType(const Facts& in) {
+  std::array<TypeShare, static_cast<size_t>(CollectiveType::kCount)> by{};
+  const bool steps = !in.ra.steps.steps.empty();
+  for (const CollectiveCall& c : in.ra.collectives) {
+    if (steps ? c.step_index < 0 : !in.ctx.InWindows(c.start_ns)) continue;
+    TypeShare& s = by[static_cast<size_t>(c.type)];
+    s.type = c.type;
+    const TimeNs d = std::max<TimeNs>(0, c.end_ns - c.start_ns);
+    s.calls++;
+    SatAccumulate(s.time_ns, d);
+    SatAccumulate(s.exposed_ns, d - std::min(d, OverlapNs(in.ctx.busy().compute, c.start_ns, c.end_ns)));
+    s.durations.push_back(d);
+    if (c.bytes >= 0) s.bytes.push_back(c.bytes);
+  }
+  std::vector<TypeShare> out;
+  for (TypeShare& s : by)
+    if (s.calls > 0) out.push_back(std::move(s));
+  std::sort(out.begin(), out.end(), [](const TypeShare& a, const TypeShare& b) { return a.time_ns > b.time_ns; });
+  return out;
+}
+
+std::vector<FieldList> TypesJson(const Facts& in, const std::vector<TypeShare>& types, TimeNs total) {
+  std::vector<FieldList> out;
+  for (const TypeShare& s : types) {
+    FieldList f = {{"type", CollectiveTypeName(s.type)},
+                   {"calls", s.calls, Unit::kCount},
+                   {"calls_per_step", Round(static_cast<double>(s.calls) / in.nsteps), Unit::kPerStep},
+                   {"time_us", NsToUsRounded3(s.time_ns), Unit::kUs},
+                   {"share_of_communication_pct", Round(total > 0 ? 100.0 * s.time_ns / total : 0.0), Unit::kPct},
+                   {"exposed_us", NsToUsRounded3(s.exposed_ns), Unit::kUs},
+                   {"exposed_pct_of_step", Round(in.PctOfWindow(static_cast<double>(s.exposed_ns))), Unit::kPctOfStep},
+                   {"overlap_pct", Round(s.time_ns > 0 ? 100.0 * (s.time_ns - s.exposed_ns) / s.time_ns : 0.0), Unit::kPct},
+                   {"median_us", NsToUsRounded3(Median(s.durations)), Unit::kUs}};
+    if (!s.bytes.empty()) f.push_back({"median_bytes", Median(s.bytes), Unit::kBytes});
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// What to change for one collective type, naming the frameworks that issue it.
+std::string TypeAdvice(CollectiveType t) {
+  switch (t) {
+    case CollectiveType::kAllToAll:
+      return "all-to-all (TorchRec's sparse-feature and pooled-embedding distribution, or MoE token dispatch): pipeline "
+             "the input distribution so the next batch's all-to-all overlaps this batch's compute (TorchRec "
+             "TrainPipelineSparseDist), quantize the embedding communication (TorchRec qcomms: fp16/bf16 forward and "
+             "backward), and balance the sharding plan across ranks";
+    case CollectiveType::kAllGather:
+    case CollectiveType::kReduceScatter:
+      return "all-gather / reduce-scatter (FSDP or ZeRO parameter sharding): prefetch the next all-gather "
+             "(FSDP forward_prefetch=True and backward_prefetch=BackwardPrefetch.BACKWARD_PRE), keep "
+             "limit_all_gathers=True so prefetching does not stall on memory, and wrap larger units (fewer, larger "
+             "collectives)";
+    case CollectiveType::kAllReduce:
+      return "all-reduce (DDP gradient buckets): let DDP overlap them with backward (bucket_cap_mb sized so the first "
+             "bucket fills early, gradient_as_bucket_view=True, static_graph=True when the graph does not change), use "
+             "no_sync() for gradient accumulation, or compress gradients with a bf16/fp16 comm hook";
+    case CollectiveType::kSendRecv:
+      return "send/recv (point-to-point, e.g. pipeline-parallel activations): more micro-batches per step and an "
+             "interleaved schedule hide them behind compute";
+    case CollectiveType::kBroadcast:
+      return "broadcast (DDP broadcasts module buffers before each forward): DistributedDataParallel(..., "
+             "broadcast_buffers=False) when the buffers need no syncing";
+    default: return "";
+  }
+}
+
+// Advice for the types that carry at least kCommTypeAdvicePct of `measure` (exposed time, or
+// communication time), the largest first.
+std::string AdviceByType(const std::vector<TypeShare>& types, bool exposed) {
+  TimeNs total = 0;
+  for (const TypeShare& s : types) SatAccumulate(total, exposed ? s.exposed_ns : s.time_ns);
+  std::vector<const TypeShare*> big;
+  for (const TypeShare& s : types)
+    if (total > 0 && 100.0 * (exposed ? s.exposed_ns : s.time_ns) / total >= kCommTypeAdvicePct) big.push_back(&s);
+  std::sort(big.begin(), big.end(), [&](const TypeShare* a, const TypeShare* b) {
+    return (exposed ? a->exposed_ns : a->time_ns) > (exposed ? b->exposed_ns : b->time_ns);
+  });
+  std::string advice;
+  bool gather_said = false;
+  for (const TypeShare* s : big) {
+    const bool gather = s->type == CollectiveType::kAllGather || s->type == CollectiveType::kReduceScatter;
+    if (gather && gather_said) continue;
+    gather_said = gather_said || gather;
+    const std::string a = TypeAdvice(s->type);
+    if (a.empty()) continue;
+    advice += fmt::format("{}{:.0f}% {}", advice.empty() ? "" : " ", 100.0 * (exposed ? s->exposed_ns : s->time_ns) / total, a);
+    advice += ".";
+  }
+  return advice;
+}
+
+std::string TypeSummary(const Facts& in, const std::vector<TypeShare>& types, TimeNs total) {
+  std::string s;
+  for (const TypeShare& t : types)
+    s += fmt::format("{}{} {:.0f}% ({:.1f}/step, exposed {:.1f}% of step)", s.empty() ? "" : ", ", CollectiveTypeName(t.type),
+                     total > 0 ? 100.0 * t.time_ns / total : 0.0, static_cast<double>(t.calls) / in.nsteps,
+                     in.PctOfWindow(static_cast<double>(t.exposed_ns)));
+  return s;
+}
+
+// Hundreds of small all-reduces per step with no overlap: gradients reduced one tensor at a time.
+// Returns the exposed all-reduce time it claims (0: not raised).
+TimeNs RulePerParameterAllReduce(const Facts& in, const std::vector<TypeShare>& types, FindingSink& out) {
+  const TypeShare* ar = nullptr;
+  for (const TypeShare& s : types)
+    if (s.type == CollectiveType::kAllReduce) ar = &s;
+  if (ar == nullptr) return 0;
+  const double per_step = static_cast<double>(ar->calls) / in.nsteps;
+  const double overlap = ar->time_ns > 0 ? 100.0 * (ar->time_ns - ar->exposed_ns) / ar->time_ns : 100.0;
+  const TimeNs median_ns = Median(ar->durations);
+  const bool small = ar->bytes.empty() ? static_cast<double>(median_ns) < kSmallCollectiveNs
+                                       : Median(ar->bytes) < kSmallCollectiveBytes;
+  const double pct = in.PctOfWindow(static_cast<double>(ar->exposed_ns));
+  if (per_step < kPerParameterAllReducePerStep || !small || overlap >= kCommOverlapPct || pct < kMinSavingPct) return 0;
+  const bool ddp = [&] {
+    for (const Range& r : in.t.ranges)
+      if (ClassifyHostRange(in.t.str(r.name)) == HostRangeRole::kDataParallelForward) return true;
+    for (const CpuOp& op : in.t.cpu_ops)
+      if (ClassifyHostRange(in.t.str(op.name)) == HostRangeRole::kDataParallelForward) return true;
+    return false;
+  }();
+  Finding& x = out.Add(
+      "per_parameter_allreduce", pct,
+      fmt::format("{:.0f} small all-reduces per step with {:.0f}% overlap: gradients reduced one tensor at a time", per_step, overlap),
+      fmt::format("{:.0f} all-reduces per step (median {:.1f} us{}) run one after another with the GPU waiting ({:.1f} ms per "
+                  "step): the gradients are reduced tensor by tensor instead of in buckets that overlap backward. {}",
+                  per_step, static_cast<double>(median_ns) / 1e3,
+                  ar->bytes.empty() ? "" : fmt::format(", {:.0f} kB", static_cast<double>(Median(ar->bytes)) / 1e3),
+                  Ms(ar->exposed_ns) / in.nsteps,
+                  std::string("With DistributedDataParallel its reducer should bucket them: keep bucket_cap_mb at 25 MB (the "
+                              "default) or larger, gradient_as_bucket_view=True, static_graph=True when the graph does not change, "
+                              "and under torch.compile keep torch._dynamo.config.optimize_ddp on (it splits the graph at the "
+                              "buckets); do not all-reduce gradients again by hand after backward.") +
+                      (ddp ? "" : " Without DDP (a loop of dist.all_reduce over the parameters), wrap the model in "
+                                  "DistributedDataParallel, or flatten the gradients into one buffer first "
+                                  "(torch._utils._flatten_dense_tensors) and all-reduce that.")));
+  x.evidence = {{"allreduce_per_step", Round(per_step), Unit::kPerStep},
+                {"median_allreduce_us", NsToUsRounded3(median_ns), Unit::kUs},
+                {"overlap_pct", Round(overlap), Unit::kPct},
+                {"exposed_us_per_step", NsToUsRounded3(ar->exposed_ns / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
+                {"data_parallel_ranges", ddp},
+                {"estimate", "all-reduce kernel time not overlapped by compute kernels (what bucketed all-reduces "
+                             "overlapped with backward would hide)"}};
+  if (!ar->bytes.empty()) x.evidence.push_back({"median_allreduce_bytes", Median(ar->bytes), Unit::kBytes});
+  return ar->exposed_ns;
+}
+
+}  // namespace
 
 double RuleDistributed(const Facts& in, FindingSink& out) {
   ChecklistItem& item = out.Item("distributed_sync");
@@ -41,10 +212,14 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
   const double overlap = comm_in > 0 ? 100.0 * static_cast<double>(overlapped) / static_cast<double>(comm_in) : 100.0;
   const TimeNs exposed = comm_in - overlapped;
   const double exposed_pct = in.PctOfWindow(static_cast<double>(exposed));
+  const std::vector<TypeShare> types = SharesByType(in);
+  TimeNs typed_total = 0;
+  for (const TypeShare& s : types) SatAccumulate(typed_total, s.time_ns);
   item.value = Round(exposed_pct);
   item.evidence = fmt::format("{:.1f} collectives per step; communication {:.1f}% of step; overlap with compute {:.1f}% (HTA); "
-                              "exposed {:.1f}% of step",
-                              static_cast<double>(collectives) / in.nsteps, share, overlap, exposed_pct);
+                              "exposed {:.1f}% of step{}",
+                              static_cast<double>(collectives) / in.nsteps, share, overlap, exposed_pct,
+                              types.empty() ? "" : "; by type: " + TypeSummary(in, types, typed_total));
   if (collectives == 0) {
     item.status = CheckStatus::kUnknown;
     item.how_to_know = "world size > 1 but no NCCL kernels recorded: profile with CUDA activities on every rank";
@@ -52,30 +227,46 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
   }
   item.status = CheckStatus::kPass;
   std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.cls(i).category == KernelCategory::kCommunication; }, 3);
-  if (exposed_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_pct >= kExposedCommFailPct)) {
-    Finding& x = out.Add("exposed_communication", exposed_pct,
-                     fmt::format("{:.1f}% of the step is communication the GPU waits for (overlap {:.0f}%)", exposed_pct, overlap),
-                     fmt::format("{} run with no compute alongside. Let DDP overlap them with backward (do not all-reduce "
-                                 "gradients by hand after backward; tune bucket_cap_mb; gradient_as_bucket_view=True), use "
-                                 "no_sync() for gradient accumulation, or compress gradients (bf16/fp16 comm hook).",
-                                 in.KernelList(top)));
+  // Per-parameter all-reduce claims its own exposed time; the rest of the exposed time is the
+  // exposed_communication finding's, advised by the types that carry it.
+  const TimeNs per_param = RulePerParameterAllReduce(in, types, out);
+  std::vector<TypeShare> rest = types;
+  if (per_param > 0)
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [](const TypeShare& s) { return s.type == CollectiveType::kAllReduce; }),
+               rest.end());
+  const TimeNs exposed_rest = exposed - std::min(exposed, per_param);
+  const double exposed_rest_pct = in.PctOfWindow(static_cast<double>(exposed_rest));
+  if (exposed_rest_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_rest_pct >= kExposedCommFailPct)) {
+    std::string advice = AdviceByType(rest, /*exposed=*/true);
+    if (advice.empty())
+      advice = "Overlap them with compute: issue them asynchronously (async_op=True) and wait only where the result is "
+               "needed, or run them on a separate stream beside independent work.";
+    Finding& x = out.Add("exposed_communication", exposed_rest_pct,
+                     fmt::format("{:.1f}% of the step is communication the GPU waits for (overlap {:.0f}%)", exposed_rest_pct, overlap),
+                     fmt::format("{} run with no compute alongside{}. By share of the exposed time: {}",
+                                 in.KernelList(top), rest.empty() ? "" : " (" + TypeSummary(in, rest, typed_total) + ")", advice));
     x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct},
-                  {"exposed_us_per_step", NsToUsRounded3(exposed / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
+                  {"exposed_us_per_step", NsToUsRounded3(exposed_rest / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
                   {"collectives_per_step", Round(static_cast<double>(collectives) / in.nsteps), Unit::kPerStep}, {"top_kernels", top},
+                  {"by_type", TypesJson(in, rest, typed_total)},
                   {"estimate", "communication kernel time not overlapped by compute kernels (what full overlap would hide)"}};
     std::sort(exposed_ranges.begin(), exposed_ranges.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
     if (exposed_ranges.size() > 8) exposed_ranges.resize(8);
     std::sort(exposed_ranges.begin(), exposed_ranges.end());
     x.time_ranges = exposed_ranges;
-    item.status = (overlap < kCommOverlapPct && exposed_pct >= kExposedCommFailPct) ? CheckStatus::kFail : CheckStatus::kWarn;
-  } else if (share > kCommSharePct) {
+  } else if (share > kCommSharePct && per_param == 0) {
+    const std::string advice = AdviceByType(types, /*exposed=*/false);
     Finding& x = out.Add("communication_heavy", exposed_pct,
                      fmt::format("Communication takes {:.1f}% of the step (overlapped {:.0f}%)", share, overlap),
-                     "Communication is well overlapped but large: gradient accumulation (fewer all-reduces per sample), a "
-                     "larger per-GPU batch, or gradient compression would shrink it.");
-    x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct}, {"top_kernels", top}};
+                     "Communication is well overlapped but large: fewer collectives per sample (gradient accumulation, a "
+                     "larger per-GPU batch) or smaller messages (compression) would shrink it." +
+                         (advice.empty() ? std::string() : " By share of the communication time: " + advice));
+    x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct}, {"top_kernels", top},
+                  {"by_type", TypesJson(in, types, typed_total)}};
     item.status = CheckStatus::kWarn;
   }
+  if (exposed_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_pct >= kExposedCommFailPct))
+    item.status = (overlap < kCommOverlapPct && exposed_pct >= kExposedCommFailPct) ? CheckStatus::kFail : CheckStatus::kWarn;
   return overlap;
 }
 

@@ -242,39 +242,8 @@ void Facts::BuildIdle() {
       st->idle_at_start_ns = SaturatingAdd(st->idle_at_start_ns, len - std::min(len, OverlapNs(dataloader, st->start_ns, g.end_ns)));
     }
   }
-  // Host activity: ops, API calls and data-loader ranges, merged. The three are each sorted by
-  // start (the trace's tables; dataloader is merged), so they are merged as they are read, in
-  // start order, without a copy of all of them; anything unsorted falls back to a sort.
-  std::vector<Interval> active;
-  {
-    const bool sorted =
-        std::is_sorted(t.cpu_ops.begin(), t.cpu_ops.end(), [](const CpuOp& a, const CpuOp& b) { return a.start_ns < b.start_ns; }) &&
-        std::is_sorted(t.api_calls.begin(), t.api_calls.end(), [](const ApiCall& a, const ApiCall& b) { return a.start_ns < b.start_ns; }) &&
-        std::is_sorted(dataloader.begin(), dataloader.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-    if (!sorted) {
-      for (const CpuOp& op : t.cpu_ops) active.push_back({op.start_ns, op.end_ns});
-      for (const ApiCall& a : t.api_calls) active.push_back({a.start_ns, a.end_ns});
-      active.insert(active.end(), dataloader.begin(), dataloader.end());
-      active = MergeIntervals(std::move(active));
-    } else {
-      auto add = [&](TimeNs s, TimeNs e) { AppendMerged(active, s, e); };
-      size_t i = 0, j = 0, k = 0;
-      constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
-      while (true) {
-        const TimeNs si = i < t.cpu_ops.size() ? t.cpu_ops[i].start_ns : kNone;
-        const TimeNs sj = j < t.api_calls.size() ? t.api_calls[j].start_ns : kNone;
-        const TimeNs sk = k < dataloader.size() ? dataloader[k].start_ns : kNone;
-        if (i >= t.cpu_ops.size() && j >= t.api_calls.size() && k >= dataloader.size()) break;
-        if (si <= sj && si <= sk && i < t.cpu_ops.size()) {
-          add(si, t.cpu_ops[i++].end_ns);
-        } else if (sj <= sk && j < t.api_calls.size()) {
-          add(sj, t.api_calls[j++].end_ns);
-        } else {
-          add(sk, dataloader[k++].end_ns);
-        }
-      }
-    }
-  }
+  // Host activity: the context's (ops, runtime calls, DataLoader ranges, merged).
+  const std::vector<Interval>& active = ctx.host().active;
   idle.host_active_known = !t.cpu_ops.empty() || !t.api_calls.empty();
   std::vector<Interval> pieces;
   for (const Interval& w : ctx.windows()) {

@@ -149,7 +149,14 @@ void RuleFusion(const Facts& in, FindingSink& out) {
     }
   }
   const double chain_pct = in.PctOfWindow(saving);
+  // Fusion findings of the rules before this one (eager_attention: SDPA fuses the attention ops).
   double total_pct = 0;
+  std::string earlier;
+  for (const Finding& f : out.findings()) {
+    if (f.checklist != "kernel_fusion") continue;
+    total_pct += f.est_saving_pct;
+    earlier += fmt::format("; {} (est. {:.1f}% of step)", f.id, f.est_saving_pct);
+  }
   if (!chains.empty() && chain_pct >= kMinSavingPct) {
     total_pct += chain_pct;
     std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) { return a.saving > b.saving; });
@@ -232,8 +239,8 @@ void RuleFusion(const Facts& in, FindingSink& out) {
     x.time_ranges = ranges;
   }
   item.value = Round(total_pct);
-  item.evidence = fmt::format("{} memory-bound chains (est. {:.1f}% of step); {:.0f} per-parameter optimizer kernels per step",
-                              chains.size(), chain_pct, per_step);
+  item.evidence = fmt::format("{} memory-bound chains (est. {:.1f}% of step); {:.0f} per-parameter optimizer kernels per step{}",
+                              chains.size(), chain_pct, per_step, earlier);
   const FindingSeverity worst = out.WorstSeverity("kernel_fusion");
   item.status = worst == FindingSeverity::kInfo ? (out.HasFinding("kernel_fusion") ? CheckStatus::kWarn : CheckStatus::kPass)
                                                 : CheckStatus::kFail;

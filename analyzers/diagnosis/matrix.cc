@@ -51,6 +51,7 @@ DimensionStatus FromFindings(const FindingSink& out, const std::string& dim, std
 void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAnalysis& ra) {
   ra.matrix.clear();
   const bool have_kernels = in.kernel_total_ns > 0;
+  const bool matmul_work = in.KernelNs([&](size_t k) { return IsMatmulClass(in.cls(k).category); }) > 0;
   for (const char* id : kDimensions) {
     DimensionResult d;
     d.id = id;
@@ -65,6 +66,9 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
                     active ? "measured" : "estimated"};
       if (!have_kernels) d.headline = {"tensor_core_utilization_pct", std::nullopt, "%", "unavailable: no kernels in the steps"};
       if (have_kernels) head = o.compute.tc_pct >= kTensorCorePassPct ? DimensionStatus::kGood : o.compute.tc_pct >= kTensorCoreFailPct ? DimensionStatus::kWarn : DimensionStatus::kBad;
+      // No GEMM, convolution or attention kernel: nothing Tensor Cores could run, so their share
+      // judges nothing (the findings still do).
+      if (!matmul_work) head = DimensionStatus::kUnknown;
       // No share beside an unknown status: kernels whose Tensor Core (AMD: matrix-core) use the
       // names do not tell could move it across a threshold (compute_rules.cc).
       if (have_kernels && !active && !o.compute.tc_known) {
@@ -127,6 +131,7 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
         head = o.pipeline.busy_pct >= kBusyGoodPct ? DimensionStatus::kGood : o.pipeline.busy_pct >= kBusyBadPct ? DimensionStatus::kWarn : DimensionStatus::kBad;
       d.metrics = {{"idle_by_cause_pct", in.CausesJson()},
                    {"syncs_per_step_beyond_grad_scaler", Round(o.pipeline.syncs_beyond_scaler_per_step), Unit::kPerStep},
+                   {"input_copy_syncs_per_step", Round(o.pipeline.input_copy_syncs_per_step), Unit::kPerStep},
                    {"exposed_dataloader_pct", Round(o.pipeline.dataloader_exposed_pct), Unit::kPctOfStep},
                    {"comm_compute_overlap_pct", o.comm_overlap_pct >= 0 ? std::optional<double>(Round(o.comm_overlap_pct)) : std::nullopt, Unit::kPct},
                    {"host_active_pct", in.idle.host_active_known ? std::optional<double>(Round(in.PctOfWindow(static_cast<double>(in.idle.host_active_ns)))) : std::nullopt, Unit::kPct}};
@@ -138,7 +143,12 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
   ra.checklist.clear();
   for (const char* id : kChecklist) {
     ChecklistItem c = out.Item(id);
-    c.unit = ChecklistValueUnit(id);
+    if (c.unit == Unit::kNone) c.unit = ChecklistValueUnit(id);  // a rule may say its value is another measure
+    if (c.id == "tensor_core_utilization" && c.status == CheckStatus::kFail && have_kernels && !matmul_work) {
+      // A 0% share of no matmul work is not a failure: nothing here could run on Tensor Cores.
+      c.status = CheckStatus::kNotApplicable;
+      c.evidence += "; no GEMM, convolution or attention kernels: nothing Tensor Cores could run";
+    }
     if (c.status == CheckStatus::kUnknown && c.how_to_know.empty()) c.how_to_know = "not enough data in the trace";
     ra.checklist.push_back(std::move(c));
   }

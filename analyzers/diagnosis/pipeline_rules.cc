@@ -116,6 +116,7 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                            "one step ahead) and move per-step host work after the forward launch.");
     x.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep}};
     item.status = CheckStatus::kFail;
+    item.value = Round(idle_start_pct);  // the measure that failed (the exposed DataLoader time passed)
   }
   if (pg_count > 0) {
     double pinned_bw = pinned_ns > 0 ? static_cast<double>(pinned_bytes) / static_cast<double>(pinned_ns) : 0.0;  // bytes/ns = GB/s
@@ -142,7 +143,10 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                          : "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
                            "after the transfer). Copy from pinned memory (tensor.pin_memory(), or allocate the host buffers with "
                            "pin_memory=True) with .to('cuda', non_blocking=True).");
+    uint64_t blocking = 0;  // sync points that are blocking input copies (the copy, and PyTorch's stream sync after it)
+    for (const SyncPoint& p : in.ctx.sync_points()) blocking += p.input_copy;
     x.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},
+                  {"blocking_input_copies", blocking, Unit::kCount},
                   {"pinned_bandwidth_gbs", Round(pinned_bw), Unit::kGbs}, {"pinned_bandwidth_basis", bw_basis},
                   {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};
     if (item.status == CheckStatus::kPass) item.status = CheckStatus::kWarn;
@@ -152,7 +156,9 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
 
 // ---- host-device syncs ------------------------------------------------------------------
 void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
-  int64_t beyond = 0, scaler = 0;
+  // GradScaler's found_inf check is expected once per step; a blocking input copy
+  // (.to('cuda')) is a copy problem, the pageable-copy rule's (context.cc, SyncPoint).
+  int64_t beyond = 0, scaler = 0, copies = 0;
   std::map<std::string, int64_t> labels;
   std::map<std::string, int64_t> waited;
   for (const SyncPoint& p : in.ctx.sync_points()) {
@@ -160,11 +166,16 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
       ++scaler;
       continue;
     }
+    if (p.input_copy) {
+      ++copies;
+      continue;
+    }
     ++beyond;
     labels[p.label]++;
     if (!p.waited_for.empty()) waited[p.waited_for]++;
   }
   o.syncs_beyond_scaler_per_step = static_cast<double>(beyond) / in.nsteps;
+  o.input_copy_syncs_per_step = static_cast<double>(copies) / in.nsteps;
   if (o.syncs_beyond_scaler_per_step <= kSyncsBeyondScalerPerStep) return;
   // What removing them could recover: the idle they opened, but the step cannot get shorter
   // than the GPU's busy time or the host's own (non-waiting) work.
@@ -197,6 +208,7 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                                Ms(sync_idle) / in.nsteps, top));
   x.evidence = {{"syncs_per_step_beyond_scaler", Round(o.syncs_beyond_scaler_per_step), Unit::kPerStep},
                 {"grad_scaler_syncs", scaler, Unit::kCount},
+                {"input_copy_syncs", copies, Unit::kCount},
                 {"sync_calls", calls},
                 {"waited_for_kernels", after},
                 {"idle_after_syncs_pct", Round(in.CausePct(IdleCause::kSync)), Unit::kPct},
@@ -244,15 +256,21 @@ void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome
     std::vector<std::pair<TimeNs, TimeNs>> long_gaps;
     for (const IdleGap& g : in.ctx.idle_gaps())
       if (g.device == in.gpu.device && static_cast<double>(g.end_ns - g.start_ns) >= kLongGapNs) long_gaps.emplace_back(g.start_ns, g.end_ns);
-    if (residual >= kMinSavingPct && (explained < (100.0 - busy_pct) / 2 || !long_gaps.empty())) {
+    // Host time outside the profiler's view is said whenever it is large: no other finding covers it.
+    const double untraced = in.CausePct(IdleCause::kHostUntraced);
+    if (residual >= kMinSavingPct && (explained < (100.0 - busy_pct) / 2 || !long_gaps.empty() || untraced >= kWarningSavingPct)) {
       Finding& x = out.Add("low_gpu_utilization", residual,
                        fmt::format("The GPU is busy only {:.0f}% of the step", busy_pct),
                        fmt::format("The GPU idles {:.1f}% of the step for reasons the other findings do not explain "
-                                   "(host work between launches {:.1f}%, other {:.1f}%){}. Increase the batch size, "
-                                   "look for host work in the step (Python, logging, checkpointing), and overlap input with compute.",
-                                   residual, in.PctOfWindow(static_cast<double>(host)), in.CausePct(IdleCause::kOther),
+                                   "(host work between launches {:.1f}%, host time with no recorded op or runtime call {:.1f}%, "
+                                   "other {:.1f}%){}. Increase the batch size, look for host work in the step (Python "
+                                   "outside torch ops, logging, checkpointing, a GIL held by another thread), and overlap "
+                                   "input with compute.",
+                                   residual, in.PctOfWindow(static_cast<double>(host)), in.CausePct(IdleCause::kHostUntraced),
+                                   in.CausePct(IdleCause::kOther),
                                    long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size())));
       x.evidence = {{"gpu_busy_pct", Round(busy_pct), Unit::kPct},
+                    {"host_untraced_pct", Round(untraced), Unit::kPct},
                     {"idle_by_cause_pct", in.CausesJson()},
                     {"long_gaps", RangesJson(long_gaps)}};
       x.time_ranges = long_gaps;

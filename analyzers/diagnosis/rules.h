@@ -22,6 +22,9 @@ struct ComputeOutcome {
 };
 ComputeOutcome RuleCompute(const Facts& f, FindingSink& out);
 
+// attention_rules.cc: attention written by hand in eager ops (Q·Kᵀ, softmax, P·V).
+void RuleEagerAttention(const Facts& f, FindingSink& out);
+
 // scaler_rules.cc: GradScaler presence, skipped steps, bf16 with a scaler.
 void RuleGradScaler(const Facts& f, FindingSink& out);
 
@@ -34,10 +37,18 @@ struct MemoryBoundOutcome {
 void RuleFusion(const Facts& f, FindingSink& out);
 MemoryBoundOutcome RuleMemoryBound(const Facts& f, bool amp_not_in_use, FindingSink& out);
 
+// optimizer_rules.cc: a foreach optimizer that offers fused=True, an optimizer step that
+// dominates the step (runs after RuleFusion: it reads the per-parameter optimizer finding).
+void RuleOptimizer(const Facts& f, FindingSink& out);
+
+// copy_rules.cc: device-to-device copies.
+void RuleDeviceCopies(const Facts& f, FindingSink& out);
+
 // pipeline_rules.cc: data pipeline, host syncs, launch-bound and low utilization.
 struct PipelineOutcome {
   double dataloader_exposed_pct = 0;
-  double syncs_beyond_scaler_per_step = 0;
+  double syncs_beyond_scaler_per_step = 0;  // user syncs: neither GradScaler's nor blocking input copies
+  double input_copy_syncs_per_step = 0;     // blocking host-to-device copies (SyncPoint::input_copy)
   double busy_pct = 0;
   double small_kernel_pct = 0;
 };
@@ -67,6 +78,10 @@ struct Outcomes {
   MemoryOutcome memory;
 };
 void AssembleMatrix(const Facts& f, const Outcomes& o, FindingSink& out, RankAnalysis& ra);
+// consistency.cc: each dimension's and item's explaining findings (its own, then those of others
+// that explain its headline); a finding that says where the time goes when a bad dimension or a
+// failing item has none; a failing item's value set to the measure that failed.
+void ExplainStatuses(const Facts& f, const Outcomes& o, FindingSink& out, RankAnalysis& ra);
 void RankFindings(std::vector<Finding>& findings);
 // The saving if every finding were fixed (RankAnalysis::joint_saving_pct): per saving kind
 // (catalog.h) the sum of the findings' savings, capped at that kind's share of the window

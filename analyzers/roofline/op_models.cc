@@ -467,18 +467,26 @@ OpCost Elementwise(const OpSpec& spec, const OpArgs& a, OpCost c) {
       std::optional<Shape> out = other_tensor ? Broadcast(x, y) : std::optional<Shape>(x);
       if (!out) return Unknown(c, "shapes do not broadcast: " + ShapeText(x) + " and " + ShapeText(y));
       const DtypeInfo other = other_tensor ? DtypeOf(TypeAt(a, spec.w)) : DtypeInfo{};
-      int out_bpe = other_tensor ? std::max(in.bytes, other.bytes) : in.bytes;
+      // A zero-dim operand (a Python number recorded as a 0-d "double"/"long" tensor, or a 0-d
+      // tensor) is a scalar: read once, no traffic worth counting, and it does not promote the
+      // result's dtype (PyTorch's type promotion: dimensioned operands decide within a category).
+      // A Scalar operand is passed by value: no memory traffic (TraceLens leaves such bytes unknown).
+      const bool x_scalar = x.empty(), y_scalar = !other_tensor || y.empty();
+      int out_bpe = x_scalar && !y_scalar ? other.bytes : y_scalar ? in.bytes : std::max(in.bytes, other.bytes);
       if (!DimsAt(a, 2).empty() && IsTensor(a, 2)) out_bpe = DtypeOf(TypeAt(a, 2)).bytes;  // out=
       const double no = Prod(*out);
       c.flop = no;
-      // A Scalar operand is passed by value: no memory traffic (TraceLens leaves such bytes unknown).
-      SetBytes(&c, n * in.bytes + (other_tensor ? Prod(y) * other.bytes : 0) + no * out_bpe);
+      // Each operand is read at its own size: a broadcast operand ([C] against [N, C]) once.
+      SetBytes(&c, (x_scalar ? 0 : n * in.bytes) + (y_scalar ? 0 : Prod(y) * other.bytes) + no * out_bpe);
       return c;
     }
     case Formula::kCopy: {
-      const DtypeInfo src = IsTensor(a, spec.w) ? DtypeOf(TypeAt(a, spec.w)) : in;
+      // copy_(self, src): write self, read src at its own size (a broadcast source is read once).
+      const bool src_tensor = IsTensor(a, spec.w);
+      const DtypeInfo src = src_tensor ? DtypeOf(TypeAt(a, spec.w)) : in;
+      const double src_n = src_tensor && !DimsAt(a, spec.w).empty() && Positive(DimsAt(a, spec.w)) ? Prod(DimsAt(a, spec.w)) : n;
       c.flop = n;
-      SetBytes(&c, n * in.bytes + n * src.bytes);  // read src, write self
+      SetBytes(&c, n * in.bytes + std::min(n, src_n) * src.bytes);
       return c;
     }
     case Formula::kFill:

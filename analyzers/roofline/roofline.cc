@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analyzers/roofline/eager_attention.h"
 #include "base/saturating.h"
 #include "trace/classify/host_roles.h"
 
@@ -234,6 +235,23 @@ RooflineGpu PickGpu(const Trace& trace, const RooflineOptions& options, const st
 
 double Tflops(double flop, TimeNs ns) { return ns > 0 ? flop / static_cast<double>(ns) / 1e3 : 0; }
 
+// Why an op shows above 100% of its attainable roof: the models count the work of the textbook
+// algorithm and the traffic to device memory, which the hardware need not do.
+std::string AboveRoofNote(const OpRow& r) {
+  if (r.roof.bound == "memory") {
+    char mb[32];
+    std::snprintf(mb, sizeof(mb), "%.1f", r.work.bytes.value_or(0) / 1e6);
+    return std::string("above the memory roof: the byte model counts traffic to device memory (every input read, every "
+                       "output written once), and the caches (L2, AMD's Infinity Cache) serve part of these ") + mb +
+           " MB per call faster than the HBM bandwidth of the peak table";
+  }
+  if (r.id.family == OpFamily::kConvFwd || r.id.family == OpFamily::kConvBwd)
+    return "above 100%: the FLOPs are the direct convolution's; cuDNN runs Winograd or FFT algorithms for such shapes "
+           "(3x3 filters above all), which do fewer multiplications";
+  return "above 100%: the op's kernels took less time than its model FLOPs need at the dense peak: part of its work ran in "
+         "kernels not linked to the op (another stream or thread), or the GPU ran above the clock the peak assumes";
+}
+
 }  // namespace
 
 RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const StepAnalysis& steps,
@@ -248,6 +266,8 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
     out.reason = "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims; profile CPU activity with record_shapes=True";
     return out;
   }
+  // Hand-written attention is found by its op sequence; shapes, when recorded, confirm it.
+  out.eager_attention = FindEagerAttention(trace, tree, steps);
   if (ops_with_dims == 0) {
     out.reason = "no Input Dims recorded: profile with record_shapes=True so that FLOPs can be computed";
     return out;
@@ -461,6 +481,7 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       const double attainable = std::min(p, *r.work.flop_per_byte * bw_tbps);
       if (r.timing.tflops && attainable > 0) r.roof.pct_of_peak = *r.timing.tflops / attainable * 100;
     }
+    if (r.roof.pct_of_peak && *r.roof.pct_of_peak > 100) r.roof.note = AboveRoofNote(r);
   }
   std::sort(rows.begin(), rows.end(), [](const RowAcc& a, const RowAcc& b) {
     if (a.row.timing.kernel_time_us != b.row.timing.kernel_time_us)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "analyzers/roofline/eager_attention.h"
 
 namespace ampscope::roofline {
 namespace {
@@ -83,7 +84,9 @@ GemmAssessment AssessGemms(const RooflineResult& r, const GemmPolicy& policy) {
   out.target_pct = std::max(policy.low_pct, p90);
 
   for (const Judged& j : judged) {
-    if (j.efficiency >= policy.low_pct) continue;
+    // The GEMMs of hand-written attention are slow for the attention's reasons (the eager_attention
+    // finding, whose fix is SDPA), not for their shapes.
+    if (j.efficiency >= policy.low_pct || IsEagerAttentionGemm(r, *j.row)) continue;
     LowGemm low;
     low.row = j.row;
     low.efficiency_pct = j.efficiency;

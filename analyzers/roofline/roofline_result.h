@@ -80,6 +80,7 @@ struct OpRow {
     std::string bound;                   // "compute" | "memory" | "" (unknown)
     std::optional<double> peak_tflops;   // of this precision and math unit
     std::optional<double> pct_of_peak;   // achieved / attainable (min(peak, intensity x bandwidth)) x 100
+    std::string note;                    // above 100%: why (the models count work the hardware need not do)
   } roof;
 };
 
@@ -135,6 +136,33 @@ struct AttentionUse {
   double kernel_time_us = 0;       // the kernels under these calls
 };
 
+// Attention written by hand (analyzers/roofline/eager_attention.h): the scores Q·Kᵀ from a GEMM
+// op (bmm / matmul / baddbmm), a softmax over their last dim, then P·V from a second GEMM op,
+// with the scaling, mask, dropout and casts between them. One entry per distinct shape.
+struct EagerAttention {
+  std::string qk_op, softmax_op, pv_op;  // the op names ("aten::bmm", "aten::softmax", ...)
+  std::string qk_input_dims;             // Q·Kᵀ's "Input Dims" as recorded ("" when not recorded)
+  std::string pv_input_dims;
+  // Shapes, when recorded: batch x heads as the GEMMs see them (bmm merges the two), and batch
+  // and heads apart when a 4-D tensor of the same layer shows them (`shape_basis` says which).
+  std::optional<int64_t> batch_heads, batch, heads, seq_q, seq_kv, head_dim;
+  std::string shape_basis;
+  Precision precision = Precision::kUnknown;  // of the scores (the softmax input)
+  std::optional<double> matrix_bytes;         // B·H·N_q·N_kv·bytes: one materialised score matrix per call
+  uint64_t calls = 0;                         // forward instances in the window
+  double kernel_time_us = 0;                  // all kernels of the ops from Q·Kᵀ to P·V, forward + backward
+  double gemm_time_us = 0;                    // of which the two GEMMs (and their backward)
+  double softmax_time_us = 0;                 // of which the softmax (and its backward)
+  double backward_time_us = 0;                // of which the backward nodes of those ops
+  // The op-table rows of its GEMMs (the innermost GEMM ops under Q·Kᵀ and P·V, forward and
+  // backward): the rows whose slowness is the attention's (IsEagerAttentionGemm).
+  struct GemmRow {
+    std::string op, input_dims;
+    bool backward = false;
+  };
+  std::vector<GemmRow> gemm_rows;
+};
+
 struct RooflineResult {
   bool available = false;
   std::string reason;                     // when not available: why (no shapes, no kernels, ...)
@@ -148,6 +176,7 @@ struct RooflineResult {
   RooflineSummary summary;
   RooflineCoverage coverage;
   std::vector<AttentionUse> attention;    // by kernel time, descending
+  std::vector<EagerAttention> eager_attention;  // by kernel time, descending
 };
 
 }  // namespace ampscope::roofline

@@ -40,11 +40,12 @@ CREATE TABLE memcpy (rank INTEGER NOT NULL, device INTEGER, stream INTEGER, star
 CREATE TABLE memset (rank INTEGER NOT NULL, device INTEGER, stream INTEGER, start_ns INTEGER NOT NULL,
   end_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, memory_kind TEXT, bytes INTEGER, correlation INTEGER);
 CREATE TABLE syncs (rank INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-  blocked_ns INTEGER, api TEXT, tid INTEGER, step INTEGER, label TEXT, waited_for TEXT, scaler INTEGER);
+  blocked_ns INTEGER, api TEXT, tid INTEGER, step INTEGER, label TEXT, waited_for TEXT, scaler INTEGER,
+  input_copy INTEGER);
 CREATE TABLE idle_gaps (rank INTEGER NOT NULL, device INTEGER, start_ns INTEGER NOT NULL,
   end_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, kind TEXT NOT NULL, cause TEXT, data_loader_ns INTEGER,
   pageable_copy_ns INTEGER, allocator_ns INTEGER, host_sync_ns INTEGER, grad_scaler_sync_ns INTEGER,
-  host_launch_ns INTEGER, other_ns INTEGER);
+  host_launch_ns INTEGER, host_untraced_ns INTEGER, other_ns INTEGER);
 CREATE TABLE findings (rank INTEGER, position INTEGER NOT NULL, id TEXT NOT NULL, severity TEXT,
   dimension TEXT, checklist TEXT, title TEXT, recommendation TEXT, est_saving_pct REAL, evidence TEXT);
 CREATE TABLE finding_ranges (rank INTEGER, finding TEXT NOT NULL, start_ns INTEGER NOT NULL,
@@ -81,8 +82,8 @@ struct Statements {
         steps(db.Prepare(InsertSql("steps", 15))),
         memcpy(db.Prepare(InsertSql("memcpy", 12))),
         memset(db.Prepare(InsertSql("memset", 9))),
-        syncs(db.Prepare(InsertSql("syncs", 10))),
-        idle_gaps(db.Prepare(InsertSql("idle_gaps", 14))),
+        syncs(db.Prepare(InsertSql("syncs", 11))),
+        idle_gaps(db.Prepare(InsertSql("idle_gaps", 15))),
         findings(db.Prepare(InsertSql("findings", 10))),
         finding_ranges(db.Prepare(InsertSql("finding_ranges", 4))),
         checklist(db.Prepare(InsertSql("checklist", 9))),
@@ -235,7 +236,7 @@ class SqliteRankSink : public trace_export::EventSink {
   void SyncPoint(size_t, const ampscope::SyncPoint& p) override {
     Insert& s = Row(st_.syncs);
     s.Int(p.start_ns).Int(p.end_ns).Int(p.blocked_ns).Text(p.api).Int(p.tid).OptInt(p.step_index >= 0, p.step_index);
-    s.OptText(p.label).OptText(p.waited_for).Int(p.scaler ? 1 : 0).Run();
+    s.OptText(p.label).OptText(p.waited_for).Int(p.scaler ? 1 : 0).Int(p.input_copy ? 1 : 0).Run();
   }
   void Finding(size_t position, const ampscope::Finding& f) override { results_.Finding(position, f); }
   void Checklist(const ChecklistItem& c) override { results_.Checklist(c); }
@@ -257,7 +258,7 @@ class SqliteRankSink : public trace_export::EventSink {
   std::vector<TimeNs> op_kernel_ns_;
 };
 
-static_assert(kIdleCauses == 7, "idle_gaps has one column per IdleCause: update the schema and the docs");
+static_assert(kIdleCauses == 8, "idle_gaps has one column per IdleCause: update the schema and the docs");
 
 // A rank's number in every table: the job's (BuildJob numbers traces that name no rank by their
 // position among the inputs), else the trace's own, else its position here.

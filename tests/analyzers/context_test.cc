@@ -145,7 +145,9 @@ TEST(RankContextSyncs, ReportAndFindingCountTheSamePointsOnEverySharedTrace) {
       if (f.id != "host_device_sync") continue;
       ++with_finding;
       const double n = static_cast<double>(std::max<size_t>(1, steps));
+      // The finding counts user syncs; GradScaler's and the blocking input copies are named apart.
       const double counted = FieldNumber(f.evidence, "grad_scaler_syncs").value_or(-1) +
+                             FieldNumber(f.evidence, "input_copy_syncs").value_or(-1) +
                              FieldNumber(f.evidence, "syncs_per_step_beyond_scaler").value_or(-1) * n;
       EXPECT_NEAR(counted, static_cast<double>(points), 0.005 * n + 1e-6) << path;
       if (steps > 0) {

@@ -231,6 +231,28 @@ TEST(AttentionModels, CausalAndNonCausalForwardAndBackward) {
   EXPECT_FALSE(c.known);
 }
 
+// Issue 32: a Python number is recorded as a 0-d "double" tensor (OWLv2's aten::mul
+// [[1, 5185, 4096], []] with types ["c10::BFloat16", "double"]): it was counted as an 8-byte
+// output dtype, 2.5x the bytes, and the op showed 206% of the memory roof.
+TEST(MemoryBoundModels, ZeroDimOperandIsAScalar) {
+  // bf16 [1024, 512] x double 0-d: read 524288·2, write 524288·2 = 2,097,152 bytes.
+  OpCost c = ModelOp("aten::mul", Args("[[1024,512],[]]", R"(["c10::BFloat16","double"])"));
+  ASSERT_TRUE(c.known) << c.note;
+  EXPECT_DOUBLE_EQ(c.flop, 524288);
+  EXPECT_DOUBLE_EQ(c.bytes, 2097152);
+  // The 0-d operand first (rsub-like): the same bytes, the output in the dimensioned dtype.
+  c = ModelOp("aten::mul", Args("[[],[1024,512]]", R"(["float","c10::Half"])"));
+  EXPECT_DOUBLE_EQ(c.bytes, 2097152);
+  // A broadcast operand is read at its own size: half [64, 256] + half [256]:
+  // 16384·2 + 256·2 + 16384·2 = 66,048 bytes.
+  c = ModelOp("aten::add", Args("[[64,256],[256],[]]", R"(["c10::Half","c10::Half","Scalar"])"));
+  EXPECT_DOUBLE_EQ(c.bytes, 66048);
+  // copy_ from a broadcast source (expand then copy): write [64, 256] half, read [256] float:
+  // 16384·2 + 256·4 = 33,792 bytes.
+  c = ModelOp("aten::copy_", Args("[[64,256],[256],[]]", R"(["c10::Half","float","Scalar"])"));
+  EXPECT_DOUBLE_EQ(c.bytes, 33792);
+}
+
 TEST(MemoryBoundModels, ElementwiseReductionsNormsSoftmaxEmbedding) {
   // add [4,8] + [8] float: 32 FLOP; bytes 32·4 + 8·4 + 32·4 = 288.
   OpCost c = ModelOp("aten::add", Args("[[4,8],[8],[]]", R"(["float","float","Scalar"])"));

@@ -228,16 +228,25 @@ TEST_F(SmallTraceTest, FindingsAndSyncPointsCarryTheirArguments) {
       EXPECT_EQ(e["args"]["id"], "test_no_range");
     }
     if (e["tid"] == sync_tid) {
+      // The 1 MB pageable H2D copy [110, 112) blocks the host (a blocking input copy, the one
+      // sync definition), then the stream sync [192, 199).
       ++syncs;
-      EXPECT_EQ(e["name"], "cudaStreamSynchronize");
-      EXPECT_EQ(parsed_.ts_ns[i], kBaseNs + 192'000);
-      EXPECT_EQ(parsed_.dur_ns[i], 7'000);
+      if (syncs == 1) {
+        EXPECT_EQ(e["name"], "cudaMemcpyAsync HtoD");
+        EXPECT_EQ(parsed_.ts_ns[i], kBaseNs + 110'000);
+        EXPECT_EQ(parsed_.dur_ns[i], 2'000);
+      } else {
+        EXPECT_EQ(e["name"], "cudaStreamSynchronize");
+        EXPECT_EQ(parsed_.ts_ns[i], kBaseNs + 192'000);
+        EXPECT_EQ(parsed_.dur_ns[i], 7'000);
+      }
     }
   }
   EXPECT_EQ(gap_spans, 1);
   EXPECT_EQ(instants, 1);
   EXPECT_EQ(syncs, static_cast<int>(job_.ranks[0].syncs.points.size()));
-  EXPECT_EQ(syncs, 1);
+  EXPECT_EQ(syncs, 2);
+  EXPECT_EQ(job_.ranks[0].syncs.input_copy_count, 1u);
 }
 
 TEST_F(SmallTraceTest, CountersPerStep) {

@@ -28,7 +28,8 @@ TimeNs At(int64_t us) { return kBaseNs + us * 1000; }
 //   launch corr 4 at 110 (2 µs) -> memcpy HtoD 1 MB  [112,120) gap [99,112): launch at 110 > 99     -> host_wait
 //   launch corr 5 at 115 (4 µs) -> K4 fp16 TC gemm   [160,190) gap [120,160): launched earlier, 40 µs -> other
 //   gap [190,200) (clipped to the step) ends with the memset at 205, launched at 201 > 190      -> host_wait
-//   cudaStreamSynchronize [192,199) + a cuda_sync record; outside the steps: memset [205,206),
+//   cudaStreamSynchronize [192,199) + a cuda_sync record (sync points: it and the pageable 1 MB
+//   copy's call [110,112), a blocking input copy); outside the steps: memset [205,206),
 //   K5 with an invalid UTF-8 name [210,211).
 Trace MakeSmallTrace(int32_t rank) {
   TraceBuilder b;

@@ -51,7 +51,7 @@ std::string_view OptimizerClassOfRange(std::string_view name) {
 OptimizerOptions OptimizerOptionsOf(std::string_view cls) {
   for (size_t i = 0; i < host_rules::kOptimizerCount; ++i) {
     const host_rules::OptimizerRow& r = host_rules::kOptimizers[i];
-    if (cls == r.name) return {true, r.foreach, r.fused, r.already_fused};
+    if (cls == r.name) return {true, r.foreach, r.fused, r.already_fused, r.preconditioner};
   }
   return {};
 }

@@ -35,6 +35,7 @@ struct OptimizerOptions {
   bool foreach = false;  // foreach=True (multi_tensor_apply) exists
   bool fused = false;    // fused=True exists (CUDA)
   bool already_fused = false;  // the class itself is a fused implementation (apex FusedAdam ...)
+  bool preconditioner = false; // a second-order optimizer with matrix preconditioners (Shampoo, SOAP)
 };
 OptimizerOptions OptimizerOptionsOf(std::string_view optimizer_class);
 

@@ -19,6 +19,7 @@ struct OptimizerRow {
   bool foreach;
   bool fused;
   bool already_fused;
+  bool preconditioner = false;  // builds and inverts matrix preconditioners (Shampoo, SOAP): a heavy step by design
 };
 extern const OptimizerRow kOptimizers[];
 extern const size_t kOptimizerCount;

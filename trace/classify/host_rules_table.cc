@@ -57,6 +57,11 @@ const OptimizerRow kOptimizers[] = {
     {"LBFGS", false, false, false},  {"SparseAdam", false, false, false},
     {"FusedAdam", false, false, true}, {"FusedLAMB", false, false, true}, {"FusedSGD", false, false, true},
     {"FusedNovoGrad", false, false, true}, {"FusedAdagrad", false, false, true}, {"DeepSpeedCPUAdam", false, false, true},
+    // Second-order optimizers with matrix preconditioners (facebookresearch/optimizers' Shampoo and
+    // DistributedShampoo, SOAP): their step is heavy by design, its cost set by how often the
+    // preconditioners are recomputed.
+    {"Shampoo", false, false, false, true}, {"DistributedShampoo", false, false, false, true},
+    {"SOAP", false, false, false, true},
 };
 const size_t kOptimizerCount = sizeof(kOptimizers) / sizeof(kOptimizers[0]);
 

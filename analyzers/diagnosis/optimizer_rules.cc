@@ -1,0 +1,145 @@
+// Optimizer rules: a foreach optimizer that offers fused=True (optimizer_not_fused), and an
+// optimizer step that takes a large share of the step that no other finding explains
+// (optimizer_step_dominates). The per-parameter optimizer and zero_grad are fusion_rules.cc's.
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analyzers/diagnosis/rules.h"
+#include "base/saturating.h"
+#include "base/units.h"
+
+namespace ampscope::diagnosis {
+namespace {
+
+// The optimizer's kernels per Optimizer.step range (launched inside it, in the windows), and the
+// GPU idle inside each range's kernel span.
+struct OptimizerKernels {
+  uint64_t kernels = 0;
+  TimeNs kernel_ns = 0;
+  TimeNs fused_estimate_ns = 0;  // sum over ranges of what one fused launch per group would cost
+  TimeNs idle_ns = 0;            // GPU idle inside the ranges' kernel spans (launch gaps)
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+};
+
+OptimizerKernels KernelsOfOptimizer(const Facts& in) {
+  OptimizerKernels o;
+  const auto& by_launch = in.ctx.kernels().by_launch;
+  for (const TidRange& r : in.ctx.host().optimizer_steps) {
+    TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0, sum = 0, longest = 0;
+    for (auto it = std::lower_bound(by_launch.begin(), by_launch.end(), std::make_pair(r.start_ns, uint32_t{0}));
+         it != by_launch.end() && it->first < r.end_ns; ++it) {
+      if (!in.InWindow(it->second)) continue;
+      const KernelClass& c = in.cls(it->second);
+      if (c.category == KernelCategory::kAmpScaler) continue;  // GradScaler's unscale, not the optimizer's math
+      const KernelEvent& k = in.t.kernels[it->second];
+      o.kernels++;
+      SatAccumulate(sum, k.duration_ns());
+      longest = std::max(longest, k.duration_ns());
+      first = std::min(first, k.start_ns);
+      last = std::max(last, k.end_ns);
+    }
+    if (last <= first) continue;
+    SatAccumulate(o.kernel_ns, sum);
+    // A fused step makes one pass that reads and writes every tensor the foreach kernels touch:
+    // about twice the largest foreach kernel's traffic (Adam's fused kernel moves param, grad,
+    // exp_avg, exp_avg_sq; its largest foreach op, addcdiv_, four of those seven) [heur].
+    SatAccumulate(o.fused_estimate_ns, std::min(sum, 2 * longest));
+    SatAccumulate(o.idle_ns, (last - first) - std::min(last - first, OverlapNs(in.ctx.busy().main, first, last)));
+    o.spans.emplace_back(first, last);
+  }
+  return o;
+}
+
+// Optimizer.step host time per class, clipped to the windows.
+std::map<std::string, TimeNs> StepTimeByClass(const Facts& in) {
+  std::map<std::string, TimeNs> by;
+  for (const TidRange& r : in.ctx.host().optimizer_steps) {
+    std::string cls(OptimizerClassOfRange(in.t.str(r.name)));
+    if (cls.empty()) cls = "optimizer";
+    SatAccumulate(by[cls], in.ctx.ClippedNs(r.start_ns, r.end_ns));
+  }
+  return by;
+}
+
+}  // namespace
+
+void RuleOptimizer(const Facts& in, FindingSink& out) {
+  if (in.window_ns <= 0) return;
+  const RunFacts& run = in.run;
+  const OptimizerKernels k = KernelsOfOptimizer(in);
+  // foreach -> fused: only a class that offers fused=True, that ran its foreach kernels and not
+  // its fused ones.
+  bool fused_said = false;
+  if (run.foreach_optimizer && !run.fused_optimizer && run.optimizer_options.fused && k.kernels > 0) {
+    const TimeNs saving = SaturatingAdd(k.kernel_ns - std::min(k.kernel_ns, k.fused_estimate_ns), k.idle_ns);
+    const double pct = in.PctOfWindow(static_cast<double>(saving));
+    if (pct >= kMinSavingPct) {
+      fused_said = true;
+      Finding& x = out.Add(
+          "optimizer_not_fused", pct,
+          fmt::format("{} runs its foreach (multi-tensor) step: {:.0f} kernels per step", run.optimizer,
+                      static_cast<double>(k.kernels) / in.nsteps),
+          fmt::format("The {} step launches {:.0f} multi_tensor_apply kernels per step ({:.2f} ms of kernels, {:.2f} ms of GPU "
+                      "idle between them), one pass over the parameters and states per elementwise op. "
+                      "torch.optim.{}(params, fused=True) does the whole update in one kernel per group of tensors.",
+                      run.optimizer, static_cast<double>(k.kernels) / in.nsteps, Ms(k.kernel_ns) / in.nsteps,
+                      Ms(k.idle_ns) / in.nsteps, run.optimizer));
+      x.evidence = {{"optimizer", run.optimizer},
+                    {"optimizer_kernels_per_step", Round(static_cast<double>(k.kernels) / in.nsteps), Unit::kPerStep},
+                    {"optimizer_kernel_time_us", NsToUsRounded3(k.kernel_ns), Unit::kUs},
+                    {"optimizer_gpu_idle_us", NsToUsRounded3(k.idle_ns), Unit::kUs},
+                    {"estimate", "per Optimizer.step: its kernel time - 2 x its longest kernel (one fused pass moves about "
+                                 "twice the bytes of the largest foreach op) + the GPU idle inside its kernel span"}};
+      x.time_ranges = k.spans;
+    }
+  }
+  // A step that dominates and that no optimizer finding explains.
+  const std::map<std::string, TimeNs> by_class = StepTimeByClass(in);
+  TimeNs total = 0;
+  std::string top;
+  TimeNs top_ns = -1;
+  for (const auto& [cls, ns] : by_class) {
+    SatAccumulate(total, ns);
+    if (ns > top_ns) top = cls, top_ns = ns;
+  }
+  const double share = in.PctOfWindow(static_cast<double>(total));
+  bool explained = fused_said;
+  for (const Finding& f : out.findings()) explained = explained || f.id == "unfused_optimizer" || f.id == "zero_grad_fills";
+  if (share < kOptimizerStepPct || explained || total <= 0) return;
+  const OptimizerOptions opts = OptimizerOptionsOf(top);
+  std::string advice;
+  if (opts.preconditioner) {
+    advice = fmt::format("{} builds and inverts matrix preconditioners in its step: recompute them less often "
+                         "(precondition_frequency, start_preconditioning_step), spread that work across the ranks "
+                         "(DistributedShampoo's distributed_config) and cap the preconditioned block size (max_preconditioner_dim).",
+                         top);
+  } else if (opts.fused && !run.fused_optimizer) {
+    advice = fmt::format("torch.optim.{}(params, fused=True) does the update in one kernel per group of tensors.", top);
+  } else if (opts.foreach && !run.foreach_optimizer && !run.fused_optimizer) {
+    advice = fmt::format("torch.optim.{}(params, foreach=True) does the update in a few multi-tensor launches.", top);
+  } else {
+    advice = "Profile the step on its own (its kernels and host work are in the Optimizer.step range) and amortise it: "
+             "gradient accumulation runs it once per several micro-batches.";
+  }
+  Finding& x = out.Add("optimizer_step_dominates", 0.0,
+                       fmt::format("The optimizer step ({}) takes {:.0f}% of the step", top, share),
+                       fmt::format("Optimizer.step takes {:.1f} ms of each {:.1f} ms step ({} alone {:.1f} ms), with "
+                                   "{:.1f} ms of GPU kernels. {}",
+                                   Ms(total) / in.nsteps, Ms(in.window_ns) / in.nsteps, top, Ms(top_ns) / in.nsteps,
+                                   Ms(k.kernel_ns) / in.nsteps, advice));
+  std::vector<FieldList> classes;
+  for (const auto& [cls, ns] : by_class)
+    classes.push_back({{"optimizer", cls}, {"time_us_per_step", NsToUsRounded3(ns / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
+                       {"pct_of_step", Round(in.PctOfWindow(static_cast<double>(ns))), Unit::kPctOfStep}});
+  x.evidence = {{"optimizer_pct_of_step", Round(share), Unit::kPctOfStep},
+                {"optimizer_time_us_per_step", NsToUsRounded3(total / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
+                {"optimizer_kernel_time_us", NsToUsRounded3(k.kernel_ns), Unit::kUs},
+                {"by_optimizer", classes},
+                {"estimate", "none: how much of the step the optimizer's own settings can save is not known from the trace"}};
+  for (const TidRange& r : in.ctx.host().optimizer_steps) x.time_ranges.emplace_back(r.start_ns, r.end_ns);
+}
+
+}  // namespace ampscope::diagnosis

@@ -1,0 +1,337 @@
+// The causes experts name first (issue 32), on small hand-built traces with names and sizes of
+// their own (the shared traces are causes_shared_traces_test.cc): blocking input copies are not
+// user syncs, hand-written attention, communication by collective type and per-parameter
+// all-reduce, device-to-device copies, the optimizer step, and the consistency of the matrix and
+// checklist with the findings. Every expected number is worked out in the comments.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analyzers/diagnosis/catalog.h"
+#include "analyzers/roofline/roofline_result.h"
+#include "diagnosis_builder.h"
+
+namespace ampscope {
+namespace {
+
+using namespace diagnosis_test;
+
+const char* kHgemm = "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_nn";
+const char* kSoftmaxFwd = "void <unnamed>::softmax_warp_forward<c10::Half, c10::Half, float, (int)7, (bool)0, (bool)0>(T2 *, const T1 *, int, int, int, const bool *, int, bool)";
+const char* kDiv = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::Half, c10::Half, c10::Half, at::native::binary_internal::DivFunctor<c10::Half> >, std::array<char*, 3ul> >(int, at::native::BinaryFunctor<c10::Half, c10::Half, c10::Half, at::native::binary_internal::DivFunctor<c10::Half> >, std::array<char*, 3ul>)";
+
+double CausePct(const RankAnalysis& ra, const std::string& cause) {
+  for (const DimensionResult& d : ra.matrix)
+    if (d.id == "task_parallelism")
+      if (const Field* f = FindField(d.metrics, "idle_by_cause_pct"))
+        if (const auto* causes = std::get_if<FieldList>(&f->value)) return FieldNumber(*causes, cause).value_or(-1);
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Blocking input copies
+
+// Two 3000 µs steps. Each copies a 6 MB batch from pageable memory (cudaMemcpyAsync
+// [20, 620], the copy [30, 600] on the GPU) and PyTorch's stream sync after it [625, 640];
+// then 8 KB of labels (cudaMemcpyAsync [645, 650], copy [655, 656], stream sync [652, 660]);
+// then 1440 µs of host time with no events before an 800 µs GEMM launched at 2100, running
+// [2105, 2905]. Before issue 32 the two stream syncs were 2 user syncs per step: a
+// host_device_sync finding charged with the 1.5 ms gap.
+RankAnalysis InputCopySteps(MemoryKind batch_memory) {
+  TraceBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    const double base = s * 3000.0;
+    b.Step(s, base, base + 3000);
+    b.Memcpy(MemcpyKind::kHtoD, batch_memory, MemoryKind::kDevice, 6'000'000, base + 20, base + 620, base + 30, 570);
+    b.Api("cudaStreamSynchronize", base + 625, base + 640);
+    b.Memcpy(MemcpyKind::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 8192, base + 645, base + 650, base + 655, 1);
+    b.Api("cudaStreamSynchronize", base + 652, base + 660);
+    b.Kernel(kTcGemm, base + 2100, base + 2105, 800);
+  }
+  return b.Analyze();
+}
+
+TEST(Causes, BlockingInputCopiesAreNotUserSyncs) {
+  const RankAnalysis ra = InputCopySteps(MemoryKind::kPageable);
+  // Per step: the pageable batch copy joined with its stream sync, and the labels copy joined
+  // with its own: 2 input-copy points per step, none a user sync.
+  EXPECT_EQ(ra.syncs.input_copy_count, 4u);
+  EXPECT_DOUBLE_EQ(ra.syncs.syncs_per_step, 2.0);
+  EXPECT_EQ(ra.syncs.by_api.count("cudaMemcpyAsync HtoD + cudaStreamSynchronize"), 1u);
+  EXPECT_EQ(FindFinding(ra, "host_device_sync"), nullptr);
+  const Finding* pageable = FindFinding(ra, "pageable_h2d_copies");
+  ASSERT_NE(pageable, nullptr);
+  EXPECT_NE(pageable->recommendation.find("non_blocking=True"), std::string::npos);
+  // The gap after the copies is host time, none of it host_sync. Per step: [600, 655] less the
+  // pageable calls it overlaps ([600, 620], [645, 650]) = 30 µs host_launch; [656, 2105]: no host
+  // activity in [660, 2100] (1440 µs >= 1 ms) = host_untraced, the other 9 µs host_launch. Step
+  // starts: [0, 30] less the batch copy's call [20, 30] = 20 µs host_launch (both steps); step
+  // 0's end [2905, 3000] = 95 µs host_launch (step 1's end gap has no next work: other).
+  // host_launch (59 + 95 + 59) / 6000 = 3.55%; host_untraced 2880 / 6000 = 48%; pageable_copy
+  // (10 + 20 + 5) x 2 / 6000 = 1.17%.
+  EXPECT_NEAR(CausePct(ra, "host_sync"), 0.0, 1e-9);
+  EXPECT_NEAR(CausePct(ra, "host_untraced"), 48.0, 0.01);
+  EXPECT_NEAR(CausePct(ra, "host_launch"), 3.55, 0.01);
+  EXPECT_NEAR(CausePct(ra, "pageable_copy"), 1.17, 0.01);
+  for (const DimensionResult& d : ra.matrix)
+    if (d.id == "task_parallelism") {
+      EXPECT_EQ(FieldNumber(d.metrics, "syncs_per_step_beyond_grad_scaler").value_or(-1), 0.0);
+      EXPECT_EQ(FieldNumber(d.metrics, "input_copy_syncs_per_step").value_or(-1), 2.0);
+    }
+}
+
+TEST(Causes, PinnedCopyWithoutNonBlockingIsAnInputCopy) {
+  // The same from pinned memory: the batch copy does not block by itself, but the stream sync
+  // PyTorch issues after a copy without non_blocking=True makes it one point.
+  const RankAnalysis ra = InputCopySteps(MemoryKind::kPinned);
+  EXPECT_EQ(ra.syncs.input_copy_count, 4u);
+  EXPECT_EQ(FindFinding(ra, "host_device_sync"), nullptr);
+  EXPECT_NEAR(CausePct(ra, "host_sync"), 0.0, 1e-9);
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. Hand-written attention
+
+// Hugging Face "eager" attention, fp16, batch 4, 8 heads, 100 tokens, head_dim 32, in a
+// 2500 µs step: matmul (300 µs) -> div (50) -> softmax (200) -> dropout (50) -> matmul (300),
+// then a 1000 µs linear. Attention = 900 µs of 1900 µs of kernels (47.4%).
+RankAnalysis EagerAttentionStep(const std::string& softmax_dims, bool with_ops = true) {
+  TraceBuilder b;
+  b.Step(0, 0, 2500);
+  const std::string h = R"("c10::Half")";
+  auto op = [&](const char* name, double s, double e, const std::string& dims, const std::string& types) {
+    if (with_ops) b.Op(name, s, e, types, dims);
+  };
+  op("aten::matmul", 10, 60, "[[4,8,100,32],[4,8,32,100]]", "[" + h + "," + h + "]");
+  b.Kernel(kHgemm, 20, 30, 300);
+  op("aten::div", 70, 90, "[[4,8,100,100],[]]", "[" + h + ",\"Scalar\"]");
+  b.Kernel(kDiv, 75, 335, 50);
+  op("aten::softmax", 100, 130, softmax_dims, "[" + h + ",\"Scalar\",\"\"]");
+  b.Kernel(kSoftmaxFwd, 105, 390, 200);
+  op("aten::dropout", 140, 160, "[[4,8,100,100],[],[]]", "[" + h + ",\"Scalar\",\"Scalar\"]");
+  b.Kernel(kDiv, 145, 595, 50);
+  op("aten::matmul", 170, 220, "[[4,8,100,100],[4,8,100,32]]", "[" + h + "," + h + "]");
+  b.Kernel(kHgemm, 180, 650, 300);
+  op("aten::linear", 230, 300, "[[400,256],[1024,256],[1024]]", "[" + h + "," + h + "," + h + "]");
+  b.Kernel(kHgemm, 240, 955, 1000);
+  return b.Analyze();
+}
+
+TEST(Causes, EagerAttentionWithShapes) {
+  const RankAnalysis ra = EagerAttentionStep("[[4,8,100,100],[],[]]");
+  const Finding* f = FindFinding(ra, "eager_attention");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(FieldNumber(f->evidence, "attention_time_us").value(), 900, 1e-6);
+  EXPECT_NEAR(FieldNumber(f->evidence, "pct_of_gpu_time").value(), 47.37, 0.01);  // 900 / 1900
+  EXPECT_NEAR(FieldNumber(f->evidence, "softmax_time_us").value(), 200, 1e-6);
+  EXPECT_NEAR(FieldNumber(f->evidence, "gemm_time_us").value(), 600, 1e-6);
+  // SDPA on the A100-80GB: 4·32·100·100·32 = 4.1 MFLOP at 30% of 312 TFLOP/s = 0.04 µs, q/k/v/out
+  // 819,200 bytes at 2039 GB/s = 0.40 µs, so the 5 µs per-call floor: 900 - 5 = 895 µs of the
+  // 2500 µs step = 35.8% (more than the 2x floor, 450 µs).
+  EXPECT_NEAR(f->est_saving_pct, 35.8, 0.01);
+  const Field* shapes = FindField(f->evidence, "shapes");
+  ASSERT_NE(shapes, nullptr);
+  const auto& rows = std::get<std::vector<FieldList>>(shapes->value);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(FieldNumber(rows[0], "batch").value_or(-1), 4);
+  EXPECT_EQ(FieldNumber(rows[0], "heads").value_or(-1), 8);
+  EXPECT_EQ(FieldNumber(rows[0], "seq_q").value_or(-1), 100);
+  EXPECT_EQ(FieldNumber(rows[0], "seq_kv").value_or(-1), 100);
+  EXPECT_EQ(FieldNumber(rows[0], "head_dim").value_or(-1), 32);
+  EXPECT_EQ(FieldNumber(rows[0], "attention_matrix_bytes").value_or(-1), 4 * 8 * 100 * 100 * 2);  // 640,000
+  EXPECT_NE(f->recommendation.find("scaled_dot_product_attention"), std::string::npos);
+  EXPECT_NE(f->recommendation.find("attn_implementation=\"sdpa\""), std::string::npos);
+  // 100 is not a multiple of 8: the GEMMs fall back; their slowness is the attention's.
+  EXPECT_NE(f->recommendation.find("not a multiple of 8"), std::string::npos);
+  EXPECT_EQ(ra.findings.front().id, "eager_attention");
+}
+
+TEST(Causes, EagerAttentionNeedsAnAttentionShapedSoftmax) {
+  // A softmax over a 2-D tensor between two GEMMs (a classifier head) is not attention.
+  EXPECT_EQ(FindFinding(EagerAttentionStep("[[3200,100],[],[]]"), "eager_attention"), nullptr);
+}
+
+// An MoE router without recorded shapes: a gate linear (20 µs), softmax, topk, an expert linear
+// (600 µs). Neither product multiplies two activations, and their costs differ 30x: not attention,
+// with host ops or (kernels alone) without.
+RankAnalysis RouterStep(bool with_ops) {
+  TraceBuilder b;
+  b.Step(0, 0, 1200);
+  if (with_ops) b.Op("aten::linear", 10, 40);
+  b.Kernel(kHgemm, 20, 30, 20);
+  if (with_ops) b.Op("aten::softmax", 50, 70);
+  b.Kernel(kSoftmaxFwd, 55, 60, 200);
+  if (with_ops) b.Op("aten::topk", 80, 90);
+  if (with_ops) b.Op("aten::linear", 100, 130);
+  b.Kernel(kHgemm, 110, 270, 600);
+  return b.Analyze();
+}
+
+TEST(Causes, RouterSoftmaxIsNotAttention) {
+  EXPECT_EQ(FindFinding(RouterStep(true), "eager_attention"), nullptr);
+  EXPECT_EQ(FindFinding(RouterStep(false), "eager_attention"), nullptr);
+}
+
+TEST(Causes, EagerAttentionFromKernelsWithoutHostOps) {
+  // The same kernels with no cpu_ops: found on the stream's kernel sequence, shapes unknown.
+  const RankAnalysis ra = EagerAttentionStep("", /*with_ops=*/false);
+  const Finding* f = FindFinding(ra, "eager_attention");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(FieldNumber(f->evidence, "attention_time_us").value(), 900, 1e-6);
+  const auto& rows = std::get<std::vector<FieldList>>(FindField(f->evidence, "shapes")->value);
+  EXPECT_TRUE(FieldIsNull(rows[0], "heads"));
+  EXPECT_NE(f->recommendation.find("unknown"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. Communication by collective type
+
+const char* kAllGather = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+
+// One 3000 µs step: a 1000 µs GEMM on stream 7, then `n` collectives of `dur` µs one after the
+// other on stream 20 with no compute beside them (launched 5 µs before each starts).
+RankAnalysis CollectiveStep(const char* kernel, int n, double dur) {
+  TraceBuilder b;
+  b.Step(0, 0, 3000);
+  b.Kernel(kTcGemm, 5, 10, 1000);
+  double t = 1100;
+  for (int i = 0; i < n; ++i, t += dur + 1) b.Kernel(kernel, t - 5, t, dur, 20);
+  return b.Analyze();
+}
+
+TEST(Causes, AllGatherGetsFsdpAdviceNotDdp) {
+  // 4 all-gathers of 150 µs, none overlapped: 600 µs of 3000 µs exposed (20%).
+  const RankAnalysis ra = CollectiveStep(kAllGather, 4, 150);
+  const Finding* f = FindFinding(ra, "exposed_communication");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 20.0, 0.01);
+  const auto& types = std::get<std::vector<FieldList>>(FindField(f->evidence, "by_type")->value);
+  ASSERT_EQ(types.size(), 1u);
+  EXPECT_EQ(FieldString(types[0], "type").value_or(""), "all_gather");
+  EXPECT_EQ(FieldNumber(types[0], "calls").value_or(-1), 4);
+  EXPECT_NE(f->recommendation.find("limit_all_gathers"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(f->recommendation.find("bucket_cap_mb"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(FindFinding(ra, "per_parameter_allreduce"), nullptr);
+}
+
+TEST(Causes, PerParameterAllReduceBothSides) {
+  // 150 all-reduces of 5 µs per step (>= 100, median under 100 µs), no overlap: 750 µs of
+  // 3000 µs = 25% exposed, per_parameter_allreduce's; nothing left for exposed_communication.
+  RankAnalysis ra = CollectiveStep(kNccl, 150, 5);
+  const Finding* f = FindFinding(ra, "per_parameter_allreduce");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(FieldNumber(f->evidence, "allreduce_per_step").value(), 150, 1e-9);
+  EXPECT_NEAR(f->est_saving_pct, 25.0, 0.01);
+  EXPECT_NE(f->recommendation.find("bucket_cap_mb"), std::string::npos);
+  EXPECT_EQ(FindFinding(ra, "exposed_communication"), nullptr);
+  // 60 per step (below 100): DDP's buckets at work; the exposed time is exposed_communication's,
+  // advised by its all-reduce type.
+  ra = CollectiveStep(kNccl, 60, 5);
+  EXPECT_EQ(FindFinding(ra, "per_parameter_allreduce"), nullptr);
+  f = FindFinding(ra, "exposed_communication");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("bucket_cap_mb"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// 11. Device-to-device copies and the optimizer step
+
+// One 2000 µs step: a 1000 µs GEMM, then `n` 4 µs DtoD copies issued under aten::cat.
+RankAnalysis DeviceCopyStep(int n) {
+  TraceBuilder b;
+  b.Step(0, 0, 2000);
+  b.Kernel(kTcGemm, 5, 10, 1000);
+  double t = 1100;
+  for (int i = 0; i < n; ++i, t += 10) {
+    b.Op("aten::cat", t - 8, t - 1);
+    b.Memcpy(MemcpyKind::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, 1 << 20, t - 6, t - 3, t, 4);
+  }
+  return b.Analyze();
+}
+
+TEST(Causes, DeviceToDeviceCopiesBothSides) {
+  // 50 copies x 4 µs = 200 µs of 2000 µs = 10% (>= 5%), none beside a kernel: saving 10%.
+  const RankAnalysis ra = DeviceCopyStep(50);
+  const Finding* f = FindFinding(ra, "device_to_device_copies");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(FieldNumber(f->evidence, "copies").value_or(-1), 50);
+  EXPECT_NEAR(FieldNumber(f->evidence, "pct_of_step").value(), 10.0, 1e-9);
+  EXPECT_NEAR(f->est_saving_pct, 10.0, 1e-9);
+  const auto& ops = std::get<std::vector<FieldList>>(FindField(f->evidence, "by_ops")->value);
+  EXPECT_EQ(FieldString(ops[0], "ops").value_or(""), "aten::cat");
+  // No DDP in this run: no bucket-view advice.
+  EXPECT_EQ(f->recommendation.find("gradient_as_bucket_view"), std::string::npos);
+  // 20 copies = 80 µs = 4%: below the bar.
+  EXPECT_EQ(FindFinding(DeviceCopyStep(20), "device_to_device_copies"), nullptr);
+}
+
+// One 2000 µs step: a 900 µs GEMM, then Optimizer.step#<cls>.step [1000, 1900] launching 10
+// multi_tensor_apply kernels of 40 µs, 80 µs apart (GPU [1020 + 80i, 1060 + 80i]).
+RankAnalysis OptimizerStep(const std::string& cls) {
+  TraceBuilder b;
+  b.Step(0, 0, 2000);
+  b.Kernel(kTcGemm, 5, 10, 900);
+  b.AddRange("Optimizer.step#" + cls + ".step", 1000, 1900);
+  for (int i = 0; i < 10; ++i) b.Kernel(kForeach, 1010 + 80 * i, 1020 + 80 * i, 40);
+  return b.Analyze();
+}
+
+TEST(Causes, ForeachOptimizerThatOffersFused) {
+  // AdamW offers fused=True. Saving: kernels 400 µs - 2 x 40 µs (one fused pass) + idle in the
+  // span [1020, 1780]: 760 - 400 = 360 µs -> 680 µs of 2000 µs = 34%.
+  RankAnalysis ra = OptimizerStep("AdamW");
+  const Finding* f = FindFinding(ra, "optimizer_not_fused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->est_saving_pct, 34.0, 0.01);
+  EXPECT_NE(f->recommendation.find("torch.optim.AdamW(params, fused=True)"), std::string::npos);
+  EXPECT_EQ(FindFinding(ra, "optimizer_step_dominates"), nullptr);  // explained
+  // Adagrad offers no fused=: never advised; its 45% step is said, without fused=True.
+  ra = OptimizerStep("Adagrad");
+  EXPECT_EQ(FindFinding(ra, "optimizer_not_fused"), nullptr);
+  f = FindFinding(ra, "optimizer_step_dominates");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(FieldNumber(f->evidence, "optimizer_pct_of_step").value(), 45.0, 1e-9);  // 900 / 2000
+  for (const Finding& x : ra.findings) EXPECT_EQ(x.recommendation.find("fused=True"), std::string::npos) << x.id;
+  // A second-order optimizer: the preconditioner advice.
+  f = FindFinding(OptimizerStep("SOAP"), "optimizer_step_dominates");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("precondition_frequency"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// 10. Consistency
+
+// fp16 GEMMs (100 µs) and layer norms (400 µs) alternating: Tensor Cores 20% of kernel time
+// (fails, AMP in use: no amp_not_in_use), memory-bound 4x GEMM time (bad), no chain (norms are
+// not fused by the chain rule). Nothing but the fallbacks explains them.
+TEST(Causes, BadAndFailingStatusesAreExplained) {
+  TraceBuilder b;
+  b.Step(0, 0, 1200);
+  double t = 10;
+  for (int i = 0; i < 2; ++i) {
+    b.Kernel(kTcGemm, t - 5, t, 100);
+    b.Kernel(kLayerNorm, t + 96, t + 101, 400);
+    t += 510;
+  }
+  const RankAnalysis ra = b.Analyze();
+  const ChecklistItem& tc = Check(ra, "tensor_core_utilization");
+  EXPECT_EQ(tc.status, CheckStatus::kFail);
+  EXPECT_EQ(tc.findings, std::vector<std::string>{"low_tensor_core_share"});
+  const Finding* f = FindFinding(ra, "low_tensor_core_share");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("normalization 80%"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(Dim(ra, "memory_bandwidth").status, DimensionStatus::kBad);
+  EXPECT_EQ(Dim(ra, "memory_bandwidth").findings, std::vector<std::string>{"memory_bound_kernels"});
+  // fp16 without a GradScaler fails grad_scaler: its value is the fp16 share (100%), not a 0%
+  // skip rate.
+  // (No host ops: training or inference unknown, so the scaler rule runs.)
+  const ChecklistItem& gs = Check(ra, "grad_scaler");
+  ASSERT_EQ(gs.status, CheckStatus::kFail);
+  ASSERT_TRUE(gs.value.has_value());
+  EXPECT_DOUBLE_EQ(*gs.value, 100.0);
+  EXPECT_EQ(gs.unit, Unit::kPctFp16);
+  EXPECT_EQ(gs.findings, std::vector<std::string>{"fp16_without_grad_scaler"});
+}
+
+}  // namespace
+}  // namespace ampscope
