@@ -187,6 +187,16 @@ const MemcpyEvent* RankContext::MemcpyOf(int64_t correlation) const {
   return &trace_.memcpys[std::prev(it)->second];
 }
 
+bool RankContext::BlockingCopy(size_t call) const {
+  const ApiRole role = calls_.roles[call];
+  if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) return false;
+  const MemcpyEvent* m = MemcpyOf(trace_.api_calls[call].correlation);
+  const bool synchronous = role == ApiRole::kMemcpySync || (m != nullptr && !m->async);
+  if (synchronous)
+    return !(m && ((m->kind == MemcpyKind::kHtoD && m->bytes <= diagnosis::kSmallH2DBytes) || m->kind == MemcpyKind::kDtoD));
+  return m && m->kind == MemcpyKind::kDtoH && m->dst_kind == MemoryKind::kPageable;
+}
+
 void RankContext::BuildKernelFacts() {
   const size_t n = trace_.kernels.size();
   kernels_.in_window.assign(n, 0);
@@ -356,14 +366,7 @@ void RankContext::BuildSyncPoints() {
       continue;
     }
     const MemcpyEvent* m = MemcpyOf(a.correlation);
-    const bool synchronous = role == ApiRole::kMemcpySync || (m != nullptr && !m->async);
-    bool blocking = false;
-    if (synchronous) {
-      blocking = !(m && ((m->kind == MemcpyKind::kHtoD && m->bytes <= diagnosis::kSmallH2DBytes) || m->kind == MemcpyKind::kDtoD));
-    } else if (m && m->kind == MemcpyKind::kDtoH && m->dst_kind == MemoryKind::kPageable) {
-      blocking = true;
-    }
-    if (blocking) calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name) + (m ? std::string(" ") + MemcpyKindName(m->kind) : ""), false});
+    if (BlockingCopy(i)) calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name) + (m ? std::string(" ") + MemcpyKindName(m->kind) : ""), false});
   }
   std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.s < b.s; });
   std::vector<SyncPoint>& points = syncs_.points;

@@ -16,6 +16,7 @@
 #include "reports/collectives_json.h"
 #include "reports/fields_json.h"
 #include "reports/precision_json.h"
+#include "reports/critical_path_json.h"
 #include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
@@ -355,7 +356,9 @@ json JobSection(const JobAnalysis& analysis) {
                                       {"checklist", "worst rank per item"},
                                       {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen"},
                                       {"precision", "rank 0 (the first input)"},
-                                      {"roofline", "per rank: see ranks[].roofline"}}
+                                      {"roofline", "per rank: see ranks[].roofline"},
+                                      {"critical_path", "the rank with the longest analysed window (the job runs at its pace); "
+                                                        "replay_error_pct: the worst over ranks"}}
                                : json{{"all", "the one rank"}};
   json per_rank = json::array();
   for (const RankBalance& b : analysis.balance.ranks)
@@ -390,6 +393,7 @@ json RankSection(const RankAnalysis& ra) {
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
   r["roofline"] = RooflineSection(ra);
+  r["critical_path"] = CriticalPathSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = std::move(statuses);
@@ -454,6 +458,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["kernels"] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
   report["roofline"] = RooflineSection(job);
+  report["critical_path"] = CriticalPathSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
 
   // A thousand ranks' sections (each with its roofline table) are most of a merge's report.

@@ -1,5 +1,6 @@
 // The finding catalogue: every finding id with its dimension, checklist item, severity rule and
-// the docs/findings.md section that describes it. One table (catalog_table.cc), one row per
+// the docs/findings.md section that describes it. A finding's saving is not catalogued: it is
+// the replay of the fix its rule attaches (FindingSink::Fix, docs/whatif.md). One table (catalog_table.cc), one row per
 // finding; the rules look their finding up by id, and the ranking breaks ties by table order.
 #pragma once
 
@@ -17,22 +18,11 @@ enum class SeverityRule : unsigned char {
   kInfo,            // always info (advice, not a problem)
 };
 
-// Which time a finding's saving comes out of, for the joint saving (matrix.cc's JointSaving):
-// savings of one kind overlap (two fixes of GPU idle cannot recover the same idle twice), so
-// each kind is capped at its share of the window.
-enum class SavingKind : unsigned char {
-  kIdle,  // GPU idle time (syncs, input, launches, allocator)
-  kBusy,  // GPU busy time (slower kernels than needed)
-  kStep,  // whole steps (skipped by the GradScaler)
-  kNone,  // no time estimate (a risk, or advice)
-};
-
 struct CatalogEntry {
   std::string_view id;         // stable finding id (the JSON report's findings[].id)
   std::string_view dimension;  // matrix dimension it counts against ("" = none)
   std::string_view checklist;  // checklist item it counts against ("" = none)
   SeverityRule severity;
-  SavingKind saving;
   std::string_view docs_anchor;  // docs/findings.md section
 };
 

@@ -1,4 +1,5 @@
 // Diagnose (diagnosis.h): the facts once, the rule families in order, the matrix last.
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -91,11 +92,17 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   o.comm_overlap_pct = RuleDistributed(in, out);
   RuleLaunchAndUtilization(in, out, o.pipeline);
   o.memory = RuleMemory(in, out);
+  ReplaySavings(in, out, ra);
+  RefreshChecklist(out);
   AssembleMatrix(in, o, out, ra);
   RankFindings(ra.findings);
   const Trace& trace = context.trace();
-  if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) MarkNoGpuActivity(context, ra);
-  ra.joint_saving_pct = JointSavingPct(ra.findings, o.pipeline.busy_pct);
+  if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) {
+    MarkNoGpuActivity(context, ra);
+    double kept = 0;
+    for (const Finding& f : ra.findings) kept += f.est_saving_pct;
+    ra.joint_saving_pct = std::min(ra.joint_saving_pct, Round(kept, 2));
+  }
 }
 
 }  // namespace ampscope

@@ -9,6 +9,16 @@
 #include "base/units.h"
 
 namespace ampscope::diagnosis {
+namespace {
+
+std::vector<uint32_t> CommKernels(const Facts& in) {
+  std::vector<uint32_t> k;
+  for (size_t i = 0; i < in.t.kernels.size(); ++i)
+    if (in.InWindow(i) && in.cls(i).category == KernelCategory::kCommunication) k.push_back(static_cast<uint32_t>(i));
+  return k;
+}
+
+}  // namespace
 
 double RuleDistributed(const Facts& in, FindingSink& out) {
   ChecklistItem& item = out.Item("distributed_sync");
@@ -53,7 +63,7 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
   item.status = CheckStatus::kPass;
   std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.cls(i).category == KernelCategory::kCommunication; }, 3);
   if (exposed_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_pct >= kExposedCommFailPct)) {
-    Finding& x = out.Add("exposed_communication", exposed_pct,
+    Finding& x = out.Add("exposed_communication", 0.0,
                      fmt::format("{:.1f}% of the step is communication the GPU waits for (overlap {:.0f}%)", exposed_pct, overlap),
                      fmt::format("{} run with no compute alongside. Let DDP overlap them with backward (do not all-reduce "
                                  "gradients by hand after backward; tune bucket_cap_mb; gradient_as_bucket_view=True), use "
@@ -62,18 +72,22 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
     x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct},
                   {"exposed_us_per_step", NsToUsRounded3(exposed / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
                   {"collectives_per_step", Round(static_cast<double>(collectives) / in.nsteps), Unit::kPerStep}, {"top_kernels", top},
-                  {"estimate", "communication kernel time not overlapped by compute kernels (what full overlap would hide)"}};
+                  {"exposed_pct_of_step", Round(exposed_pct), Unit::kPctOfStep},
+                  {"estimate", "replayed: communication fully overlapped (its kernels no longer delay what waits for them)"}};
+    out.Fix(x, graph::ScaleKernels(in.t, CommKernels(in), 0.0, "communication kernels (full overlap)"));
     std::sort(exposed_ranges.begin(), exposed_ranges.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
     if (exposed_ranges.size() > 8) exposed_ranges.resize(8);
     std::sort(exposed_ranges.begin(), exposed_ranges.end());
     x.time_ranges = exposed_ranges;
     item.status = (overlap < kCommOverlapPct && exposed_pct >= kExposedCommFailPct) ? CheckStatus::kFail : CheckStatus::kWarn;
   } else if (share > kCommSharePct) {
-    Finding& x = out.Add("communication_heavy", exposed_pct,
+    Finding& x = out.Add("communication_heavy", 0.0,
                      fmt::format("Communication takes {:.1f}% of the step (overlapped {:.0f}%)", share, overlap),
                      "Communication is well overlapped but large: gradient accumulation (fewer all-reduces per sample), a "
                      "larger per-GPU batch, or gradient compression would shrink it.");
-    x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct}, {"top_kernels", top}};
+    x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct}, {"top_kernels", top},
+                  {"estimate", "replayed: communication kernels at half their time (bf16/fp16 gradient compression halves the bytes)"}};
+    out.Fix(x, graph::ScaleKernels(in.t, CommKernels(in), 0.5, "communication kernels at half the bytes"));
     item.status = CheckStatus::kWarn;
   }
   return overlap;

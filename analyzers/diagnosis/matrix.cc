@@ -147,19 +147,24 @@ void RankFindings(std::vector<Finding>& findings) {
   });
 }
 
-double JointSavingPct(const std::vector<Finding>& findings, double busy_pct) {
-  double idle = 0, busy = 0, step = 0;
-  for (const Finding& f : findings) {
-    switch (CatalogEntryOf(f.id).saving) {
-      case SavingKind::kIdle: idle += f.est_saving_pct; break;
-      case SavingKind::kBusy: busy += f.est_saving_pct; break;
-      case SavingKind::kStep: step += f.est_saving_pct; break;
-      case SavingKind::kNone: break;
-    }
+void RefreshChecklist(FindingSink& out) {
+  // Kernel fusion: the value is the fusion findings' replayed savings together.
+  ChecklistItem& fusion = out.Item("kernel_fusion");
+  if (fusion.status != CheckStatus::kUnknown) {
+    double total = 0;
+    for (const Finding& f : out.findings())
+      if (f.checklist == "kernel_fusion") total += f.est_saving_pct;
+    fusion.value = Round(total);
+    const FindingSeverity worst = out.WorstSeverity("kernel_fusion");
+    fusion.status = worst == FindingSeverity::kInfo ? (out.HasFinding("kernel_fusion") ? CheckStatus::kWarn : CheckStatus::kPass)
+                                                    : CheckStatus::kFail;
   }
-  const double b = std::clamp(busy_pct, 0.0, 100.0);
-  const double joint = std::min(idle, 100.0 - b) + std::min(busy, b) + step;
-  return Round(std::clamp(joint, 0.0, 100.0), 2);
+  ChecklistItem& memory = out.Item("memory_fragmentation");
+  if (memory.status != CheckStatus::kUnknown) {
+    const FindingSeverity worst = out.WorstSeverity("memory_fragmentation");
+    if (!out.HasFinding("memory_fragmentation")) memory.status = CheckStatus::kPass;
+    else memory.status = worst == FindingSeverity::kInfo ? CheckStatus::kWarn : CheckStatus::kFail;
+  }
 }
 
 }  // namespace ampscope::diagnosis

@@ -37,17 +37,26 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
                                    : std::string("one step: allocation churn after warm-up unknown"));
   if (steady_calls > 0) {
     const double pct = in.CausePct(IdleCause::kAlloc);
+    // The fix: the allocator calls after warm-up are gone (and the device syncs cudaFree makes).
+    std::vector<uint32_t> alloc_calls;
+    for (uint32_t i = 0; i < in.t.api_calls.size(); ++i) {
+      const ApiRole role = in.ctx.api_role(i);
+      if ((role != ApiRole::kAlloc && role != ApiRole::kFree) || !in.ctx.InWindows(in.t.api_calls[i].start_ns)) continue;
+      if (in.ctx.StepOfLaunch(in.t.api_calls[i].start_ns) >= kWarmupStepsExcluded) alloc_calls.push_back(i);
+    }
     FieldList calls;
     for (const auto& [n, c] : by_name) calls.push_back({n, c, Unit::kCount});
-    Finding& x = out.Add("allocation_churn", pct,
+    Finding& x = out.Add("allocation_churn", 0.0,
                      fmt::format("{:.1f} cudaMalloc/cudaFree calls per step after warm-up", static_cast<double>(steady_calls) / std::max<size_t>(1, steady_steps)),
                      "The caching allocator keeps returning memory to the driver and asking for it again (cudaFree synchronizes "
                      "the device). Remove torch.cuda.empty_cache() from the loop, keep tensor shapes stable (pad variable "
                      "lengths to buckets), or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", steady_frees > 0);
     x.evidence = {{"calls_after_warmup", calls}, {"steps_after_warmup", steady_steps, Unit::kCount},
                   {"gpu_idle_from_allocator_pct", Round(pct), Unit::kPct},
-                  {"estimate", "GPU idle opened by cudaFree or overlapping cudaMalloc/cudaFree calls"}};
+                  {"estimate", "replayed: the cudaMalloc/cudaFree calls after warm-up removed, with the device syncs "
+                               "cudaFree makes"}};
     x.time_ranges = in.TopRanges(IdleCause::kAlloc);
+    out.Fix(x, graph::RemoveNodes(in.t, {}, std::move(alloc_calls), "cudaMalloc/cudaFree calls after the first step"));
   }
   // [memory] events: peak allocated and reserved on the device.
   // Fragmentation is judged when memory is scarcest: at the peak of allocated memory, how
@@ -106,13 +115,10 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
     item.how_to_know = "profile with profile_memory=True (and CUDA runtime events) to see allocations";
     return o;
   }
-  const FindingSeverity worst = out.WorstSeverity("memory_fragmentation");
-  if (!out.HasFinding("memory_fragmentation")) {
-    item.status = CheckStatus::kPass;
-    if (events == 0) item.how_to_know = "profile with profile_memory=True to also check reserved vs allocated memory";
-  } else {
-    item.status = worst == FindingSeverity::kInfo ? CheckStatus::kWarn : CheckStatus::kFail;
-  }
+  // The status follows from the findings' replayed savings (RefreshChecklist).
+  item.status = CheckStatus::kPass;
+  if (!out.HasFinding("memory_fragmentation") && events == 0)
+    item.how_to_know = "profile with profile_memory=True to also check reserved vs allocated memory";
   o.alloc_calls_per_step = steady_steps > 0 ? static_cast<double>(steady_calls) / steady_steps : 0.0;
   // Layout transforms around convolutions (data_locality).
   TimeNs layout = 0, conv = 0;
@@ -123,7 +129,6 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
   }
   o.layout_pct_of_conv = conv > 0 ? 100.0 * static_cast<double>(layout) / static_cast<double>(conv) : 0.0;
   if (conv > 0 && o.layout_pct_of_conv > kLayoutPctOfConv) {
-    const double pct = in.PctOfWindow(static_cast<double>(layout));
     std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.cls(i).category == KernelCategory::kLayoutTransform; }, 3);
     std::set<std::string> ops;
     for (size_t i = 0; i < in.t.kernels.size() && ops.size() < 4; ++i) {
@@ -131,14 +136,18 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
       const int64_t op = in.ctx.CpuOpOfKernel(i);
       if (op >= 0) ops.insert(std::string(in.t.str(in.t.cpu_ops[op].name)));
     }
-    Finding& x = out.Add("layout_transforms", pct,
+    Finding& x = out.Add("layout_transforms", 0.0,
                      fmt::format("NCHW<->NHWC transposes cost {:.0f}% of convolution time", o.layout_pct_of_conv),
                      fmt::format("cuDNN's Tensor Core convolutions work in NHWC, so every NCHW tensor is transposed in and "
                                  "out ({}{}). Convert the model and inputs to channels_last: "
                                  "model.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last).",
                                  in.KernelList(top), ops.empty() ? "" : fmt::format("; around {}", fmt::join(ops, ", "))));
     x.evidence = {{"layout_transform_time_us", NsToUsRounded3(layout), Unit::kUs}, {"conv_time_us", NsToUsRounded3(conv), Unit::kUs}, {"pct_of_conv", Round(o.layout_pct_of_conv), Unit::kPct},
-                  {"top_kernels", top}, {"estimate", "all transpose kernel time (channels_last removes them)"}};
+                  {"top_kernels", top}, {"estimate", "replayed: the transpose kernels removed (channels_last removes them)"}};
+    std::vector<uint32_t> kernels;
+    for (size_t i = 0; i < in.t.kernels.size(); ++i)
+      if (in.InWindow(i) && in.cls(i).category == KernelCategory::kLayoutTransform) kernels.push_back(static_cast<uint32_t>(i));
+    out.Fix(x, graph::RemoveNodes(in.t, std::move(kernels), {}, "NCHW<->NHWC transpose kernels"));
   }
   return o;
 }
