@@ -27,18 +27,15 @@ json BreakdownUs(const graph::PathBreakdown& b) {
   return o;
 }
 
-// HTA's `bound_by` names (hta/analyzers/critical_path_analysis.py) from the same path: host time
-// is cpu_bound, idle between GPU activities is kernel_kernel_overhead, launch delay is
-// kernel_launch_overhead, copies count as compute as HTA counts them.
+double Round2(double v) { return std::round(v * 100.0) / 100.0; }
+
 json HtaBoundBy(const graph::PathBreakdown& b) {
-  auto at = [&](size_t c) { return b.ns[c]; };
-  const TimeNs cpu = at(4) + at(5) + at(6);
-  const TimeNs compute = std::max<TimeNs>(0, at(0) + at(1) - b.gpu_gap_ns);
-  return {{"cpu_bound", Pct(cpu, b.length_ns)},
-          {"gpu_compute_bound", Pct(compute, b.length_ns)},
-          {"gpu_communication_bound", Pct(at(2), b.length_ns)},
-          {"gpu_kernel_kernel_overhead", Pct(b.gpu_gap_ns, b.length_ns)},
-          {"gpu_kernel_launch_overhead", Pct(at(3), b.length_ns)}};
+  const graph::HtaBoundBy h = graph::HtaBoundByOf(b);
+  return {{"cpu_bound", Round2(h.cpu_bound)},
+          {"gpu_compute_bound", Round2(h.gpu_compute_bound)},
+          {"gpu_communication_bound", Round2(h.gpu_communication_bound)},
+          {"gpu_kernel_kernel_overhead", Round2(h.gpu_kernel_kernel_overhead)},
+          {"gpu_kernel_launch_overhead", Round2(h.gpu_kernel_launch_overhead)}};
 }
 
 }  // namespace

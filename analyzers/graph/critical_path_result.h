@@ -25,6 +25,19 @@ struct PathBreakdown {
   TimeNs length_ns = 0;    // sum of ns
 };
 
+// The same path in HTA's `bound_by` names (hta/analyzers/critical_path_analysis.py), % of the
+// path: host time (ops, calls, unrecorded time, waits) is cpu_bound; idle between activities on a
+// stream is gpu_kernel_kernel_overhead; launch delay is gpu_kernel_launch_overhead; copies and
+// memsets count as compute, as HTA counts them (docs/whatif.md compares the two).
+struct HtaBoundBy {
+  double cpu_bound = 0;
+  double gpu_compute_bound = 0;
+  double gpu_communication_bound = 0;
+  double gpu_kernel_kernel_overhead = 0;
+  double gpu_kernel_launch_overhead = 0;
+};
+HtaBoundBy HtaBoundByOf(const PathBreakdown& b);
+
 struct CriticalPathStep {
   int64_t number = -1;        // the step's number (ProfilerStep#N), -1: the window without steps
   TimeNs measured_ns = 0;     // the step's duration (analyzers/steps.cc)

@@ -12,6 +12,19 @@ namespace ampscope::graph {
 
 const char* BreakdownName(size_t category) { return PathCategoryName(static_cast<PathCategory>(category)); }
 
+HtaBoundBy HtaBoundByOf(const PathBreakdown& b) {
+  HtaBoundBy h;
+  if (b.length_ns <= 0) return h;
+  auto pct = [&](TimeNs ns) { return 100.0 * static_cast<double>(ns) / static_cast<double>(b.length_ns); };
+  auto at = [&](PathCategory c) { return b.ns[static_cast<size_t>(c)]; };
+  h.cpu_bound = pct(at(PathCategory::kHostBound) + at(PathCategory::kUnrecordedHost) + at(PathCategory::kSyncWait));
+  h.gpu_compute_bound = pct(std::max<TimeNs>(0, at(PathCategory::kGpuCompute) + at(PathCategory::kGpuMemory) - b.gpu_gap_ns));
+  h.gpu_communication_bound = pct(at(PathCategory::kCommunication));
+  h.gpu_kernel_kernel_overhead = pct(b.gpu_gap_ns);
+  h.gpu_kernel_launch_overhead = pct(at(PathCategory::kLaunchDelay));
+  return h;
+}
+
 double WhatIfResult::SavingPct(size_t i) const {
   if (path == nullptr || path->measured_window_ns <= 0 || i >= outcomes.size()) return 0;
   const double d = static_cast<double>(path->replayed_window_ns - outcomes[i].replayed_window_ns);
