@@ -536,14 +536,16 @@ CrossRankResult AnalyzeCollectives(const std::vector<const RankAnalysis*>& ranks
     if (ranks[i]->rank == s.rank) straggler_index = i;
   s.cause = CauseOf(members[s.worst], straggler_index);
   // The replayed saving of removing its delay (docs/whatif.md, transform no_straggler_delay): at
-  // each collective it arrived last at, a waiting rank's kernel ends earlier by the wait the
+  // each collective it arrived last at, it arrives with the next-to-last rank, so its own window
+  // shrinks by the delay it alone caused; a waiting rank's kernel ends earlier by the wait the
   // straggler alone caused it, and the rank's window shrinks by that where the kernel lies on the
   // rank's critical path (at most its time there: first order in the rank's replay). The job runs
-  // at its slowest rank's pace, and the straggler's own window does not change.
+  // at its slowest rank's pace.
   bool known = true;
   std::vector<TimeNs> saved(ranks.size(), 0);
   for (size_t c : s.collectives) {
     const MatchedCollective& m = out.collectives[c];
+    SatAccumulate(saved[straggler_index], m.last_delay_ns.value_or(0));
     for (const Member& mb : members[c]) {
       if (mb.rank == straggler_index) continue;
       if (mb.call->critical_path_ns < 0) {
@@ -554,10 +556,10 @@ CrossRankResult AnalyzeCollectives(const std::vector<const RankAnalysis*>& ranks
       SatAccumulate(saved[mb.rank], std::min(waited, mb.call->critical_path_ns));
     }
   }
-  TimeNs after = ranks[straggler_index]->gpu.window_ns;
+  TimeNs after = 0;
   for (size_t i = 0; i < ranks.size(); ++i) {
     s.job_window_ns = std::max(s.job_window_ns, ranks[i]->gpu.window_ns);
-    if (i != straggler_index) after = std::max(after, ranks[i]->gpu.window_ns - saved[i]);
+    after = std::max(after, ranks[i]->gpu.window_ns - std::min(saved[i], ranks[i]->gpu.window_ns));
   }
   s.replayed_saving_ns = known ? std::max<TimeNs>(0, s.job_window_ns - after) : -1;
   // The job runs at its slowest rank's pace: the saving is relative to the longest mean step.

@@ -144,6 +144,8 @@ class Facts {
 enum class SavingGate : uint8_t {
   kKeep,        // the rule raises it on a condition of its own (a count, a share, a threshold)
   kMinSaving,   // the rule raises it for its time: below kMinSavingPct it is dropped
+  kResidual,    // what the other findings leave: its saving is what its fix adds to all of
+                // theirs (replayed), and below kMinSavingPct it is dropped
 };
 
 // A finding's fix: the what-if transform its saving is replayed with (analyzers/graph/).

@@ -208,9 +208,12 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                 {"host_wait_pct", Round(in.PctOfWindow(static_cast<double>(in.ra.gpu.idle.host_wait_ns))), Unit::kPct},
                 {"gpu_busy_pct", Round(in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns))), Unit::kPct},
                 {"host_active_pct", Round(in.PctOfWindow(static_cast<double>(in.idle.host_active_ns))), Unit::kPct},
-                {"estimate", "replayed: the runtime calls of these sync points removed (the host no longer waits)"}};
+                {"estimate", "replayed: the runtime calls of these sync points removed (the host no longer waits), with the "
+                             "unrecorded host time right after each (the Python that read the value)"}};
   x.time_ranges = in.TopRanges(IdleCause::kSync);
-  out.Fix(x, graph::RemoveNodes(in.t, {}, SyncPointCalls(in, false), "the runtime calls of the sync points beyond GradScaler's"));
+  out.Fix(x, graph::RemoveSyncs(SyncPointCalls(in, false),
+                                "the runtime calls of the sync points beyond GradScaler's, and the unrecorded host time "
+                                "right after each (the Python that read the value)"));
 }
 
 void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome& o) {
@@ -258,7 +261,7 @@ void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome
                   {"idle_by_cause_pct", in.CausesJson()},
                   {"long_gaps", RangesJson(long_gaps)}};
     x.time_ranges = long_gaps;
-    out.Fix(x, graph::NoUnrecordedHost("host time no CPU op, range or runtime call covers"), SavingGate::kMinSaving);
+    out.Fix(x, graph::NoUnrecordedHost("host time no CPU op, range or runtime call covers"), SavingGate::kResidual);
   }
 }
 

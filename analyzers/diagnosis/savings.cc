@@ -13,20 +13,34 @@
 namespace ampscope::diagnosis {
 
 void ReplaySavings(const Facts& in, FindingSink& out, RankAnalysis& ra) {
-  std::vector<const graph::Transform*> transforms;
-  for (const FindingFix& f : out.fixes()) transforms.push_back(&f.transform);
+  std::vector<const graph::Transform*> transforms, others;
+  bool residual = false;
+  for (const FindingFix& f : out.fixes()) {
+    transforms.push_back(&f.transform);
+    if (f.gate == SavingGate::kResidual) residual = true;
+    else others.push_back(&f.transform);
+  }
   const graph::Transform joint = graph::Combine(transforms);
   transforms.push_back(&joint);
+  // A residual finding's saving is what its fix adds to every other fix: one more replay, of
+  // every fix but the residual ones.
+  const graph::Transform joint_others = graph::Combine(others);
+  if (residual) transforms.push_back(&joint_others);
   const graph::WhatIfResult w = graph::RunWhatIf(in.ctx, transforms);
+  const size_t joint_index = out.fixes().size();
   ra.critical_path = w.path;
   std::vector<uint8_t> drop(out.findings().size(), 0);
   const std::vector<FindingFix>& fixes = out.fixes();
   for (size_t i = 0; i < fixes.size(); ++i) {
     const FindingFix& fix = fixes[i];
-    const double pct = w.path->available ? w.SavingPct(i) : 0.0;
+    double pct = w.path->available ? w.SavingPct(i) : 0.0;
+    TimeNs saved = w.path->replayed_window_ns - w.outcomes[i].replayed_window_ns;
+    if (fix.gate == SavingGate::kResidual && w.path->available) {
+      saved = w.outcomes[joint_index + 1].replayed_window_ns - w.outcomes[joint_index].replayed_window_ns;
+      pct = std::max(0.0, 100.0 * static_cast<double>(saved) / static_cast<double>(std::max<TimeNs>(1, w.path->measured_window_ns)));
+    }
     out.SetSaving(fix.finding, pct);
     Finding& f = ra.findings[fix.finding];
-    const TimeNs saved = w.path->replayed_window_ns - w.outcomes[i].replayed_window_ns;
     f.evidence.push_back({"whatif_transform", fix.transform.name});
     if (!fix.transform.selection.empty()) f.evidence.push_back({"whatif_selection", fix.transform.selection});
     f.evidence.push_back({"whatif_saving_us", NsToUsRounded3(std::max<TimeNs>(0, saved)), Unit::kUs});
@@ -34,13 +48,15 @@ void ReplaySavings(const Facts& in, FindingSink& out, RankAnalysis& ra) {
     f.recommendation += fmt::format(" [Saving replayed: the run's dependency graph re-timed with this fix ({}) saves {:.2f}% of the "
                                     "window.]",
                                     fix.transform.name, f.est_saving_pct);
-    if (fix.gate == SavingGate::kMinSaving && f.est_saving_pct < kMinSavingPct) drop[fix.finding] = 1;
+    if (fix.gate == SavingGate::kResidual)
+      f.evidence.push_back({"whatif_basis", "what this fix adds to every other finding's fix, replayed together"});
+    if (fix.gate != SavingGate::kKeep && f.est_saving_pct < kMinSavingPct) drop[fix.finding] = 1;
   }
   // The joint saving: one replay with every fix; never more than the findings' savings together.
   double sum = 0;
   for (size_t i = 0; i < fixes.size(); ++i)
     if (!drop[fixes[i].finding]) sum += ra.findings[fixes[i].finding].est_saving_pct;
-  const double joint_pct = w.path->available ? w.SavingPct(fixes.size()) : 0.0;
+  const double joint_pct = w.path->available ? w.SavingPct(joint_index) : 0.0;
   ra.joint_saving_pct = Round(std::clamp(std::min(joint_pct, sum), 0.0, 100.0), 2);
   out.Drop(drop);
   // Each collective's time on its step's critical path (the straggler's replay, job.cc).

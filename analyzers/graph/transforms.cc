@@ -38,6 +38,7 @@ constexpr TimeNs kNoDelay = std::numeric_limits<TimeNs>::min() / 4;
 
 bool Transform::empty() const {
   return kernels.empty() && memcpys.empty() && memsets.empty() && calls_removed.empty() && calls_no_wait.empty() &&
+         calls_tail.empty() &&
          calls_collapsed.empty() && host_removed.empty() && !no_dataloader && !no_unrecorded && steps_removed.empty();
 }
 
@@ -47,6 +48,7 @@ void Transform::Normalize() {
   SortDurations(memsets);
   SortUnique(calls_removed);
   SortUnique(calls_no_wait);
+  SortUnique(calls_tail);
   SortUnique(calls_collapsed);
   SortUnique(steps_removed);
   host_removed = MergeIntervals(std::move(host_removed));
@@ -62,6 +64,7 @@ Transform Combine(const std::vector<const Transform*>& parts) {
     t.memsets.insert(t.memsets.end(), p->memsets.begin(), p->memsets.end());
     t.calls_removed.insert(t.calls_removed.end(), p->calls_removed.begin(), p->calls_removed.end());
     t.calls_no_wait.insert(t.calls_no_wait.end(), p->calls_no_wait.begin(), p->calls_no_wait.end());
+    t.calls_tail.insert(t.calls_tail.end(), p->calls_tail.begin(), p->calls_tail.end());
     t.calls_collapsed.insert(t.calls_collapsed.end(), p->calls_collapsed.begin(), p->calls_collapsed.end());
     t.steps_removed.insert(t.steps_removed.end(), p->steps_removed.begin(), p->steps_removed.end());
     t.host_removed.insert(t.host_removed.end(), p->host_removed.begin(), p->host_removed.end());
@@ -78,8 +81,9 @@ Transform Combine(const std::vector<const Transform*>& parts) {
   return t;
 }
 
-TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g) {
+TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modified) {
   TimeNs changed = 0;
+  bool touched = false;
   const size_t n = g.size();
   // A step removed whole: everything in it takes no time.
   if (chunk.step >= 0 && std::binary_search(t.steps_removed.begin(), t.steps_removed.end(), chunk.step)) {
@@ -88,15 +92,18 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g) {
       SatAccumulate(changed, g.end_ns[i] - g.start_ns[i]);
       g.dur_ns[i] = 0;
       g.slack_ns[i] = 0;
+      touched = true;
       for (uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e)
         g.edge_delay_ns[e] = IsEndEdge(g.edge_kind[e]) ? kNoDelay : std::min<TimeNs>(g.edge_delay_ns[e], 0);
     }
+    if (modified != nullptr) *modified = touched;
     return changed;
   }
   // Host gaps between two collapsed launches on a thread: find each host node's successor.
-  std::vector<uint8_t> collapsed(n, 0);
+  std::vector<uint8_t> collapsed;
   std::vector<uint32_t> next_host;
   if (!t.calls_collapsed.empty()) {
+    collapsed.assign(n, 0);
     next_host.assign(n, kNoNode);
     std::vector<std::pair<uint32_t, uint32_t>> last;  // (lane, node)
     for (size_t i = 0; i < n; ++i) {
@@ -122,6 +129,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g) {
         if (const TimeNs* d = Find(list, g.ref[i]); d != nullptr) {
           SatAccumulate(changed, g.dur_ns[i]);
           g.dur_ns[i] = std::max<TimeNs>(0, *d);
+          touched = true;
         }
         if (g.launch_ref[i] != kNoNode && Has(t.calls_collapsed, g.launch_ref[i])) {
           // Where the launch decided the start (in the run), the slack beyond the latency was
@@ -138,10 +146,12 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g) {
             if (g.edge_kind[e] != EdgeKind::kLaunch) continue;
             SatAccumulate(changed, std::max<TimeNs>(0, g.edge_delay_ns[e] - kGraphLaunchLatencyNs));
             g.edge_delay_ns[e] = std::min(g.edge_delay_ns[e], kGraphLaunchLatencyNs);
+            touched = true;
           }
           if (binding != kNoNode && g.edge_kind[binding] == EdgeKind::kLaunch) {
             SatAccumulate(changed, g.slack_ns[i]);
             g.slack_ns[i] = 0;
+            touched = true;
           }
         }
         break;
@@ -149,9 +159,10 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g) {
       case NodeKind::kHostCall:
       case NodeKind::kHostWait: {
         const bool removed = Has(t.calls_removed, g.ref[i]);
-        if (removed || collapsed[i]) {
+        if (removed || (!collapsed.empty() && collapsed[i])) {
           SatAccumulate(changed, g.end_ns[i] - g.start_ns[i]);
           g.dur_ns[i] = 0;
+          touched = true;
         }
         if (removed || Has(t.calls_no_wait, g.ref[i])) {
           if (!removed && g.kind[i] == NodeKind::kHostWait) SatAccumulate(changed, (g.end_ns[i] - g.start_ns[i]) - g.dur_ns[i]);
@@ -162,23 +173,28 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g) {
       }
       case NodeKind::kHostGap: {
         TimeNs d = g.dur_ns[i];
+        uint32_t prev = kNoNode;
+        for (uint32_t e = eb; e < ee; ++e)
+          if (g.edge_kind[e] == EdgeKind::kProgram) prev = g.edge_from[e];
         if (!t.calls_collapsed.empty()) {
-          uint32_t prev = kNoNode;
-          for (uint32_t e = eb; e < ee; ++e)
-            if (g.edge_kind[e] == EdgeKind::kProgram) prev = g.edge_from[e];
           const uint32_t next = next_host[i];
           if (prev != kNoNode && next != kNoNode && collapsed[prev] && collapsed[next]) d = g.dataloader_ns[i];
         }
+        if (!t.calls_tail.empty() && prev != kNoNode && (g.kind[prev] == NodeKind::kHostCall || g.kind[prev] == NodeKind::kHostWait) &&
+            Has(t.calls_tail, g.ref[prev]))
+          d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
         if (t.no_dataloader) d = std::max<TimeNs>(0, d - g.dataloader_ns[i]);
         if (!t.host_removed.empty()) d = std::max<TimeNs>(0, d - OverlapNs(t.host_removed, g.start_ns[i], g.end_ns[i]));
         if (t.no_unrecorded) d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
         d = std::min(d, g.dur_ns[i]);
         SatAccumulate(changed, g.dur_ns[i] - d);
+        touched = touched || d != g.dur_ns[i];
         g.dur_ns[i] = d;
         break;
       }
     }
   }
+  if (modified != nullptr) *modified = touched;
   return changed;
 }
 
@@ -228,6 +244,16 @@ Transform FuseChains(const Trace& trace, const std::vector<std::vector<uint32_t>
     const TimeNs fused = std::clamp<TimeNs>(c < fused_ns.size() ? fused_ns[c] : trace.kernels[longest].duration_ns(), 0, total);
     for (uint32_t k : chain) t.kernels.push_back({k, k == longest ? fused : 0});
   }
+  t.Normalize();
+  return t;
+}
+
+Transform RemoveSyncs(std::vector<uint32_t> calls, std::string selection) {
+  Transform t;
+  t.name = kRemoveNodes;
+  t.selection = std::move(selection);
+  t.calls_tail = calls;
+  t.calls_removed = std::move(calls);
   t.Normalize();
   return t;
 }
@@ -284,7 +310,7 @@ Transform PinnedCopies(const RankContext& ctx, std::vector<std::pair<uint32_t, T
   t.selection = std::move(selection);
   for (const auto& [m, ns] : memcpys) {
     const int64_t call = ctx.launches().Find(ctx.trace().memcpys[m].correlation);
-    if (call >= 0) t.calls_no_wait.push_back(static_cast<uint32_t>(call));
+    if (call >= 0) t.calls_removed.push_back(static_cast<uint32_t>(call));
   }
   t.memcpys = std::move(memcpys);
   t.Normalize();

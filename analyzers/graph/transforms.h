@@ -45,6 +45,8 @@ struct Transform {
   std::vector<std::pair<uint32_t, TimeNs>> kernels, memcpys, memsets;
   std::vector<uint32_t> calls_removed;    // api_calls: duration 0 and no wait (sorted)
   std::vector<uint32_t> calls_no_wait;    // api_calls that no longer wait for the GPU (sorted)
+  std::vector<uint32_t> calls_tail;       // removed calls whose trailing unrecorded host time goes too
+                                          // (the Python that read a synced value), sorted
   std::vector<uint32_t> calls_collapsed;  // launch calls a CUDA graph replaces (sorted): duration 0,
                                           // their activities' launch delay -> kGraphLaunchLatencyNs,
                                           // host time between two of them on a thread -> 0
@@ -62,8 +64,9 @@ struct Transform {
 Transform Combine(const std::vector<const Transform*>& parts);
 
 // Applies t to g (in place; g is a step's graph, `chunk` its step). Returns the measured time
-// of the nodes and delays it changed (ns): a saving can never exceed it.
-TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g);
+// of the nodes and delays it changed (ns): a saving can never exceed it. Only the durations,
+// slacks and edge delays change; `modified` (when given) says whether any did.
+TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modified = nullptr);
 // The same as a function graph -> graph.
 DepGraph Applied(const Transform& t, const ChunkInfo& chunk, const DepGraph& g);
 
@@ -74,6 +77,9 @@ Transform ScaleKernels(const Trace& trace, std::vector<uint32_t> kernels, double
 // Removes kernels (a fill, a transpose), copies, memsets and runtime calls (a sync: the host no
 // longer waits, and the call itself is gone).
 Transform RemoveNodes(const Trace& trace, std::vector<uint32_t> kernels, std::vector<uint32_t> calls, std::string selection);
+// Removes host syncs as the advice means it: the calls, and the unrecorded host time right after
+// each (up to the thread's next runtime call: the Python that read the synced value).
+Transform RemoveSyncs(std::vector<uint32_t> calls, std::string selection);
 // Each chain (trace kernel indices, one stream, in order) becomes one kernel that moves the
 // chain's unique bytes once: `fused_ns` per chain (never more than the chain took).
 Transform FuseChains(const Trace& trace, const std::vector<std::vector<uint32_t>>& chains,

@@ -122,7 +122,8 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   std::vector<uint8_t> diverged(transforms.size(), 0);
   std::vector<TimeNs> prev_end(transforms.size(), std::numeric_limits<TimeNs>::min());
   TimeNs base_prev_end = std::numeric_limits<TimeNs>::min();
-  DepGraph g, scratch;
+  DepGraph g;
+  std::vector<TimeNs> saved_dur, saved_slack, saved_delay;
   ChunkIo io;
   ReplayTimes r, rt;
   std::vector<PathSegment> segs;
@@ -158,22 +159,33 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
       }
     }
     path.steps.push_back(step);
-    // Each transform: its own copy of the step's graph, replayed from its own state.
+    // Each transform: the step's graph with the fix (a transform changes only durations, slack
+    // and edge delays: those are restored after each), replayed from the transform's own state.
+    if (!transforms.empty()) {
+      saved_dur = g.dur_ns;
+      saved_slack = g.slack_ns;
+      saved_delay = g.edge_delay_ns;
+    }
     for (size_t i = 0; i < transforms.size(); ++i) {
-      scratch = g;
-      const TimeNs changed = Apply(*transforms[i], chunk, scratch);
+      bool modified = false;
+      const TimeNs changed = Apply(*transforms[i], chunk, g, &modified);
       SatAccumulate(out.outcomes[i].changed_ns, changed);
       StepSpan si;
-      if (!diverged[i] && changed == 0) {
+      if (!diverged[i] && !modified) {
         states[i] = base_state;
         si = span;
       } else {
         diverged[i] = 1;
-        Replay(scratch, io, states[i], rt);
-        si = SpanOf(chunk, scratch, io, rt, prev_end[i]);
+        Replay(g, io, states[i], rt);
+        si = SpanOf(chunk, g, io, rt, prev_end[i]);
       }
       prev_end[i] = si.end_ns;
       SatAccumulate(out.outcomes[i].replayed_window_ns, si.end_ns - si.start_ns);
+      if (modified) {
+        std::copy(saved_dur.begin(), saved_dur.end(), g.dur_ns.begin());
+        std::copy(saved_slack.begin(), saved_slack.end(), g.slack_ns.begin());
+        std::copy(saved_delay.begin(), saved_delay.end(), g.edge_delay_ns.begin());
+      }
     }
   }
   path.window = ToBreakdown(window);

@@ -174,8 +174,11 @@ TEST(GraphSharedTraces, FusionIsNeverWorthMoreThanTheMemoryBoundKernels) {
                          by_cat[static_cast<size_t>(KernelCategory::kReduction)] + by_cat[static_cast<size_t>(KernelCategory::kCast)];
   const double fusable_pct = 100.0 * static_cast<double>(fusable) / static_cast<double>(ra.gpu.window_ns);
   EXPECT_NEAR(fusable_pct, 11.7, 1.0);  // the README's figure, from Python over the raw JSON
-  for (const Finding& f : ra.findings)
-    if (f.id == "unfused_elementwise_chains") EXPECT_LE(f.est_saving_pct, fusable_pct) << f.id;
+  for (const Finding& f : ra.findings) {
+    if (f.id == "unfused_elementwise_chains") {
+      EXPECT_LE(f.est_saving_pct, fusable_pct) << f.id;
+    }
+  }
 }
 
 // An A100 run already on TF32 Tensor Cores: AMP can at most halve its TF32 matmul time (TF32 156
