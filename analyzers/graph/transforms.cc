@@ -24,15 +24,45 @@ void SortDurations(std::vector<std::pair<uint32_t, TimeNs>>& v) {
   v = std::move(out);
 }
 
-const TimeNs* Find(const std::vector<std::pair<uint32_t, TimeNs>>& v, uint32_t index) {
-  auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(index, std::numeric_limits<TimeNs>::min()));
-  return it != v.end() && it->first == index ? &it->second : nullptr;
-}
-
 bool Has(const std::vector<uint32_t>& v, uint32_t x) { return std::binary_search(v.begin(), v.end(), x); }
 
 // An edge delay that never decides anything (a removed wait).
 constexpr TimeNs kNoDelay = std::numeric_limits<TimeNs>::min() / 4;
+
+// Lookups in a sorted list by queries that mostly come in increasing order (a step's nodes in
+// key order reference trace rows in about that order): gallops forward from the last answer.
+template <typename T, typename Key>
+class Cursor {
+ public:
+  Cursor(const std::vector<T>& v, Key key) : v_(v), key_(key) {}
+  // The element with key x, or nullptr.
+  const T* Find(uint32_t x) {
+    if (v_.empty()) return nullptr;
+    size_t lo = 0, hi = pos_;
+    if (pos_ < v_.size() && key_(v_[pos_]) <= x) {
+      size_t step = 1;
+      lo = pos_;
+      while (lo + step < v_.size() && key_(v_[lo + step]) <= x) step *= 2;
+      hi = std::min(v_.size(), lo + step + 1);
+    } else if (pos_ >= v_.size()) {
+      lo = 0;
+      hi = v_.size();
+    }
+    auto it = std::lower_bound(v_.begin() + static_cast<std::ptrdiff_t>(lo), v_.begin() + static_cast<std::ptrdiff_t>(hi), x,
+                               [&](const T& e, uint32_t k) { return key_(e) < k; });
+    pos_ = static_cast<size_t>(it - v_.begin());
+    return it != v_.end() && key_(*it) == x ? &*it : nullptr;
+  }
+
+ private:
+  const std::vector<T>& v_;
+  Key key_;
+  size_t pos_ = 0;
+};
+template <typename T, typename Key>
+Cursor<T, Key> MakeCursor(const std::vector<T>& v, Key key) {
+  return Cursor<T, Key>(v, key);
+}
 
 }  // namespace
 
@@ -118,6 +148,17 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
       }
     }
   }
+  // Which kinds of node the transform can change at all.
+  const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty();
+  const bool call_edits = !t.calls_removed.empty() || !t.calls_no_wait.empty() || !t.calls_collapsed.empty();
+  const bool gap_edits = !t.calls_collapsed.empty() || !t.calls_tail.empty() || !t.host_removed.empty() || t.no_dataloader ||
+                         t.no_unrecorded;
+  auto first = [](const std::pair<uint32_t, TimeNs>& p) { return p.first; };
+  auto self = [](uint32_t x) { return x; };
+  auto kernels = MakeCursor(t.kernels, first);
+  auto memcpys = MakeCursor(t.memcpys, first);
+  auto memsets = MakeCursor(t.memsets, first);
+  auto launches = MakeCursor(t.calls_collapsed, self);
   for (size_t i = 0; i < n; ++i) {
     const uint32_t eb = g.edge_begin[i], ee = g.edge_begin[i + 1];
     switch (g.kind[i]) {
@@ -125,13 +166,14 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
       case NodeKind::kKernel:
       case NodeKind::kMemcpy:
       case NodeKind::kMemset: {
-        const auto& list = g.kind[i] == NodeKind::kKernel ? t.kernels : g.kind[i] == NodeKind::kMemcpy ? t.memcpys : t.memsets;
-        if (const TimeNs* d = Find(list, g.ref[i]); d != nullptr) {
+        if (!gpu_edits) break;
+        auto& list = g.kind[i] == NodeKind::kKernel ? kernels : g.kind[i] == NodeKind::kMemcpy ? memcpys : memsets;
+        if (const auto* d = list.Find(g.ref[i]); d != nullptr) {
           SatAccumulate(changed, g.dur_ns[i]);
-          g.dur_ns[i] = std::max<TimeNs>(0, *d);
+          g.dur_ns[i] = std::max<TimeNs>(0, d->second);
           touched = true;
         }
-        if (g.launch_ref[i] != kNoNode && Has(t.calls_collapsed, g.launch_ref[i])) {
+        if (g.launch_ref[i] != kNoNode && !t.calls_collapsed.empty() && launches.Find(g.launch_ref[i]) != nullptr) {
           // Where the launch decided the start (in the run), the slack beyond the latency was
           // launch latency too: a graph replay has neither. Elsewhere the slack stays (the
           // activity waited for something its launch does not explain).
@@ -158,6 +200,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
       }
       case NodeKind::kHostCall:
       case NodeKind::kHostWait: {
+        if (!call_edits) break;
         const bool removed = Has(t.calls_removed, g.ref[i]);
         if (removed || (!collapsed.empty() && collapsed[i])) {
           SatAccumulate(changed, g.end_ns[i] - g.start_ns[i]);
@@ -172,6 +215,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
         break;
       }
       case NodeKind::kHostGap: {
+        if (!gap_edits) break;
         TimeNs d = g.dur_ns[i];
         uint32_t prev = kNoNode;
         for (uint32_t e = eb; e < ee; ++e)
