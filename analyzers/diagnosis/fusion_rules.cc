@@ -10,7 +10,7 @@
 
 #include "analyzers/diagnosis/rules.h"
 #include "analyzers/graph/amp_transform.h"
-#include "analyzers/roofline/op_models.h"
+#include "analyzers/graph/op_cost_cache.h"
 #include "base/saturating.h"
 #include "base/units.h"
 
@@ -84,7 +84,7 @@ ChainBandwidth ChainBandwidthOf(const Facts& in) {
 // The fused kernel's time: the chain's unique bytes (its largest member's tensors, from the
 // ops' byte models) at the achievable bandwidth; never less than a short kernel's fixed cost.
 // Without bytes: the longest member's time.
-TimeNs FusedTime(const Facts& in, const std::vector<uint32_t>& chain, const ChainBandwidth& bw) {
+TimeNs FusedTime(const Facts& in, const std::vector<uint32_t>& chain, const ChainBandwidth& bw, graph::OpCostCache& costs) {
   TimeNs longest = 0;
   double bytes = 0;
   bool known = bw.bytes_per_ns > 0;
@@ -96,13 +96,7 @@ TimeNs FusedTime(const Facts& in, const std::vector<uint32_t>& chain, const Chai
       known = false;
       continue;
     }
-    const CpuOp& c = in.t.cpu_ops[static_cast<size_t>(op)];
-    auto args = roofline::ParseOpArgs(in.t.str(c.input_dims), in.t.str(c.input_types), in.t.str(c.input_strides), in.t.str(c.concrete_inputs));
-    if (!args.ok()) {
-      known = false;
-      continue;
-    }
-    const roofline::OpCost cost = roofline::ModelOp(in.t.str(c.name), args.value());
+    const roofline::OpCost& cost = costs.Of(in.t.cpu_ops[static_cast<size_t>(op)]);
     if (!cost.bytes_known) {
       known = false;
       continue;
@@ -183,6 +177,7 @@ void RuleFusion(const Facts& in, FindingSink& out) {
     return !b.optimizer && IsFusable(in.cls(b.i).category) && a.step == b.step && a.backward == b.backward && !sync_between(a.i, b.i);
   };
   const ChainBandwidth bw = ChainBandwidthOf(in);
+  graph::OpCostCache costs(in.t);
   for (auto& [key, v] : by_stream) {
     std::stable_sort(v.begin(), v.end(), [&](const Member& a, const Member& b) { return in.t.kernels[a.i].start_ns < in.t.kernels[b.i].start_ns; });
     size_t i = 0;
@@ -203,7 +198,7 @@ void RuleFusion(const Facts& in, FindingSink& out) {
           c.k.push_back(static_cast<uint32_t>(v[x].i));
           SatAccumulate(c.time, in.t.kernels[v[x].i].duration_ns());
         }
-        c.fused = FusedTime(in, c.k, bw);
+        c.fused = FusedTime(in, c.k, bw, costs);
         chains.push_back(std::move(c));
       }
       i = j;

@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "analyzers/context.h"
+#include "analyzers/graph/op_cost_cache.h"
 #include "analyzers/roofline/op_models.h"
 #include "analyzers/roofline/roofline_result.h"
 #include "base/saturating.h"
-#include "trace/classify/host_roles.h"
 
 namespace ampscope::graph {
 namespace {
@@ -87,6 +87,7 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
     return std::min(1.0, peak_of(tf32) / lowp);
   };
   std::unordered_map<OpTree::NodeId, OpFactor> by_op;
+  OpCostCache costs(t);
   auto op_factor = [&](OpTree::NodeId node, bool tf32) -> OpFactor {
     const double floor = floor_of(tf32);
     // Without shapes: the peak ratio times the efficiency ratio.
@@ -102,10 +103,8 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
       if (c != nullptr && roofline::IsMatrixFamily(roofline::FamilyOf(t.str(c->name)))) break;
     }
     if (op != OpTree::kNoNode) {
-      const CpuOp* c = tree.cpu_op(op);
-      auto args = roofline::ParseOpArgs(t.str(c->input_dims), t.str(c->input_types), t.str(c->input_strides), t.str(c->concrete_inputs));
-      if (args.ok()) {
-        const roofline::OpCost cost = roofline::ModelOp(t.str(c->name), args.value());
+      const roofline::OpCost& cost = costs.Of(*tree.cpu_op(op));
+      {
         TimeNs old = 0;
         for (uint32_t k : tree.subtree_kernels(op)) {
           const KernelClass& kc = ctx.kernel_class(k);
@@ -153,7 +152,7 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
     } else if (IsModelMemoryBound(c) && d > kSmallKernelNs && !InRanges(ctx, i, ctx.host().optimizer_steps) &&
                !InRanges(ctx, i, ctx.host().zero_grad)) {
       const int64_t op = ctx.CpuOpOfKernel(i);
-      if (op >= 0 && IsAutocastFp32Op(t.str(t.cpu_ops[static_cast<size_t>(op)].name))) {
+      if (op >= 0 && costs.AutocastFp32(t.cpu_ops[static_cast<size_t>(op)].name)) {
         // autocast keeps this op in fp32: its traffic does not change.
       } else {
         nd = std::max(d / 2, kSmallKernelNs);

@@ -262,6 +262,18 @@ Transform ScaleKernels(const Trace& trace, std::vector<uint32_t> kernels, double
   return t;
 }
 
+Transform ScaleCopies(const Trace& trace, std::vector<uint32_t> memcpys, double factor, std::string selection) {
+  Transform t;
+  t.name = factor <= 0 ? kRemoveNodes : kScaleKernels;
+  t.selection = std::move(selection);
+  SortUnique(memcpys);
+  const double f = std::max(0.0, factor);
+  for (uint32_t m : memcpys)
+    t.memcpys.push_back({m, static_cast<TimeNs>(std::llround(static_cast<double>(trace.memcpys[m].duration_ns()) * f))});
+  t.Normalize();
+  return t;
+}
+
 Transform RemoveNodes(const Trace& trace, std::vector<uint32_t> kernels, std::vector<uint32_t> calls, std::string selection) {
   Transform t = ScaleKernels(trace, std::move(kernels), 0.0, std::move(selection));
   t.name = kRemoveNodes;

@@ -74,6 +74,9 @@ DepGraph Applied(const Transform& t, const ChunkInfo& chunk, const DepGraph& g);
 
 // Kernels `kernels` (trace indices) run `factor` times as long (0: removed).
 Transform ScaleKernels(const Trace& trace, std::vector<uint32_t> kernels, double factor, std::string selection);
+// Copies `memcpys` (trace indices) run `factor` times as long (0: removed; a device-to-device
+// copy an in-place op would avoid).
+Transform ScaleCopies(const Trace& trace, std::vector<uint32_t> memcpys, double factor, std::string selection);
 // Removes kernels (a fill, a transpose), copies, memsets and runtime calls (a sync: the host no
 // longer waits, and the call itself is gone).
 Transform RemoveNodes(const Trace& trace, std::vector<uint32_t> kernels, std::vector<uint32_t> calls, std::string selection);

@@ -95,6 +95,12 @@ void AppendSegments(const DepGraph& g, const std::vector<PathSegment>& segs, Cri
   }
 }
 
+bool SameState(const std::vector<SlotValue>& a, const std::vector<SlotValue>& b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].valid != b[i].valid || (a[i].valid && (a[i].start_ns != b[i].start_ns || a[i].end_ns != b[i].end_ns))) return false;
+  return true;
+}
+
 PathBreakdown ToBreakdown(const PathTotals& p) {
   PathBreakdown b;
   for (size_t c = 0; c < kBreakdownCategories; ++c) b.ns[c] = p.ns[c];
@@ -131,9 +137,11 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   PathTotals window;
   double worst = -1;
   const std::vector<StepWindow>& steps = ctx.steps().steps;
+  std::vector<SlotValue> base_in;
   for (size_t k = 0; k < builder.chunks().size(); ++k) {
     const ChunkInfo& chunk = builder.chunks()[k];
     builder.Build(k, g, io);
+    base_in = base_state;
     path.nodes += g.size();
     path.edges += g.edges();
     Replay(g, io, base_state, r);
@@ -171,7 +179,10 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
       const TimeNs changed = Apply(*transforms[i], chunk, g, &modified);
       SatAccumulate(out.outcomes[i].changed_ns, changed);
       StepSpan si;
-      if (!diverged[i] && !modified) {
+      // A transform that changed nothing here, entering the step in the unchanged replay's
+      // state, leaves it as the unchanged replay does.
+      if (!modified && (!diverged[i] || SameState(states[i], base_in))) {
+        diverged[i] = 0;
         states[i] = base_state;
         si = span;
       } else {

@@ -238,6 +238,24 @@ TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
   EXPECT_GE(Cat(o.path, graph::PathCategory::kHostBound), Us(2000));
 }
 
+TEST(GraphTransforms, RemovedCopyLetsTheStreamMoveOn) {
+  // A 300 µs D2D copy [10, 310) then a kernel [310, 410) on the same stream, both launched at the
+  // start (CPU range [0, 20)).
+  TraceBuilder b = StepOf(20);
+  const int64_t corr = b.NewCorrelation();
+  b.AddApi("cudaMemcpyAsync", Us(1), Us(3), corr);
+  b.AddMemcpy(Us(10), Us(310), corr, MemcpyKind::kDtoD, 1 << 20, MemoryKind::kDevice, MemoryKind::kDevice);
+  b.LaunchKernel("elementwise_kernel", Us(4), Us(2), Us(310), Us(410));
+  const Trace t = b.Build();
+  // Launch latencies: copy 10 - 1 = 9 µs, kernel 310 - 4 = 306 µs; the 5th percentile of the
+  // two is 9 µs. Replayed: the copy takes no time at 10; the kernel starts at max(4 + 9, 10) = 13
+  // and ends at 113: the step ends 297 µs sooner.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleCopies(ctx.trace(), {0}, 0.0, "the D2D copy"); });
+  EXPECT_EQ(o.measured, Us(410));
+  EXPECT_EQ(o.with_fix, Us(113));
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuMemory), Us(300));
+}
+
 TEST(GraphTransforms, CombineKeepsTheShortestDuration) {
   TraceBuilder b = StepOf(50);
   b.LaunchKernel("elementwise_kernel", Us(1), Us(1), Us(10), Us(110));
