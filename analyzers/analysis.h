@@ -30,6 +30,9 @@ struct NcuReport;  // trace/formats/ncu/ncu_model.h: an Nsight Compute CSV as re
 namespace ncu {
 struct NcuResult;  // analyzers/ncu/ncu_result.h: its kernels classified, joined and weighed
 }
+namespace graph {
+struct CriticalPathResult;  // analyzers/graph/critical_path_result.h
+}
 
 struct AnalysisOptions {
   // Regex (ECMAScript, matched against the whole name) for user/NVTX ranges that mark a step
@@ -335,9 +338,8 @@ struct RankAnalysis {
   std::vector<DimensionResult> matrix;
   std::vector<ChecklistItem> checklist;
   std::vector<Finding> findings;             // ranked by est_saving_pct, descending
-  // The saving if every finding were fixed, % of the window (0-100): savings out of the same
-  // time (GPU idle, GPU busy, whole skipped steps) are capped at that time, so overlapping idle
-  // is counted once (analyzers/diagnosis/matrix.cc JointSavingPct).
+  // The saving if every finding were fixed, % of the window (0-100): one replay of the run's
+  // dependency graph with every finding's fix applied at once (analyzers/graph/whatif.h).
   double joint_saving_pct = 0;
   // Per step: the mean of the sampled Tensor Core activity (counter tensor_active_pct, 0-100)
   // inside the step; nullopt for a step without samples; empty when the trace has none.
@@ -348,6 +350,8 @@ struct RankAnalysis {
   // Measured per-kernel hardware metrics: an Nsight Compute CSV (alone, or joined to this trace
   // with --ncu) or the trace's own hardware-counter tracks (null: neither). Not in summaries.
   std::shared_ptr<const ncu::NcuResult> ncu;
+  // The critical path and the replay of the dependency graph (null: not computed).
+  std::shared_ptr<const graph::CriticalPathResult> critical_path;
   // Per-kernel facts of this rank (null for the job summary of several ranks).
   std::shared_ptr<const KernelAnnotations> kernels;
   InputInfo input;                           // the file, its format, device and reader facts

@@ -57,6 +57,9 @@ struct CollectiveCall {
   int64_t step_index = -1;     // the analysed step it started in, -1 outside the steps
   std::string kernel;          // short kernel name
   PreCollectiveTime before;    // valid when step_index >= 0
+  // Time of this kernel on its step's critical path (analyzers/graph/): what a shorter wait
+  // at this collective can save this rank at most; -1 when not known.
+  TimeNs critical_path_ns = -1;
 };
 
 // What the cross-rank analysis needs of a rank besides its calls.
@@ -109,6 +112,11 @@ struct StragglerResult {
   std::vector<size_t> collectives;  // indices into CrossRankResult::collectives where it arrived last
   StragglerCause cause;
   TimeNs job_step_ns = 0;         // the step time the saving is relative to
+  // The replayed saving of removing its delay (analyzers/graph/, docs/whatif.md): per waiting
+  // rank, its collectives' waits for the straggler that lie on its critical path; the job's
+  // window is its slowest rank's. -1: the ranks' critical paths are not known.
+  TimeNs replayed_saving_ns = -1;
+  TimeNs job_window_ns = 0;       // the slowest rank's analysed window
 };
 
 // A rank's clock against the others', read from the ends of the collectives it shares with

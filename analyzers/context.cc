@@ -187,6 +187,18 @@ const MemcpyEvent* RankContext::MemcpyOf(int64_t correlation) const {
   return &trace_.memcpys[std::prev(it)->second];
 }
 
+bool RankContext::BlockingCopy(size_t call) const {
+  const ApiRole role = calls_.roles[call];
+  if (role != ApiRole::kMemcpySync && role != ApiRole::kMemcpyAsync) return false;
+  const MemcpyEvent* m = MemcpyOf(trace_.api_calls[call].correlation);
+  const bool synchronous = role == ApiRole::kMemcpySync || (m != nullptr && !m->async);
+  const bool small_h2d = m && m->kind == MemcpyKind::kHtoD && m->bytes <= diagnosis::kSmallH2DBytes;
+  if (synchronous) return !(m && (small_h2d || m->kind == MemcpyKind::kDtoD));
+  if (m && m->kind == MemcpyKind::kDtoH && m->dst_kind == MemoryKind::kPageable) return true;
+  // A pageable H2D copy above the small-copy bar is staged by the host before it returns.
+  return m && m->kind == MemcpyKind::kHtoD && m->src_kind == MemoryKind::kPageable && !small_h2d;
+}
+
 void RankContext::BuildKernelFacts() {
   const size_t n = trace_.kernels.size();
   kernels_.in_window.assign(n, 0);
@@ -408,17 +420,8 @@ void RankContext::BuildSyncPoints() {
       continue;
     }
     const MemcpyEvent* m = MemcpyOf(a.correlation);
-    const bool synchronous = role == ApiRole::kMemcpySync || (m != nullptr && !m->async);
     const bool h2d = m != nullptr && m->kind == MemcpyKind::kHtoD;
-    const bool small_h2d = h2d && m->bytes <= diagnosis::kSmallH2DBytes;
-    bool blocking = false;
-    if (synchronous) {
-      blocking = !(m && (small_h2d || m->kind == MemcpyKind::kDtoD));
-    } else if (m && m->kind == MemcpyKind::kDtoH && m->dst_kind == MemoryKind::kPageable) {
-      blocking = true;
-    } else if (h2d && m->src_kind == MemoryKind::kPageable && !small_h2d) {
-      blocking = true;
-    }
+    const bool blocking = BlockingCopy(i);
     if (blocking || h2d)
       calls.push_back({a.start_ns, a.end_ns, a.tid, std::string(name) + (m ? std::string(" ") + MemcpyKindName(m->kind) : ""),
                        false, blocking, h2d});

@@ -176,6 +176,10 @@ class RankContext {
   ApiRole api_role(size_t call) const { return calls_.roles[call]; }
   // The memcpy record of a correlation id (the last one when several share it), or nullptr.
   const MemcpyEvent* MemcpyOf(int64_t correlation) const;
+  // True for a memcpy call the host waits in until the copy is done (a synchronous copy that is
+  // not a small staged H2D or a D2D, or an async D2H into pageable memory): the one definition
+  // the sync points and the dependency graph share.
+  bool BlockingCopy(size_t call) const;
 
   // ---- GPU busy, host ranges, ops
   const BusyIntervals& busy() const { return busy_; }

@@ -1,6 +1,7 @@
 // Multi-rank analysis: several traces are ranks of one job.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -9,6 +10,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/collectives.h"
 #include "analyzers/integrity/integrity.h"
+#include "analyzers/graph/critical_path_result.h"
 
 namespace ampscope {
 
@@ -268,6 +270,23 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
   // Each rank's joint saving is bounded by its own window; the job's is the largest.
   for (const RankAnalysis& r : ranks) job.joint_saving_pct = std::max(job.joint_saving_pct, r.joint_saving_pct);
+  // The critical path of the rank the job waits for (the longest analysed window); its replay
+  // error is the worst over the ranks.
+  {
+    const RankAnalysis* slowest = nullptr;
+    double worst = 0;
+    for (const RankAnalysis& r : ranks) {
+      if (r.critical_path == nullptr || !r.critical_path->available) continue;
+      worst = std::max(worst, r.critical_path->replay_error_pct);
+      if (slowest == nullptr || r.gpu.window_ns > slowest->gpu.window_ns) slowest = &r;
+    }
+    if (slowest != nullptr) {
+      auto path = std::make_shared<graph::CriticalPathResult>(*slowest->critical_path);
+      path->replay_error_pct = worst;
+      path->segments.clear();
+      job.critical_path = std::move(path);
+    }
+  }
 
   // Per-step arrays: from the slowest rank of each step.
   for (size_t i = 0; i < nsteps; ++i) {

@@ -70,6 +70,8 @@ ul.diag { margin:0 0 8px; padding-left:20px; } ul.diag li { margin:2px 0; }
 figure.chart { margin:0; background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
 figure.chart figcaption { font-weight:600; margin-bottom:4px; }
 figure.chart .note { color:var(--muted); font-size:12px; }
+#critical-path .cpbar { height:10px; background:var(--accent, #4c78a8); border-radius:2px; min-width:1px; }
+#critical-path .cpnote { color:var(--muted); font-size:12px; }
 .chart-body svg { display:block; width:100%; height:auto; }
 .chart-body text { font-size:12px; fill:#3c4043; }
 .chart-body text.halo { paint-order:stroke; stroke:#fff; stroke-width:4px; stroke-linejoin:round; }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "render/critical_path_view.h"
 #include "render/evidence.h"
 #include "render/format.h"
 #include "render/html_assets.h"
@@ -466,6 +467,27 @@ void Charts(std::string& h, const json& r, const json& data) {
   h += "</div>\n</section>\n";
 }
 
+// Where each step's time goes along its critical path (docs/whatif.md).
+void CriticalPath(std::string& h, const json& r) {
+  const CriticalPathView v = ViewCriticalPath(r);
+  if (!v.available && v.reason == "this report has no critical_path section") return;
+  h += "<section id=\"critical-path\">\n<h2>Critical path</h2>\n";
+  if (!v.available) {
+    h += "<p class=\"empty\">No critical path: " + H(v.reason) + "</p>\n</section>\n";
+    return;
+  }
+  h += "<p>" + H(v.summary) + "</p>\n";
+  h += "<table>\n<thead><tr><th class=\"num\">Share</th><th class=\"num\">Time</th><th>On the critical path</th>"
+       "<th></th></tr></thead>\n<tbody>\n";
+  for (const CriticalPathView::Row& row : v.rows)
+    h += "<tr><td class=\"num\">" + H(Pct(row.pct)) + "</td><td class=\"num\">" + H(DurationUs(row.us)) + "</td><td>" +
+         H(row.name) + "</td><td><div class=\"cpbar\" style=\"width:" + fmt::format("{:.1f}", std::clamp(row.pct, 0.0, 100.0)) +
+         "%\"></div></td></tr>\n";
+  h += "</tbody></table>\n";
+  if (!v.replay.empty()) h += "<p class=\"cpnote\">" + H(v.replay) + "</p>\n";
+  h += "</section>\n";
+}
+
 void Kernels(std::string& h, const json& r) {
   const json& top = Section(r, "/kernels/top");
   h += "<section id=\"kernels\">\n<h2>Top kernels</h2>\n";
@@ -604,6 +626,7 @@ std::string RenderHtml(const json& report) {
   Checklist(h, report);
   Findings(h, report);
   Charts(h, report, data);
+  CriticalPath(h, report);
   AppendRooflineSection(h, report);
   AppendMemorySnapshotHtml(h, report);
   h += NcuHtmlSection(report);

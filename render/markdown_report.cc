@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "render/critical_path_view.h"
 #include "render/evidence.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
@@ -209,6 +210,27 @@ std::string RenderMarkdown(const json& r) {
     line("\n_" + Plural(static_cast<double>(findings.size() - kMaxFindings), "more finding") +
          " in the JSON and HTML reports._");
   line();
+
+  const CriticalPathView cp = ViewCriticalPath(r);
+  if (cp.available) {
+    line("### Critical path");
+    line();
+    line(Esc(cp.summary));
+    line();
+    line("| Share | Time | On the critical path |");
+    line("|---:|---:|---|");
+    for (const CriticalPathView::Row& row : cp.rows) line(fmt::format("| {} | {} | {} |", Pct(row.pct), DurationUs(row.us), Esc(row.name)));
+    line();
+    if (!cp.replay.empty()) {
+      line("_" + Esc(cp.replay) + "_");
+      line();
+    }
+  } else if (!cp.reason.empty() && cp.reason != "this report has no critical_path section") {
+    line("### Critical path");
+    line();
+    line("No critical path: " + Esc(cp.reason));
+    line();
+  }
 
   if (const std::string ncu = NcuMarkdownSection(r); !ncu.empty()) {
     md += ncu;

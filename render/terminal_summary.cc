@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "render/evidence.h"
+#include "render/critical_path_view.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
 #include "render/memory_snapshot_render.h"
@@ -344,6 +345,23 @@ void MemorySnapshot(Out& o, const json& r) {
   for (const std::string& line : MemorySnapshotLines(m)) o.Paragraph(kIndent, "", line);
 }
 
+// Where each step's time goes along its critical path, and how well the replay reproduces the
+// run (docs/whatif.md).
+void CriticalPath(Out& o, const json& r) {
+  const CriticalPathView v = ViewCriticalPath(r);
+  if (!v.available && v.reason == "this report has no critical_path section") return;
+  o.Heading("Critical path");
+  if (!v.available) {
+    o.Paragraph(kIndent, "", "No critical path: " + v.reason);
+    return;
+  }
+  o.Paragraph(kIndent, "", v.summary);
+  TextTable t({Col("SHARE", Align::kRight), Col("TIME", Align::kRight), Col("ON THE CRITICAL PATH", Align::kLeft, Overflow::kWrap, 16, 1)});
+  for (const CriticalPathView::Row& row : v.rows) t.AddRow({{Pct(row.pct)}, {DurationUs(row.us)}, {row.name}});
+  o.Table(t);
+  if (!v.replay.empty()) o.Paragraph(kIndent, "", v.replay);
+}
+
 void Ranks(Out& o, const json& r) {
   const json& ranks = Section(r, "/ranks");
   if (!ranks.is_array() || ranks.size() < 2) return;
@@ -402,6 +420,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   Matrix(out, report);
   Checklist(out, report);
   Findings(out, report);
+  CriticalPath(out, report);
   TopKernels(out, report);
   Roofline(out, report);
   MemorySnapshot(out, report);

@@ -63,7 +63,9 @@ json StragglerJson(const std::optional<StragglerResult>& s) {
           {"step_start_delay_us", NsToUs(s->cause.late_step_start_ns)},
           {"before_collective_us", BucketsJson(s->cause.rank_ns, true)},
           {"others_median_before_us", BucketsJson(s->cause.others_median_ns, true)},
-          {"step_us", NsToUs(s->job_step_ns)}};
+          {"step_us", NsToUs(s->job_step_ns)},
+          {"replayed_saving_us", s->replayed_saving_ns >= 0 ? json(NsToUs(s->replayed_saving_ns)) : json(nullptr)},
+          {"job_window_us", NsToUs(s->job_window_ns)}};
 }
 
 // ---- reading back
@@ -136,6 +138,7 @@ json RankCollectivesToJson(const std::vector<CollectiveCall>& calls, const RankC
                     {"group_size", c.group_size},
                     {"step_index", c.step_index},
                     {"kernel", c.kernel},
+                    {"critical_path_ns", c.critical_path_ns},
                     {"before",
                      {{"window_start_ns", c.before.window_start_ns},
                       {"from_step_start", c.before.from_step_start},
@@ -188,6 +191,7 @@ Status RankCollectivesFromJson(const json& j, std::vector<CollectiveCall>* calls
     AMPSCOPE_GET(e, "group_size", &k.group_size);
     AMPSCOPE_GET(e, "step_index", &k.step_index);
     AMPSCOPE_GET(e, "kernel", &k.kernel);
+    if (e.contains("critical_path_ns")) AMPSCOPE_GET(e, "critical_path_ns", &k.critical_path_ns);
     const json* before = nullptr;
     const json* ns = nullptr;
     s = Need(e, "before", json::value_t::object, &before);

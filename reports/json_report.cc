@@ -18,6 +18,7 @@
 #include "reports/ncu_json.h"
 #include "reports/precision_json.h"
 #include "reports/memory_snapshot_json.h"
+#include "reports/critical_path_json.h"
 #include "reports/roofline_json.h"
 
 #ifndef AMPSCOPE_VERSION
@@ -410,7 +411,9 @@ json JobSection(const JobAnalysis& analysis) {
                                       {"checklist", "worst rank per item"},
                                       {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen"},
                                       {"precision", "rank 0 (the first input)"},
-                                      {"roofline", "per rank: see ranks[].roofline"}}
+                                      {"roofline", "per rank: see ranks[].roofline"},
+                                      {"critical_path", "the rank with the longest analysed window (the job runs at its pace); "
+                                                        "replay_error_pct: the worst over ranks"}}
                                : json{{"all", "the one rank"}};
   json per_rank = json::array();
   for (const RankBalance& b : analysis.balance.ranks)
@@ -447,6 +450,7 @@ json RankSection(const RankAnalysis& ra) {
   r["roofline"] = RooflineSection(ra);
   if (ra.memory_snapshot != nullptr) r["memory_snapshot"] = MemorySnapshotJson(*ra.memory_snapshot);
   r["trace_integrity"] = IntegrityJson(ra.integrity);
+  r["critical_path"] = CriticalPathSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = std::move(statuses);
@@ -512,6 +516,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["kernels"] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
   report["roofline"] = RooflineSection(job);
+  report["critical_path"] = CriticalPathSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
   if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report["memory_snapshot"] = std::move(snapshot);
   // Measured kernel metrics (an Nsight Compute CSV, the trace's counter tracks): only when there are.

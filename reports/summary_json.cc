@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "analyzers/graph/critical_path_result.h"
 #include "analyzers/roofline/roofline_result.h"
 #include "trace/io/input_stream.h"
 #include "trace/io/json_scanner.h"
@@ -449,8 +450,18 @@ template <class A> void SummaryFields(A& a, AnalysisOptions& t) {
 template <class A> void SummaryFields(A& a, RankAnalysis& t) {
   F(rank); F(input_path); F(format); F(input_events); F(steps); F(gpu); F(memory); F(syncs); F(launches); F(top_kernels);
   F(step_stats); F(per_step); F(gpu_activity_recorded); F(tensor_cores); F(precision); F(matrix); F(checklist);
-  F(findings); F(joint_saving_pct); F(tensor_active_per_step_pct); F(roofline); F(input); F(integrity);
+  F(findings); F(joint_saving_pct); F(tensor_active_per_step_pct); F(roofline); F(input); F(critical_path); F(integrity);
 }
+
+namespace graph {
+template <class A> void SummaryFields(A& a, PathBreakdown& t) { F(ns); F(gpu_gap_ns); F(length_ns); }
+template <class A> void SummaryFields(A& a, CriticalPathStep& t) { F(number); F(measured_ns); F(replayed_ns); F(path); }
+// The path's segments are for the trace export, which needs the trace: a summary leaves them out.
+template <class A> void SummaryFields(A& a, CriticalPathResult& t) {
+  F(available); F(reason); F(steps); F(window); F(measured_window_ns); F(replayed_window_ns); F(replay_error_pct);
+  F(worst_step); F(nodes); F(edges); F(launch_latency_ns);
+}
+}  // namespace graph
 
 namespace roofline {
 template <class A> void SummaryFields(A& a, GemmDims& t) { F(batch); F(m); F(n); F(k); }

@@ -1,5 +1,6 @@
 // The finding catalogue: every finding id with its dimension, checklist item, severity rule and
-// the docs/findings.md section that describes it. One table (catalog_table.cc), one row per
+// the docs/findings.md section that describes it. A finding's saving is not catalogued: it is
+// the replay of the fix its rule attaches (FindingSink::Fix, docs/whatif.md). One table (catalog_table.cc), one row per
 // finding; the rules look their finding up by id, and the ranking breaks ties by table order.
 #pragma once
 
@@ -17,14 +18,14 @@ enum class SeverityRule : unsigned char {
   kInfo,            // always info (advice, not a problem)
 };
 
-// Which time a finding's saving comes out of, for the joint saving (matrix.cc's JointSaving):
-// savings of one kind overlap (two fixes of GPU idle cannot recover the same idle twice), so
-// each kind is capped at its share of the window.
+// Which time a finding's fix gives back: the consistency check (consistency.cc) lets idle-time
+// fixes explain low GPU busy and busy-time fixes explain kernel time off the Tensor Cores. It is
+// not the saving's size: that is the replay of the fix (docs/whatif.md).
 enum class SavingKind : unsigned char {
   kIdle,  // GPU idle time (syncs, input, launches, allocator)
   kBusy,  // GPU busy time (slower kernels than needed)
   kStep,  // whole steps (skipped by the GradScaler)
-  kNone,  // no time estimate (a risk, or advice)
+  kNone,  // no time (a risk, or advice)
 };
 
 struct CatalogEntry {

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "analyzers/diagnosis/rules.h"
+#include "analyzers/graph/amp_transform.h"
 #include "analyzers/roofline/roofline_findings.h"
 #include "base/saturating.h"
 #include "base/units.h"
@@ -66,6 +67,42 @@ CheckStatus TcStatus(double pct) {
   return pct >= kTensorCorePassPct ? CheckStatus::kPass : pct >= kTensorCoreFailPct ? CheckStatus::kWarn : CheckStatus::kFail;
 }
 
+// The AMP transform on this run (analyzers/graph/amp_transform.h).
+graph::AmpEstimate AmpOf(const Facts& in) {
+  graph::AmpInputs a;
+  a.peak = in.gpu.peak;
+  a.roofline = in.ra.roofline.get();
+  a.bf16 = in.Bf16TensorCores();
+  std::string basis;
+  a.fallback_fp32_ratio = in.SimtToTcRatio(&basis);
+  return graph::AmpTransform(in.ctx, a);
+}
+
+// The kernels under the roofline rows (op name, input dims and types; pass), each row's kernels
+// at `factor` of their time.
+graph::Transform RowsTransform(const Facts& in, const std::vector<std::pair<const roofline::OpRow*, double>>& rows,
+                               std::string selection) {
+  graph::Transform t;
+  t.name = graph::kScaleKernels;
+  t.selection = std::move(selection);
+  const OpTree& tree = in.ctx.op_tree();
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
+    const CpuOp* op = tree.cpu_op(n);
+    if (op == nullptr || !in.ctx.InWindows(op->start_ns)) continue;
+    for (const auto& [row, factor] : rows) {
+      if (row->id.op != in.t.str(op->name) || row->id.input_dims != in.t.str(op->input_dims) ||
+          row->id.input_types != in.t.str(op->input_types) || row->id.backward != tree.is_backward(n))
+        continue;
+      for (uint32_t k : tree.subtree_kernels(n))
+        t.kernels.push_back({k, static_cast<TimeNs>(static_cast<double>(in.t.kernels[k].duration_ns()) * factor)});
+      n = tree.subtree_end(n) - 1;
+      break;
+    }
+  }
+  t.Normalize();
+  return t;
+}
+
 void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   ChecklistItem& item = out.Item("tensor_core_utilization");
   item.threshold = fmt::format(">= {:.0f}% of kernel time on {}", kTensorCorePassPct, in.MatrixUnits());
@@ -90,7 +127,6 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   const double simt_ratio = in.SimtToTcRatio(&basis);
   const double tf32_ratio = in.gpu.peak != nullptr && in.gpu.peak->tf32_tflops > 0 ? in.gpu.peak->tf32_tflops / in.gpu.peak->fp16_tflops : 0.5;
   TimeNs matmul = 0, lowp_matmul = 0;
-  double full_matmul_saving = 0;  // ns AMP would save on the fp32/tf32 matmul kernels
   for (size_t i = 0; i < in.t.kernels.size(); ++i) {
     if (!in.InWindow(i) || !IsMatmulClass(in.cls(i).category)) continue;
     const TimeNs d = in.t.kernels[i].duration_ns();
@@ -100,8 +136,6 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
       lowp_matmul = SaturatingAdd(lowp_matmul, d);
       continue;
     }
-    const bool tc = in.cls(i).tensor_core == TensorCoreUse::kYes || p == Precision::kTf32;
-    full_matmul_saving += static_cast<double>(d) * (1.0 - (tc ? tf32_ratio : simt_ratio));
   }
   // Tensor-Core-eligible work: one definition (precision.cc), its share of all kernel time and
   // its time in the same breath everywhere (the finding, this item, the fix text).
@@ -136,11 +170,9 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   o.amp_not_in_use = eligible_full_us > 0 && 100.0 * eligible_lowp_us < kAmpNotInUseTcPct * (eligible_lowp_us + eligible_full_us) &&
                      lowp_pct < kAmpNotInUseTcPct;
   if (o.amp_not_in_use) {
-    // AMP re-times the fp32/tf32 matmul kernels at the low-precision Tensor Core speed; the
-    // eligible ops' other kernels (fills, bias adds) are not counted.
-    const double pct = in.PctOfWindow(full_matmul_saving);
+    const graph::AmpEstimate amp = AmpOf(in);
     std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return IsMatmulClass(in.cls(i).category); });
-    Finding& x = out.Add("amp_not_in_use", pct,
+    Finding& x = out.Add("amp_not_in_use", 0.0,
                      fmt::format("AMP not in use: no fp16/bf16 matmul work although {}-eligible ops run", in.MatrixUnitHyphen()),
                      fmt::format("{}-eligible work is {:.0f}% of kernel time ({:.1f} ms){} and none of it runs in fp16/bf16 "
                                  "(top: {}). Wrap the forward pass{} in {}{}.",
@@ -149,6 +181,7 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
     FieldList by_precision;
     for (const auto& [p, us] : eligible.time_by_precision_us)
       by_precision.push_back({PrecisionName(p), eligible.time_us > 0 ? Round(100.0 * us / eligible.time_us) : 0.0, Unit::kPct});
+    const double steps = static_cast<double>(in.nsteps);
     x.evidence = {{"tensor_core_kernel_time_pct", Round(o.tc_pct), Unit::kPct},
                   {"low_precision_matmul_pct", Round(lowp_pct), Unit::kPct},
                   {"eligible_kernel_time_pct", Round(eligible_pct), Unit::kPct},
@@ -156,8 +189,21 @@ void RuleTensorCores(const Facts& in, FindingSink& out, ComputeOutcome& o) {
                   {"eligible_by_precision_pct", by_precision},
                   {"eligible_basis", std::string(eligible.basis)},
                   {"top_kernels", top},
-                  {"estimate", fmt::format("fp32/tf32 matmul kernel time x (1 - its peak / fp16-TC peak: SIMT {:.3f}, TF32 {:.3f}); {}",
+                  {"kernel_time_per_step_us", Round(static_cast<double>(amp.kernel_ns) / 1e3 / steps, 3), Unit::kUsPerStep},
+                  {"whatif_kernel_time_per_step_us", Round(static_cast<double>(amp.whatif_kernel_ns) / 1e3 / steps, 3), Unit::kUsPerStep},
+                  {"matmul_time_us", NsToUsRounded3(amp.matmul_ns), Unit::kUs},
+                  {"whatif_matmul_time_us", NsToUsRounded3(amp.matmul_whatif_ns), Unit::kUs},
+                  {"memory_bound_time_us", NsToUsRounded3(amp.memory_bound_ns), Unit::kUs},
+                  {"whatif_memory_bound_time_us", NsToUsRounded3(amp.memory_bound_whatif_ns), Unit::kUs},
+                  {"autocast_cast_time_us", NsToUsRounded3(amp.cast_ns), Unit::kUs},
+                  {"low_precision_peak_tflops", Round(amp.peak_lowp_tflops, 1), Unit::kTflops},
+                  {"low_precision_efficiency", Round(amp.efficiency, 3), Unit::kFactor},
+                  {"efficiency_basis", amp.efficiency_basis},
+                  {"estimate", fmt::format("replayed: fp32/TF32 matmuls re-timed from their FLOPs and bytes at the fp16/bf16 Tensor "
+                                           "Core peak x efficiency (no faster than the peak ratio allows: SIMT {:.3f}, TF32 {:.3f}), "
+                                           "plus autocast's weight casts; memory-bound model kernels at half the bytes; {}",
                                            simt_ratio, tf32_ratio, basis)}};
+    out.Fix(x, amp.transform);
     item.status = CheckStatus::kFail;
     item.evidence = ev + "; AMP not in use";
     return;
@@ -261,13 +307,12 @@ void RuleAutocast(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   if (o.simt_share_pct >= kFp32SimtGemmSharePct || (fp32_ops && *fp32_ops >= kAutocastFp32FailPct && simt > 0)) {
     std::string basis;
     const double ratio = in.SimtToTcRatio(&basis);
-    const double pct = in.PctOfWindow(static_cast<double>(simt) * (1.0 - ratio));
     std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.cls(i).fp32_simt_gemm; });
     std::string ops;
     for (size_t i = 0; i < fp32_top.size() && i < 3; ++i)
       ops += fmt::format("{}{} ({} calls, {:.1f} ms)", i ? ", " : "", fp32_top[i].name, fp32_top[i].calls,
                          fp32_top[i].kernel_time_us / 1e3);
-    Finding& x = out.Add("fp32_gemm_outside_autocast", pct,
+    Finding& x = out.Add("fp32_gemm_outside_autocast", 0.0,
                      fmt::format("{:.0f}% of GEMM/conv time runs in fp32 on CUDA cores", o.simt_share_pct),
                      fmt::format("fp32 SIMT GEMMs {} {}run outside autocast or with fp32 inputs. Run these layers under "
                                  "torch.autocast (remove autocast(enabled=False) / .float() around them){}.",
@@ -277,7 +322,14 @@ void RuleAutocast(const Facts& in, FindingSink& out, ComputeOutcome& o) {
                   {"fp32_simt_gemm_time_us", NsToUsRounded3(simt), Unit::kUs},
                   {"top_kernels", top},
                   {"fp32_ops", OpRecords(fp32_top)},
-                  {"estimate", fmt::format("fp32 SIMT GEMM time x (1 - fp32/fp16-TC peak ratio {:.3f}); {}", ratio, basis)}};
+                  {"estimate", fmt::format("replayed: the fp32 SIMT GEMMs re-timed as the AMP transform does (fp32/fp16-TC peak "
+                                           "ratio {:.3f}); {}", ratio, basis)}};
+    // The AMP transform, restricted to these GEMMs.
+    graph::Transform fix = AmpOf(in).transform;
+    fix.selection = "fp32 SIMT GEMM/conv kernels at fp16/bf16 Tensor Core speed";
+    fix.kernels.erase(std::remove_if(fix.kernels.begin(), fix.kernels.end(), [&](const auto& k) { return !in.cls(k.first).fp32_simt_gemm; }),
+                      fix.kernels.end());
+    out.Fix(x, std::move(fix));
     item.status = CheckStatus::kFail;
     return;
   }
@@ -323,8 +375,7 @@ void RuleGemmEfficiency(const Facts& in, FindingSink& out, ComputeOutcome& o) {
   }
   o.gemm_eff_known = true;
   o.gemm_eff_pct = g.efficiency_pct;
-  const double pct = in.PctOfWindow(g.saving_ns);
-  if (g.low.empty() || pct < kMinSavingPct) return;
+  if (g.low.empty()) return;
   std::vector<FieldList> low;
   std::set<roofline::GemmCause> causes;
   std::string worst;
@@ -360,7 +411,7 @@ void RuleGemmEfficiency(const Facts& in, FindingSink& out, ComputeOutcome& o) {
     advice += fmt::format("Shapes that fill whole waves of tiles reach the {:.0f}% this trace's best GEMMs do. ",
                           g.target_pct);
   if (!advice.empty()) advice.pop_back();
-  Finding& x = out.Add("low_gemm_tflops", pct,
+  Finding& x = out.Add("low_gemm_tflops", 0.0,
                    fmt::format("Large GEMMs reach under {:.0f}% of what the {} attains at their FLOP per byte",
                                kLowGemmEfficiencyPct, in.ra.roofline->gpu.peak->id),
                    worst + ". " + advice);
@@ -368,8 +419,14 @@ void RuleGemmEfficiency(const Facts& in, FindingSink& out, ComputeOutcome& o) {
                 {"low_efficiency_gemm_time_us", NsToUsRounded3(static_cast<TimeNs>(g.low_time_ns)), Unit::kUs},
                 {"target_efficiency_pct", Round(g.target_pct), Unit::kPct},
                 {"gemms", low},
-                {"estimate", "sum over GEMM shapes below the threshold of time - ideal time / target, ideal = "
-                             "FLOPs / min(peak, FLOP per byte x HBM bandwidth) (docs/roofline.md)"}};
+                {"estimate", "replayed: each GEMM shape below the threshold re-timed to the target efficiency (time x its "
+                             "efficiency / target; ideal = FLOPs / min(peak, FLOP per byte x HBM bandwidth), docs/roofline.md)"}};
+  std::vector<std::pair<const roofline::OpRow*, double>> rows;
+  for (const roofline::LowGemm& l : g.low)
+    if (g.target_pct > 0) rows.push_back({l.row, std::min(1.0, l.efficiency_pct / g.target_pct)});
+  out.Fix(x, RowsTransform(in, rows, fmt::format("the kernels of {} GEMM shapes below {:.0f}% efficiency, at {:.0f}%", rows.size(),
+                                                 kLowGemmEfficiencyPct, g.target_pct)),
+          SavingGate::kMinSaving);
 }
 
 void RuleAttention(const Facts& in, FindingSink& out) {
@@ -380,8 +437,7 @@ void RuleAttention(const Facts& in, FindingSink& out) {
     policy.cc_major = in.gpu.info->cc_major;
   }
   const roofline::AttentionAssessment a = roofline::AssessAttention(*in.ra.roofline, policy);
-  const double pct = in.PctOfWindow(a.saving_us * 1e3);
-  if (a.slow.empty() || pct < kMinSavingPct) return;
+  if (a.slow.empty()) return;
   std::vector<FieldList> calls;
   bool math = false, efficient = false;
   for (const roofline::AttentionUse* u : a.slow) {
@@ -401,16 +457,30 @@ void RuleAttention(const Facts& in, FindingSink& out) {
               "of a causal attn_mask, keep q/k/v fp16/bf16 and contiguous in the last dim, and check "
               "torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION) accepts the call (it raises the reason). ";
   advice += a.availability + ".";
-  Finding& x = out.Add("attention_not_flash", pct,
+  Finding& x = out.Add("attention_not_flash", 0.0,
                    fmt::format("Attention runs without a flash kernel ({:.1f}% of the window)",
                                in.PctOfWindow(a.slow_time_us * 1e3)),
                    advice);
   x.evidence = {{"attention_time_us", Round(a.slow_time_us, 3), Unit::kUs},
                 {"calls", calls},
                 {"flash_available", a.flash_available},
-                {"estimate", fmt::format("attention time x (1 - 1/{:.0f}): flash attention is at least {:.0f}x "
-                                         "faster than the math path [heur; FlashAttention-2 reports 2-4x]",
+                {"estimate", fmt::format("replayed: the slow attention calls' kernels at 1/{:.0f} of their time: flash "
+                                         "attention is at least {:.0f}x faster than the math path [heur; FlashAttention-2 reports 2-4x]",
                                          policy.speedup, policy.speedup)}};
+  // The kernels under the slow calls (by op name and pass).
+  std::vector<uint32_t> kernels;
+  const OpTree& tree = in.ctx.op_tree();
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
+    const CpuOp* op = tree.cpu_op(n);
+    if (op == nullptr || !in.ctx.InWindows(op->start_ns)) continue;
+    bool slow = false;
+    for (const roofline::AttentionUse* u : a.slow) slow = slow || (u->op == in.t.str(op->name) && u->backward == tree.is_backward(n));
+    if (!slow) continue;
+    for (uint32_t k : tree.subtree_kernels(n)) kernels.push_back(k);
+    n = tree.subtree_end(n) - 1;
+  }
+  out.Fix(x, graph::ScaleKernels(in.t, std::move(kernels), 1.0 / policy.speedup, "the kernels of attention calls without a flash kernel"),
+          SavingGate::kMinSaving);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Diagnose (diagnosis.h): the facts once, the rule families in order, the matrix last.
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -102,12 +103,18 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   // explains.
   o.memory = RuleMemory(in, out);
   RuleLaunchAndUtilization(in, out, o.pipeline);
+  ReplaySavings(in, out, ra);
+  RefreshChecklist(out);
   AssembleMatrix(in, o, out, ra);
   ExplainStatuses(in, o, out, ra);
   RankFindings(ra.findings);
   const Trace& trace = context.trace();
-  if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) MarkNoGpuActivity(context, ra);
-  ra.joint_saving_pct = JointSavingPct(ra.findings, o.pipeline.busy_pct);
+  if (trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty()) {
+    MarkNoGpuActivity(context, ra);
+    double kept = 0;
+    for (const Finding& f : ra.findings) kept += f.est_saving_pct;
+    ra.joint_saving_pct = std::min(ra.joint_saving_pct, Round(kept, 2));
+  }
   // Without steps the unit is the window: no text may say "per step" for "per trace".
   if (ra.steps.steps.empty()) SayWindowNotStep(ra);
 }

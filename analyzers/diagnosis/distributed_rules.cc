@@ -2,6 +2,7 @@
 // type (all-to-all, all-gather / reduce-scatter, all-reduce, send/recv, broadcast), per-parameter
 // all-reduce, and communication that is large though overlapped.
 #include <algorithm>
+#include <set>
 #include <array>
 
 #include <fmt/format.h>
@@ -132,6 +133,24 @@ std::string TypeSummary(const Facts& in, const std::vector<TypeShare>& types, Ti
   return s;
 }
 
+// Which communication kernels a fix changes.
+enum class CommSelect { kAll, kAllReduce, kButAllReduce };
+
+// The communication kernels in the window; all-reduce told by its collective (ra.collectives).
+std::vector<uint32_t> CommKernels(const Facts& in, CommSelect select) {
+  std::set<std::pair<int32_t, TimeNs>> allreduce;
+  for (const CollectiveCall& c : in.ra.collectives)
+    if (c.type == CollectiveType::kAllReduce) allreduce.insert({c.stream, c.start_ns});
+  std::vector<uint32_t> k;
+  for (size_t i = 0; i < in.t.kernels.size(); ++i) {
+    if (!in.InWindow(i) || in.cls(i).category != KernelCategory::kCommunication) continue;
+    const bool ar = allreduce.count({in.t.kernels[i].stream, in.t.kernels[i].start_ns}) > 0;
+    if (select == CommSelect::kAllReduce ? !ar : select == CommSelect::kButAllReduce && ar) continue;
+    k.push_back(static_cast<uint32_t>(i));
+  }
+  return k;
+}
+
 // Hundreds of small all-reduces per step with no overlap: gradients reduced one tensor at a time.
 // Returns the exposed all-reduce time it claims (0: not raised).
 TimeNs RulePerParameterAllReduce(const Facts& in, const std::vector<TypeShare>& types, FindingSink& out) {
@@ -173,9 +192,10 @@ TimeNs RulePerParameterAllReduce(const Facts& in, const std::vector<TypeShare>& 
                 {"overlap_pct", Round(overlap), Unit::kPct},
                 {"exposed_us_per_step", NsToUsRounded3(ar->exposed_ns / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
                 {"data_parallel_ranges", ddp},
-                {"estimate", "all-reduce kernel time not overlapped by compute kernels (what bucketed all-reduces "
-                             "overlapped with backward would hide)"}};
+                {"estimate", "replayed: the all-reduce kernels fully overlapped (what bucketed all-reduces overlapped "
+                             "with backward would hide)"}};
   if (!ar->bytes.empty()) x.evidence.push_back({"median_allreduce_bytes", Median(ar->bytes), Unit::kBytes});
+  out.Fix(x, graph::ScaleKernels(in.t, CommKernels(in, CommSelect::kAllReduce), 0.0, "all-reduce kernels (full overlap)"));
   return ar->exposed_ns;
 }
 
@@ -249,7 +269,10 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
                   {"exposed_us_per_step", NsToUsRounded3(exposed_rest / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
                   {"collectives_per_step", Round(static_cast<double>(collectives) / in.nsteps), Unit::kPerStep}, {"top_kernels", top},
                   {"by_type", TypesJson(in, rest, typed_total)},
-                  {"estimate", "communication kernel time not overlapped by compute kernels (what full overlap would hide)"}};
+                  {"estimate", "replayed: communication fully overlapped (its kernels no longer delay what waits for them)"}};
+    out.Fix(x, graph::ScaleKernels(in.t, CommKernels(in, per_param > 0 ? CommSelect::kButAllReduce : CommSelect::kAll), 0.0,
+                                   per_param > 0 ? "communication kernels but all-reduce (full overlap)"
+                                                 : "communication kernels (full overlap)"));
     std::sort(exposed_ranges.begin(), exposed_ranges.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
     if (exposed_ranges.size() > 8) exposed_ranges.resize(8);
     std::sort(exposed_ranges.begin(), exposed_ranges.end());
@@ -262,7 +285,9 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
                      "larger per-GPU batch) or smaller messages (compression) would shrink it." +
                          (advice.empty() ? std::string() : " By share of the communication time: " + advice));
     x.evidence = {{"communication_pct_of_step", Round(share), Unit::kPctOfStep}, {"overlap_pct", Round(overlap), Unit::kPct}, {"top_kernels", top},
-                  {"by_type", TypesJson(in, types, typed_total)}};
+                  {"by_type", TypesJson(in, types, typed_total)},
+                  {"estimate", "replayed: communication kernels at half their time (bf16/fp16 compression halves the bytes)"}};
+    out.Fix(x, graph::ScaleKernels(in.t, CommKernels(in, CommSelect::kAll), 0.5, "communication kernels at half the bytes"));
     item.status = CheckStatus::kWarn;
   }
   if (exposed_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_pct >= kExposedCommFailPct))

@@ -18,6 +18,21 @@ double Round(double v, int digits) {
   return std::round(v * p) / p;
 }
 
+std::vector<uint32_t> SyncPointCalls(const Facts& in, bool scaler) {
+  std::vector<uint32_t> calls;
+  const std::vector<SyncPoint>& points = in.ctx.sync_points();
+  for (uint32_t i = 0; i < in.t.api_calls.size(); ++i) {
+    const ApiCall& a = in.t.api_calls[i];
+    const ApiRole role = in.ctx.api_role(i);
+    if (role != ApiRole::kSync && !in.ctx.BlockingCopy(i)) continue;
+    auto it = std::upper_bound(points.begin(), points.end(), a.start_ns, [](TimeNs t, const SyncPoint& p) { return t < p.start_ns; });
+    if (it == points.begin()) continue;
+    --it;
+    if (it->tid == a.tid && a.start_ns < it->end_ns && it->scaler == scaler) calls.push_back(i);
+  }
+  return calls;
+}
+
 FindingSeverity SeverityForSaving(double pct) {
   if (pct >= kCriticalSavingPct) return FindingSeverity::kCritical;
   if (pct >= kWarningSavingPct) return FindingSeverity::kWarning;
@@ -349,8 +364,7 @@ std::string Facts::WhenText(TimeNs t) const {
                      : fmt::format("{:.3f} ms before the analysed window", Ms(origin - t));
 }
 
-Finding& FindingSink::Add(std::string_view id, double saving_pct, std::string title, std::string recommendation,
-                          bool condition) {
+FindingSeverity FindingSink::SeverityOf(std::string_view id, double saving_pct, bool condition) {
   const CatalogEntry& e = CatalogEntryOf(id);
   FindingSeverity sev = SeverityForSaving(saving_pct);
   switch (e.severity) {
@@ -361,20 +375,66 @@ Finding& FindingSink::Add(std::string_view id, double saving_pct, std::string ti
   }
   // A warning or critical finding carries a saving: without a time estimate (a risk, or a
   // saving that rounds to 0) a finding is advice, and ranks by its saving like the others.
+  risks_.erase(std::remove(risks_.begin(), risks_.end(), e.id), risks_.end());
   if (Round(std::max(0.0, saving_pct), 2) <= 0 && sev != FindingSeverity::kInfo) {
     sev = FindingSeverity::kInfo;
     risks_.emplace_back(e.id);
   }
+  return sev;
+}
+
+Finding& FindingSink::Add(std::string_view id, double saving_pct, std::string title, std::string recommendation,
+                          bool condition) {
+  const CatalogEntry& e = CatalogEntryOf(id);
   Finding x;
   x.id = std::string(e.id);
   x.dimension = std::string(e.dimension);
   x.checklist = std::string(e.checklist);
-  x.severity = sev;
+  x.severity = SeverityOf(id, saving_pct, condition);
   x.est_saving_pct = Round(std::max(0.0, saving_pct), 2);
   x.title = std::move(title);
   x.recommendation = std::move(recommendation);
   findings_.push_back(std::move(x));
+  conditions_.resize(findings_.size() - 1, 1);
+  conditions_.push_back(condition ? 1 : 0);
   return findings_.back();
+}
+
+void FindingSink::Fix(const Finding& f, graph::Transform transform, SavingGate gate) {
+  const size_t i = static_cast<size_t>(&f - findings_.data());
+  AMPSCOPE_CHECK(i < findings_.size());
+  fixes_.push_back({i, std::move(transform), gate});
+}
+
+void FindingSink::SetSaving(size_t finding, double saving_pct) {
+  Finding& f = findings_[finding];
+  const bool condition = finding < conditions_.size() ? conditions_[finding] != 0 : true;
+  f.est_saving_pct = Round(std::max(0.0, saving_pct), 2);
+  f.severity = SeverityOf(f.id, f.est_saving_pct, condition);
+}
+
+void FindingSink::Drop(const std::vector<uint8_t>& drop) {
+  std::vector<Finding> kept;
+  std::vector<uint8_t> conditions;
+  std::vector<size_t> new_index(findings_.size(), SIZE_MAX);
+  for (size_t i = 0; i < findings_.size(); ++i) {
+    if (i < drop.size() && drop[i]) {
+      risks_.erase(std::remove(risks_.begin(), risks_.end(), findings_[i].id), risks_.end());
+      continue;
+    }
+    new_index[i] = kept.size();
+    kept.push_back(std::move(findings_[i]));
+    conditions.push_back(i < conditions_.size() ? conditions_[i] : 1);
+  }
+  findings_ = std::move(kept);
+  conditions_ = std::move(conditions);
+  std::vector<FindingFix> fixes;
+  for (FindingFix& f : fixes_) {
+    if (new_index[f.finding] == SIZE_MAX) continue;
+    f.finding = new_index[f.finding];
+    fixes.push_back(std::move(f));
+  }
+  fixes_ = std::move(fixes);
 }
 
 bool FindingSink::IsRisk(std::string_view id) const {

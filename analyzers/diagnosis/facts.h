@@ -16,6 +16,7 @@
 #include "analyzers/diagnosis.h"
 #include "analyzers/diagnosis/catalog.h"
 #include "analyzers/gpu_peaks.h"
+#include "analyzers/graph/transforms.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope::diagnosis {
@@ -29,6 +30,11 @@ bool IsMemoryBound(KernelCategory c);
 // Kernels a fused kernel (torch.compile / a fused op) would merge into one pass (CK-FU).
 bool IsFusable(KernelCategory c);
 bool IsMatmulClass(KernelCategory c);
+
+// The runtime calls (indices into trace.api_calls, sorted) of the context's sync points that are
+// GradScaler's (`scaler`) or not: what removing those syncs removes.
+class Facts;
+std::vector<uint32_t> SyncPointCalls(const Facts& in, bool scaler);
 
 // precision.cc's full-precision op groups (`fp32_ops_top`) as evidence records.
 std::vector<FieldList> OpRecords(const std::vector<OpPrecision>& ops);
@@ -147,14 +153,38 @@ class Facts {
   void BuildRun();
 };
 
+// Whether a finding stays when its replayed saving is below kMinSavingPct.
+enum class SavingGate : uint8_t {
+  kKeep,        // the rule raises it on a condition of its own (a count, a share, a threshold)
+  kMinSaving,   // the rule raises it for its time: below kMinSavingPct it is dropped
+  kResidual,    // what the other findings leave: its saving is what its fix adds to all of
+                // theirs (replayed), and below kMinSavingPct it is dropped
+};
+
+// A finding's fix: the what-if transform its saving is replayed with (analyzers/graph/).
+struct FindingFix {
+  size_t finding = 0;  // index into the sink's findings
+  graph::Transform transform;
+  SavingGate gate = SavingGate::kKeep;
+};
+
 // Collects findings (into ra.findings) and checklist items.
 class FindingSink {
  public:
   explicit FindingSink(std::vector<Finding>& findings) : findings_(findings) {}
   // Adds finding `id` (catalogued) with the severity its catalogue rule gives for saving_pct;
-  // `condition` is the kWarningWhen rule's condition.
+  // `condition` is the kWarningWhen rule's condition. A finding with a fix (Fix) gets its saving
+  // and severity again from the replay (ReplaySavings).
   Finding& Add(std::string_view id, double saving_pct, std::string title, std::string recommendation,
                bool condition = true);
+  // Attaches the fix whose replay gives finding f's est_saving_pct: the one line a rule needs
+  // to make a saving a consequence of the run's dependencies (docs/whatif.md).
+  void Fix(const Finding& f, graph::Transform transform, SavingGate gate = SavingGate::kKeep);
+  const std::vector<FindingFix>& fixes() const { return fixes_; }
+  // Sets a finding's saving (0-100) and the severity its catalogue rule gives for it.
+  void SetSaving(size_t finding, double saving_pct);
+  // Drops the findings whose `drop` entry is set (keeps fixes and conditions in step).
+  void Drop(const std::vector<uint8_t>& drop);
   ChecklistItem& Item(std::string_view id);
   bool HasFinding(std::string_view checklist) const;
   // The worst severity of the item's findings, a risk counting as a warning.
@@ -166,9 +196,13 @@ class FindingSink {
   bool IsRisk(std::string_view id) const;
 
  private:
+  FindingSeverity SeverityOf(std::string_view id, double saving_pct, bool condition);
+
   std::vector<Finding>& findings_;
   std::vector<ChecklistItem> checklist_;
   std::vector<std::string> risks_;
+  std::vector<uint8_t> conditions_;  // per finding: the kWarningWhen condition
+  std::vector<FindingFix> fixes_;
 };
 
 }  // namespace ampscope::diagnosis

@@ -178,4 +178,30 @@ double JointSavingPct(const std::vector<Finding>& findings, double busy_pct) {
   return Round(std::clamp(joint, 0.0, 100.0), 2);
 }
 
+double KeptJointSavingPct(double joint_pct, const std::vector<Finding>& findings) {
+  double kept = 0;
+  for (const Finding& f : findings) kept += f.est_saving_pct;
+  return Round(std::clamp(std::min(joint_pct, kept), 0.0, 100.0), 2);
+}
+
+void RefreshChecklist(FindingSink& out) {
+  // Kernel fusion: the value is the fusion findings' replayed savings together.
+  ChecklistItem& fusion = out.Item("kernel_fusion");
+  if (fusion.status != CheckStatus::kUnknown) {
+    double total = 0;
+    for (const Finding& f : out.findings())
+      if (f.checklist == "kernel_fusion") total += f.est_saving_pct;
+    fusion.value = Round(total);
+    const FindingSeverity worst = out.WorstSeverity("kernel_fusion");
+    fusion.status = worst == FindingSeverity::kInfo ? (out.HasFinding("kernel_fusion") ? CheckStatus::kWarn : CheckStatus::kPass)
+                                                    : CheckStatus::kFail;
+  }
+  ChecklistItem& memory = out.Item("memory_fragmentation");
+  if (memory.status != CheckStatus::kUnknown) {
+    const FindingSeverity worst = out.WorstSeverity("memory_fragmentation");
+    if (!out.HasFinding("memory_fragmentation")) memory.status = CheckStatus::kPass;
+    else memory.status = worst == FindingSeverity::kInfo ? CheckStatus::kWarn : CheckStatus::kFail;
+  }
+}
+
 }  // namespace ampscope::diagnosis

@@ -191,8 +191,18 @@ void RuleAllocationChurn(const Facts& in, FindingSink& out, std::vector<std::str
                 {"allocator_time_pct_of_step", Round(host_pct), Unit::kPctOfStep},
                 {"gpu_idle_from_allocator_pct", Round(in.CausePct(IdleCause::kAlloc)), Unit::kPct},
                 {"likely_cause", CauseName(likely)},
-                {"estimate", "GPU idle opened by or overlapping the allocator calls, at most their host time"}});
+                {"estimate", "replayed: the allocator calls counted here removed, with the device syncs a free makes"}});
   x.time_ranges = in.TopRanges(IdleCause::kAlloc);
+  // The fix: the counted allocator calls are gone (after warm-up; without steps, the frees).
+  std::vector<uint32_t> alloc_calls;
+  for (uint32_t i = 0; i < in.t.api_calls.size(); ++i) {
+    const ApiRole role = in.ctx.api_role(i);
+    if ((role != ApiRole::kAlloc && role != ApiRole::kFree) || !in.ctx.InWindows(in.t.api_calls[i].start_ns)) continue;
+    if (per_step ? in.ctx.StepOfLaunch(in.t.api_calls[i].start_ns) >= kWarmupStepsExcluded : role == ApiRole::kFree)
+      alloc_calls.push_back(i);
+  }
+  out.Fix(x, graph::RemoveNodes(in.t, {}, std::move(alloc_calls),
+                                per_step ? "allocator calls after the first step" : "allocator frees in the window"));
 }
 
 }  // namespace
@@ -280,7 +290,6 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
   }
   o.layout_pct_of_conv = conv > 0 ? 100.0 * static_cast<double>(layout) / static_cast<double>(conv) : 0.0;
   if (conv > 0 && o.layout_pct_of_conv > kLayoutPctOfConv) {
-    const double pct = in.PctOfWindow(static_cast<double>(layout));
     std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.cls(i).category == KernelCategory::kLayoutTransform; }, 3);
     std::set<std::string> ops;
     for (size_t i = 0; i < in.t.kernels.size() && ops.size() < 4; ++i) {
@@ -288,7 +297,7 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
       const int64_t op = in.ctx.CpuOpOfKernel(i);
       if (op >= 0) ops.insert(std::string(in.t.str(in.t.cpu_ops[op].name)));
     }
-    Finding& x = out.Add("layout_transforms", pct,
+    Finding& x = out.Add("layout_transforms", 0.0,
                      fmt::format("NCHW<->NHWC transposes cost {:.0f}% of convolution time", o.layout_pct_of_conv),
                      fmt::format("{}'s {} convolutions work in NHWC, so every NCHW tensor is transposed in and "
                                  "out ({}{}). Convert the model and inputs to channels_last: "
@@ -296,7 +305,11 @@ MemoryOutcome RuleMemory(const Facts& in, FindingSink& out) {
                                  in.DnnLibrary(), in.MatrixUnit(), in.KernelList(top),
                                  ops.empty() ? "" : fmt::format("; around {}", fmt::join(ops, ", "))));
     x.evidence = {{"layout_transform_time_us", NsToUsRounded3(layout), Unit::kUs}, {"conv_time_us", NsToUsRounded3(conv), Unit::kUs}, {"pct_of_conv", Round(o.layout_pct_of_conv), Unit::kPct},
-                  {"top_kernels", top}, {"estimate", "all transpose kernel time (channels_last removes them)"}};
+                  {"top_kernels", top}, {"estimate", "replayed: the transpose kernels removed (channels_last removes them)"}};
+    std::vector<uint32_t> kernels;
+    for (size_t i = 0; i < in.t.kernels.size(); ++i)
+      if (in.InWindow(i) && in.cls(i).category == KernelCategory::kLayoutTransform) kernels.push_back(static_cast<uint32_t>(i));
+    out.Fix(x, graph::RemoveNodes(in.t, std::move(kernels), {}, "NCHW<->NHWC transpose kernels"));
   }
   return o;
 }

@@ -100,6 +100,7 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                   {"ranges", std::vector<std::string>(in.ctx.host().dataloader_names.begin(), in.ctx.host().dataloader_names.end())},
                   {"estimate", "DataLoader time not overlapped by GPU work or runtime calls"}};
     x.time_ranges = in.TopRanges(IdleCause::kDataLoader);
+    out.Fix(x, graph::NoDataLoaderWait("host time inside DataLoader ranges"));
     item.status = CheckStatus::kFail;
   }
   // Idle at step start not explained by a DataLoader range (a custom loader, host preprocessing).
@@ -115,6 +116,15 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                            "current one (a background thread, pinned host buffers and .to(device, non_blocking=True) issued "
                            "one step ahead) and move per-step host work after the forward launch.");
     x.evidence = {{"idle_at_step_start_us_per_step", NsToUsRounded3(idle_start / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep}};
+    // The fix: the host work before each step's first launch happens while the GPU runs the
+    // previous step, so it no longer delays this one.
+    std::vector<Interval> before_launch;
+    const auto& by_launch = in.ctx.kernels().by_launch;
+    for (const StepWindow& st : in.ctx.steps().steps) {
+      auto it = std::lower_bound(by_launch.begin(), by_launch.end(), std::make_pair(st.cpu_start_ns, uint32_t{0}));
+      if (it != by_launch.end() && it->first < st.cpu_end_ns) before_launch.push_back({st.cpu_start_ns, it->first});
+    }
+    out.Fix(x, graph::RemoveHostTime(std::move(before_launch), "host time from each step's start to its first kernel launch"));
     item.status = CheckStatus::kFail;
     item.value = Round(idle_start_pct);  // the measure that failed (the exposed DataLoader time passed)
   }
@@ -125,14 +135,14 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
       pinned_bw = in.gpu.peak ? in.gpu.peak->pcie_per_direction_gbs() : 16.0;
       bw_basis = in.gpu.peak ? fmt::format("{} PCIe per direction", in.gpu.peak->id) : "PCIe Gen3 x16 per direction (GPU unknown)";
     }
-    double saving = 0;
-    for (const MemcpyEvent& m : in.t.memcpys) {
+    // The fix: each copy at the pinned bandwidth, and its call no longer blocks the host.
+    std::vector<std::pair<uint32_t, TimeNs>> pinned;
+    for (uint32_t i = 0; i < in.t.memcpys.size(); ++i) {
+      const MemcpyEvent& m = in.t.memcpys[i];
       if (!in.ctx.InWindows(m.start_ns) || m.kind != MemcpyKind::kHtoD || m.src_kind != MemoryKind::kPageable) continue;
-      saving += std::max(0.0, static_cast<double>(m.duration_ns()) - static_cast<double>(m.bytes) / pinned_bw);
+      pinned.push_back({i, std::min(m.duration_ns(), static_cast<TimeNs>(static_cast<double>(m.bytes) / pinned_bw))});
     }
-    saving += static_cast<double>(in.CauseNs(IdleCause::kPageable));
-    const double pct = in.PctOfWindow(saving);
-    Finding& x = out.Add("pageable_h2d_copies", pct,
+    Finding& x = out.Add("pageable_h2d_copies", 0.0,
                      fmt::format("{:.1f} pageable host-to-device copies per step ({:.1f} MB/step at {:.1f} GB/s)",
                                  static_cast<double>(pg_count) / in.nsteps, pg_bytes / 1e6 / in.nsteps,
                                  pg_ns > 0 ? static_cast<double>(pg_bytes) / static_cast<double>(pg_ns) : 0.0),
@@ -148,7 +158,8 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
     x.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},
                   {"blocking_input_copies", blocking, Unit::kCount},
                   {"pinned_bandwidth_gbs", Round(pinned_bw), Unit::kGbs}, {"pinned_bandwidth_basis", bw_basis},
-                  {"estimate", "per copy: duration - bytes / pinned bandwidth, plus the GPU idle while the host was in the copy"}};
+                  {"estimate", "replayed: each copy takes bytes / pinned bandwidth and its call no longer blocks the host"}};
+    out.Fix(x, graph::PinnedCopies(in.ctx, std::move(pinned), "pageable host-to-device copies made pinned and asynchronous"));
     if (item.status == CheckStatus::kPass) item.status = CheckStatus::kWarn;
   }
   o.dataloader_exposed_pct = dl_pct;
@@ -177,13 +188,7 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
   o.syncs_beyond_scaler_per_step = static_cast<double>(beyond) / in.nsteps;
   o.input_copy_syncs_per_step = static_cast<double>(copies) / in.nsteps;
   if (o.syncs_beyond_scaler_per_step <= kSyncsBeyondScalerPerStep) return;
-  // What removing them could recover: the idle they opened, but the step cannot get shorter
-  // than the GPU's busy time or the host's own (non-waiting) work.
   const TimeNs sync_idle = in.CauseNs(IdleCause::kSync);
-  const TimeNs floor = std::max(in.busy_in_windows_ns, in.idle.host_active_known ? in.idle.host_active_ns : TimeNs{0});
-  const TimeNs bound = std::max<TimeNs>(0, in.window_ns - floor);
-  const TimeNs est = std::min(sync_idle, bound);
-  const double pct = in.PctOfWindow(static_cast<double>(est));
   std::vector<std::pair<int64_t, std::string>> by_count;
   for (const auto& [l, n] : labels) by_count.push_back({n, l});
   std::sort(by_count.rbegin(), by_count.rend());
@@ -198,7 +203,7 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
   std::sort(wv.rbegin(), wv.rend());
   std::vector<FieldList> after;
   for (size_t i = 0; i < wv.size() && i < 3; ++i) after.push_back({{"kernel", wv[i].second}, {"count", wv[i].first, Unit::kCount}});
-  Finding& x = out.Add("host_device_sync", pct,
+  Finding& x = out.Add("host_device_sync", 0.0,
                    fmt::format("{:.1f} host-device syncs per step beyond GradScaler's (GPU idle {:.1f}% of the step after them)",
                                o.syncs_beyond_scaler_per_step, in.CausePct(IdleCause::kSync)),
                    fmt::format("Each sync drains the GPU queue, so the GPU waits for the host to launch the next work "
@@ -215,8 +220,12 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                 {"host_wait_pct", Round(in.PctOfWindow(static_cast<double>(in.ra.gpu.idle.host_wait_ns))), Unit::kPct},
                 {"gpu_busy_pct", Round(in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns))), Unit::kPct},
                 {"host_active_pct", Round(in.PctOfWindow(static_cast<double>(in.idle.host_active_ns))), Unit::kPct},
-                {"estimate", "min(GPU idle opened by these syncs, step time - max(GPU busy, host time outside syncs))"}};
+                {"estimate", "replayed: the runtime calls of these sync points removed (the host no longer waits), with the "
+                             "unrecorded host time right after each (the Python that read the value)"}};
   x.time_ranges = in.TopRanges(IdleCause::kSync);
+  out.Fix(x, graph::RemoveSyncs(SyncPointCalls(in, false),
+                                "the runtime calls of the sync points beyond GradScaler's, and the unrecorded host time "
+                                "right after each (the Python that read the value)"));
 }
 
 void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome& o) {
@@ -224,13 +233,10 @@ void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome
   o.busy_pct = busy_pct;
   const double small_pct = in.ra.launches.pct_kernels_under_10us > 0 ? in.ra.launches.pct_kernels_under_10us : SmallKernelPct(in);
   o.small_kernel_pct = small_pct;
-  TimeNs host = in.CauseNs(IdleCause::kHost);
-  const TimeNs bound = std::max<TimeNs>(0, in.window_ns - in.busy_in_windows_ns);
+  const TimeNs host = in.CauseNs(IdleCause::kHost);
   if (small_pct > kLaunchBoundSmallPct && busy_pct < kLaunchBoundBusyPct && in.kernel_total_ns > 0) {
-    const TimeNs est = std::min(host, bound);
-    const double pct = in.PctOfWindow(static_cast<double>(est));
     std::vector<KernelTime> top = in.TopKernels([&](size_t i) { return in.t.kernels[i].duration_ns() < kSmallKernelNs; }, 5);
-    Finding& x = out.Add("launch_bound", pct,
+    Finding& x = out.Add("launch_bound", 0.0,
                      fmt::format("Launch-bound: {:.0f}% of kernels run under 10 us and the GPU is busy {:.0f}% of the step",
                                  small_pct, busy_pct),
                      fmt::format("The host cannot launch {:.0f} kernels per step (median {:.1f} us) as fast as the GPU runs "
@@ -241,40 +247,36 @@ void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome
                                  static_cast<double>(in.ra.launches.median_kernel_ns) / 1e3, Ms(host) / in.nsteps));
     x.evidence = {{"kernels_under_10us_pct", Round(small_pct), Unit::kPct}, {"gpu_busy_pct", Round(busy_pct), Unit::kPct},
                   {"host_launch_idle_pct", Round(in.CausePct(IdleCause::kHost)), Unit::kPct}, {"top_small_kernels", top},
-                  {"estimate", "min(GPU idle waiting for launches, step time - GPU busy time)"}};
+                  {"estimate", "replayed: every kernel launch collapsed as a CUDA graph replays it (no launch call, "
+                               "the kernels back to back, no host time between two launches)"}};
     x.time_ranges = in.TopRanges(IdleCause::kHost);
-    host = 0;
+    std::vector<uint32_t> launched;
+    for (size_t i = 0; i < in.t.kernels.size(); ++i)
+      if (in.InWindow(i) && in.ctx.kernels().launch_call[i] >= 0) launched.push_back(static_cast<uint32_t>(i));
+    out.Fix(x, graph::CudaGraphLaunch(in.ctx, launched, "every kernel launch in the steps"));
   }
-  // Low utilization not explained by a more specific finding.
-  if (busy_pct < kBusyBadPct && in.window_ns > 0) {
-    double explained = 0;
-    for (const Finding& f : out.findings())
-      if (f.dimension == "task_parallelism" || f.id == "launch_bound" || f.id == "allocation_churn" || f.id == "pageable_h2d_copies")
-        explained += f.est_saving_pct;
-    const double residual = std::max(0.0, (100.0 - busy_pct) - explained -
-                                              in.CausePct(IdleCause::kScalerSync));
+  // Low utilization: the host time that no event covers (Python, logging, waiting on other
+  // threads) keeps the GPU waiting; what removing it saves is replayed.
+  if (busy_pct < kBusyBadPct && in.window_ns > 0 && in.kernel_total_ns > 0) {
     std::vector<std::pair<TimeNs, TimeNs>> long_gaps;
     for (const IdleGap& g : in.ctx.idle_gaps())
       if (g.device == in.gpu.device && static_cast<double>(g.end_ns - g.start_ns) >= kLongGapNs) long_gaps.emplace_back(g.start_ns, g.end_ns);
-    // Host time outside the profiler's view is said whenever it is large: no other finding covers it.
     const double untraced = in.CausePct(IdleCause::kHostUntraced);
-    if (residual >= kMinSavingPct && (explained < (100.0 - busy_pct) / 2 || !long_gaps.empty() || untraced >= kWarningSavingPct)) {
-      Finding& x = out.Add("low_gpu_utilization", residual,
-                       fmt::format("The GPU is busy only {:.0f}% of the step", busy_pct),
-                       fmt::format("The GPU idles {:.1f}% of the step for reasons the other findings do not explain "
-                                   "(host work between launches {:.1f}%, host time with no recorded op or runtime call {:.1f}%, "
-                                   "other {:.1f}%){}. Increase the batch size, look for host work in the step (Python "
-                                   "outside torch ops, logging, checkpointing, a GIL held by another thread), and overlap "
-                                   "input with compute.",
-                                   residual, in.PctOfWindow(static_cast<double>(host)), in.CausePct(IdleCause::kHostUntraced),
-                                   in.CausePct(IdleCause::kOther),
-                                   long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size())));
-      x.evidence = {{"gpu_busy_pct", Round(busy_pct), Unit::kPct},
-                    {"host_untraced_pct", Round(untraced), Unit::kPct},
-                    {"idle_by_cause_pct", in.CausesJson()},
-                    {"long_gaps", RangesJson(long_gaps)}};
-      x.time_ranges = long_gaps;
-    }
+    Finding& x = out.Add("low_gpu_utilization", 0.0,
+                         fmt::format("The GPU is busy only {:.0f}% of the step", busy_pct),
+                         fmt::format("The GPU idles {:.1f}% of the step (host work between launches {:.1f}%, host time with no "
+                                     "recorded op or runtime call {:.1f}%, other {:.1f}%){}. Look for host work in the step that "
+                                     "no profiler event covers (Python outside torch ops, logging, checkpointing, a GIL held by "
+                                     "another thread), increase the batch size, and overlap input with compute.",
+                                     100.0 - busy_pct, in.PctOfWindow(static_cast<double>(host)), untraced,
+                                     in.CausePct(IdleCause::kOther),
+                                     long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size())));
+    x.evidence = {{"gpu_busy_pct", Round(busy_pct), Unit::kPct},
+                  {"host_untraced_pct", Round(untraced), Unit::kPct},
+                  {"idle_by_cause_pct", in.CausesJson()},
+                  {"long_gaps", RangesJson(long_gaps)}};
+    x.time_ranges = long_gaps;
+    out.Fix(x, graph::NoUnrecordedHost("host time no CPU op, range or runtime call covers"), SavingGate::kResidual);
   }
 }
 

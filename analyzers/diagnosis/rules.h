@@ -83,9 +83,22 @@ void AssembleMatrix(const Facts& f, const Outcomes& o, FindingSink& out, RankAna
 // failing item has none; a failing item's value set to the measure that failed.
 void ExplainStatuses(const Facts& f, const Outcomes& o, FindingSink& out, RankAnalysis& ra);
 void RankFindings(std::vector<Finding>& findings);
-// The saving if every finding were fixed (RankAnalysis::joint_saving_pct): per saving kind
-// (catalog.h) the sum of the findings' savings, capped at that kind's share of the window
-// (idle: 100 - GPU busy %; busy: GPU busy %); the total capped at 100.
+// The checklist items whose value or status follows from their findings' savings (kernel
+// fusion, memory fragmentation): set once the savings are replayed.
+void RefreshChecklist(FindingSink& out);
+// An upper bound of the saving if every finding were fixed, for findings with no replay (an
+// Nsight Compute CSV alone, or its findings joined to a trace): per saving kind (catalog.h) the
+// sum of the findings' savings, capped at that kind's share of the window (idle: 100 - GPU busy
+// %; busy: GPU busy %); the total capped at 100.
 double JointSavingPct(const std::vector<Finding>& findings, double busy_pct);
+// The replayed joint saving once findings were dropped: never more than the kept findings' savings.
+double KeptJointSavingPct(double joint_pct, const std::vector<Finding>& findings);
+
+// savings.cc: every finding's fix replayed on the run's dependency graph (analyzers/graph/):
+// each finding's est_saving_pct and severity, the evidence naming the transform, the findings
+// whose rule raises them for their time dropped below kMinSavingPct; ra.critical_path,
+// ra.joint_saving_pct (one replay with every fix, at most the findings' savings together), and
+// each collective call's time on the critical path.
+void ReplaySavings(const Facts& f, FindingSink& out, RankAnalysis& ra);
 
 }  // namespace ampscope::diagnosis

@@ -125,8 +125,7 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
   }
   if (start_run >= static_cast<size_t>(kStartSkipsMin)) {
     const int64_t factor = int64_t{1} << std::min<size_t>(start_run, 62);
-    const double pct = in.PctOfWindow(static_cast<double>(start_skip_ns));
-    Finding& x = out.Add("grad_scaler_init_scale_too_high", pct,
+    Finding& x = out.Add("grad_scaler_init_scale_too_high", 0.0,
                      fmt::format("GradScaler skipped the first {} steps: initial scale too high", start_run),
                      fmt::format("Steps {}..{} ran amp_update_scale_cuda_kernel but no optimizer kernels: each found inf/NaN "
                                  "gradients and halved the scale, so init_scale was {}x (2^{}) above the first scale that "
@@ -137,14 +136,16 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
     for (size_t i = 0; i < start_run; ++i) nums.push_back(in.steps[i].number);
     x.evidence = {{"skipped_steps", nums}, {"inferred_scale_factor_too_high", std::pow(2.0, static_cast<double>(start_run)), Unit::kFactor},
                   {"wasted_time_us", NsToUsRounded3(start_skip_ns), Unit::kUs}};
+    std::vector<int64_t> removed;
+    for (size_t i = 0; i < start_run; ++i) removed.push_back(static_cast<int64_t>(i));
+    out.Fix(x, graph::RemoveSteps(std::move(removed), "the skipped steps at the start"));
     item.status = CheckStatus::kFail;
   }
   if (steady > 0 && skip_rate > kSkipRatePct) {
-    const double pct = in.PctOfWindow(static_cast<double>(steady_skip_ns));
     std::vector<int64_t> nums;
     for (size_t i : skipped)
       if (i >= start_run) nums.push_back(in.steps[i].number);
-    Finding& x = out.Add("grad_scaler_skipped_steps", pct,
+    Finding& x = out.Add("grad_scaler_skipped_steps", 0.0,
                      fmt::format("GradScaler skips {:.0f}% of steps after warm-up", skip_rate),
                      fmt::format("Steps {} found inf/NaN gradients: their forward and backward were wasted and the scale "
                                  "keeps collapsing. Find the overflow source (fp16 activations, loss computed in fp16, a "
@@ -152,6 +153,10 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
                                  fmt::format("[{}]", fmt::join(nums, ",")), in.Bf16TensorCores() ? ", or train in bf16" : ""));
     x.evidence = {{"skipped_steps", nums}, {"skip_rate_pct", Round(skip_rate), Unit::kPct}, {"steps_after_warmup", steady, Unit::kCount},
                   {"wasted_time_us", NsToUsRounded3(steady_skip_ns), Unit::kUs}};
+    std::vector<int64_t> removed;
+    for (size_t i : skipped)
+      if (i >= start_run) removed.push_back(static_cast<int64_t>(i));
+    out.Fix(x, graph::RemoveSteps(std::move(removed), "the skipped steps after warm-up"));
     item.status = CheckStatus::kFail;
   }
   if (!fp16_run && scaler && lowp > 0) {
@@ -159,12 +164,15 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
     TimeNs scaler_ns = 0;
     for (size_t i = 0; i < in.t.kernels.size(); ++i)
       if (in.InWindow(i) && in.cls(i).category == KernelCategory::kAmpScaler) scaler_ns = SaturatingAdd(scaler_ns, in.t.kernels[i].duration_ns());
-    const double pct = in.PctOfWindow(static_cast<double>(SaturatingAdd(scaler_ns, in.CauseNs(IdleCause::kScalerSync))));
-    Finding& x = out.Add("grad_scaler_with_bf16", pct, "GradScaler used with bf16",
+    std::vector<uint32_t> kernels;
+    for (size_t i = 0; i < in.t.kernels.size(); ++i)
+      if (in.InWindow(i) && in.cls(i).category == KernelCategory::kAmpScaler) kernels.push_back(static_cast<uint32_t>(i));
+    Finding& x = out.Add("grad_scaler_with_bf16", 0.0, "GradScaler used with bf16",
                      "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
                      "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
     x.evidence = {{"scaler_kernel_time_us", NsToUsRounded3(scaler_ns), Unit::kUs}, {"scaler_sync_idle_us", NsToUsRounded3(in.CauseNs(IdleCause::kScalerSync)), Unit::kUs},
                   {"bf16_share_pct", Round(100.0 - fp16_share), Unit::kPct}};
+    out.Fix(x, graph::RemoveNodes(in.t, std::move(kernels), SyncPointCalls(in, true), "GradScaler's kernels and its found_inf syncs"));
   }
 }
 

@@ -40,7 +40,16 @@ void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra) {
       if (it == ra.findings.end()) continue;
       replaced.push_back(id);
       ra.findings.erase(it);
-      for (DimensionResult& d : ra.matrix) d.findings.erase(std::remove(d.findings.begin(), d.findings.end(), id), d.findings.end());
+      // The cold start explains what the finding it replaces explained (the consistency rule: a
+      // bad dimension or a failing item names a finding).
+      auto swap_in = [&](std::vector<std::string>& ids) {
+        auto at = std::find(ids.begin(), ids.end(), id);
+        if (at == ids.end()) return;
+        ids.erase(at);
+        if (std::find(ids.begin(), ids.end(), "cold_start_profiled") == ids.end()) ids.push_back("cold_start_profiled");
+      };
+      for (DimensionResult& d : ra.matrix) swap_in(d.findings);
+      for (ChecklistItem& c : ra.checklist) swap_in(c.findings);
     }
     const double share = FieldNumber(warm->values, "one_time_work_pct_of_window").value_or(0);
     diagnosis::FindingSink out(ra.findings);
@@ -57,8 +66,7 @@ void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra) {
                   {"detail", warm->evidence},
                   {"replaces", replaced}};
     if (!replaced.empty())
-      ra.joint_saving_pct =
-          diagnosis::JointSavingPct(ra.findings, facts.PctOfWindow(static_cast<double>(facts.busy_in_windows_ns)));
+      ra.joint_saving_pct = diagnosis::KeptJointSavingPct(ra.joint_saving_pct, ra.findings);
   }
   MarkLowConfidence(ra.integrity, ra.findings);
   // A check names the findings it makes unreliable among those this rank has (or that gave way to

@@ -167,8 +167,16 @@ void ApplyMeasuredMetrics(const RankContext& ctx, RankAnalysis& ra) {
     diagnosis::RankFindings(ra.findings);
   }
   ncu::FillMatrixMeasured(joined.get(), counters.get(), /*alone=*/false, ra);
-  const double busy_pct = window_ns > 0 ? 100.0 * static_cast<double>(ra.gpu.busy_ns) / window_ns : 0;
-  ra.joint_saving_pct = diagnosis::JointSavingPct(ra.findings, busy_pct);
+  if (joined != nullptr) {
+    // The measured findings are not replayed: the joint saving grows by their savings, within the
+    // per-kind bound of every finding.
+    const double busy_pct = window_ns > 0 ? 100.0 * static_cast<double>(ra.gpu.busy_ns) / window_ns : 0;
+    double measured = 0;
+    for (const Finding& f : ra.findings)
+      if (f.id.rfind("ncu_", 0) == 0) measured += f.est_saving_pct;
+    ra.joint_saving_pct =
+        std::min(diagnosis::JointSavingPct(ra.findings, busy_pct), diagnosis::Round(ra.joint_saving_pct + measured, 2));
+  }
   if (joined != nullptr && counters != nullptr) {
     joined->counters = counters->counters;
     joined->counter_coverage_pct = counters->counter_coverage_pct;

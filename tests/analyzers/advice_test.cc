@@ -95,8 +95,9 @@ TEST(Advice, OptimizerAdviceNamesTheOptimizerThatRan) {
 
 TEST(Advice, ZeroGradFillsAreNotAFusionChainOfTheModel) {
   // 40 fill kernels of 10 µs (1 µs apart) inside Optimizer.zero_grad, in a 2000 µs step: no
-  // unfused chain; zero_grad_fills saves their 400 µs (gaps under 30 µs are kernel_wait, not
-  // host-launch idle) = 20% of the step.
+  // unfused chain. The step ends with its CPU range (the host launches each fill 5 µs before it
+  // runs), so removing the fills saves what they cost the host: their 40 launch calls of 3 µs,
+  // 120 µs = 6% of the step (replayed, docs/whatif.md).
   TraceBuilder b;
   b.Step(1, 0, 2000);
   b.Run(kTcGemm, 10, 1, 900);
@@ -106,7 +107,7 @@ TEST(Advice, ZeroGradFillsAreNotAFusionChainOfTheModel) {
   EXPECT_EQ(FindFinding(ra, "unfused_elementwise_chains"), nullptr);
   const Finding* f = FindFinding(ra, "zero_grad_fills");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(f->est_saving_pct, 20.0, 0.01);
+  EXPECT_NEAR(f->est_saving_pct, 6.0, 0.01);
   EXPECT_TRUE(Has(f->recommendation, "zero_grad(set_to_none=True)")) << f->recommendation;
   EXPECT_TRUE(Has(f->recommendation, "SGD.zero_grad()")) << f->recommendation;
   // The same fills outside zero_grad, as the model's own chain, with casts: still a chain of

@@ -48,7 +48,8 @@ Trace Rank(int32_t rank, bool late) {
   t.metadata.rank = rank;
   t.metadata.world_size = 3;
   t.metadata.host = "node0";
-  b.AddRange("ProfilerStep#1", 0, Us(10'000));
+  // The step's CPU range ends after its last launch: the step ends with the all-reduce (3 ms).
+  b.AddRange("ProfilerStep#1", 0, Us(late ? 2'950 : 1'200));
   if (late) {
     AddAllReduce(b, Us(50), Us(60), Us(90), /*seq=*/6);  // not in ranks 0 and 1
     b.AddRange("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(100), Us(2'000));
@@ -94,6 +95,12 @@ TEST(CollectivesSynthetic, MatchesBySeqAndNamesTheDataLoaderAsCause) {
   std::optional<Finding> f = StragglerFinding(x);
   ASSERT_TRUE(f.has_value());
   EXPECT_NE(f->recommendation.find("DataLoader"), std::string::npos);
+  // Replayed (docs/whatif.md): every rank's step ends with the all-reduce at 3.0 ms; ranks 0 and
+  // 1 wait in it from 1.1 ms for rank 2 (1.85 ms, all of it on their critical path), rank 2
+  // arrives 1.85 ms late. Without that delay every rank ends at 1.15 ms: 1.85 / 3.0 = 61.67%.
+  EXPECT_EQ(s.replayed_saving_ns, Us(1'850));
+  EXPECT_EQ(s.job_window_ns, Us(3'000));
+  EXPECT_NEAR(f->est_saving_pct, 100.0 * 1850 / 3000, 0.01);
 }
 
 TEST(CollectivesSynthetic, OrdinalsWhenThereIsNoSeq) {

@@ -152,12 +152,14 @@ TEST(Scenario, SyncBoundCaseStudy) {
   EXPECT_EQ(Dim(ra, "task_parallelism"), DimensionStatus::kBad);
   const double busy = WindowPct(s, s.gpu_busy_ns);
   EXPECT_NEAR(busy, 40.0, 5.0);  // the planted condition
-  // The idle the syncs open, as scheduled by the generator, and what removing them recovers
-  // (bounded by the host's own work): the finding's estimate must match it.
+  // The idle the syncs open, as scheduled by the generator, and what removing them can recover
+  // at most (bounded by the host's own work): the replayed saving (docs/whatif.md) stays under
+  // that bound and recovers most of it (the host's work and the GPU's do not overlap perfectly).
   const double sync_idle = WindowPct(s, s.sync_idle_ns);
   const double bound = 100.0 - std::max(busy, WindowPct(s, s.host_active_ns));
   const Finding& f = ra.findings.front();
-  EXPECT_NEAR(f.est_saving_pct, std::min(sync_idle, bound), 2.0);
+  EXPECT_LE(f.est_saving_pct, std::min(sync_idle, bound) + 0.5);
+  EXPECT_GE(f.est_saving_pct, 0.85 * std::min(sync_idle, bound));
   EXPECT_NEAR(FieldNumber(f.evidence, "idle_after_syncs_pct").value(), sync_idle, 2.0);
   EXPECT_NEAR(FieldNumber(f.evidence, "syncs_per_step_beyond_scaler").value(),
               static_cast<double>(s.syncs_beyond_scaler) / static_cast<double>(s.steps), 1e-9);
@@ -328,9 +330,12 @@ TEST(RealTrace, TbPluginResNet50DataLoaderAndAmpNotInUse) {
   for (const ChecklistItem& c : ra.checklist)
     if (c.id == "data_pipeline") value = c.value.value_or(-1);
   EXPECT_NEAR(value, 33.37, 1.0);
+  // The replayed saving of a DataLoader that takes no time: at most its share of the step, the
+  // plugin's 33.37%; the GPU work it no longer delays then decides parts of the step.
   const Finding* dl = Find(ra, "dataloader_bottleneck");
   ASSERT_NE(dl, nullptr);
-  EXPECT_NEAR(dl->est_saving_pct, 33.37, 1.0);
+  EXPECT_LE(dl->est_saving_pct, 33.37 + 0.5);
+  EXPECT_GE(dl->est_saving_pct, 33.37 / 2);
   // "Kernels with 68% time are launched by Tensor Cores eligible operators ... enable AMP".
   EXPECT_EQ(Check(ra, "tensor_core_utilization"), CheckStatus::kFail);
   EXPECT_EQ(Check(ra, "autocast_coverage"), CheckStatus::kFail);

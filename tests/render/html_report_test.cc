@@ -85,7 +85,7 @@ TEST(HtmlReport, IsSelfContainedWithEverySection) {
   std::string html = RenderHtml(testing::MakeReportJson());
   EXPECT_THAT(ExternalReferences(html), ::testing::IsEmpty());
   EXPECT_NE(html.find("Content-Security-Policy\" content=\"default-src 'none';"), std::string::npos);
-  for (const char* section : {"matrix", "checklist", "findings", "charts", "kernels", "diagnostics"})
+  for (const char* section : {"matrix", "checklist", "findings", "critical-path", "charts", "kernels", "diagnostics"})
     EXPECT_NE(html.find(std::string("<section id=\"") + section + "\""), std::string::npos) << section;
   for (const std::string& c : kCharts) {
     EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-" + c + "\""), std::string::npos) << c;
@@ -103,6 +103,21 @@ TEST(HtmlReport, IsSelfContainedWithEverySection) {
   EXPECT_EQ(blob["steps"]["duration_ms"].size(), 6u);
   EXPECT_EQ(blob["categories"][0][0], "conv");
   EXPECT_EQ(blob["precision"][0][0], "fp32");
+}
+
+// The critical path's rows and bars from the report's critical_path section (the fixture's).
+TEST(HtmlReport, CriticalPathShowsEachCategoryWithItsShare) {
+  std::string html = RenderHtml(testing::MakeReportJson());
+  const size_t at = html.find("<section id=\"critical-path\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find("<td class=\"num\">55.0%</td><td class=\"num\">356.4 ms</td><td>GPU compute</td>"), std::string::npos) << section;
+  EXPECT_NE(section.find("width:30.0%"), std::string::npos) << section;  // host-bound's bar
+  EXPECT_EQ(section.find("Communication"), std::string::npos);          // 0%: not listed
+  EXPECT_NE(section.find("within 0.40% (worst: step 7)"), std::string::npos) << section;
+  json none = testing::MakeReportJson();
+  none["critical_path"] = {{"available", false}, {"reason", "no analysed window"}};
+  EXPECT_NE(RenderHtml(none).find("No critical path: no analysed window"), std::string::npos);
 }
 
 TEST(HtmlReport, StatusesAreColourCodedAndFindingsRanked) {

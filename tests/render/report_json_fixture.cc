@@ -117,6 +117,20 @@ nlohmann::json MakeReportJson(int ranks, int steps) {
                    {"precision", "fp32"},
                    {"tensor_core", false}});
   r["kernels"] = {{"top", top}, {"all_count", 131}};
+  // The critical path (docs/whatif.md): shares summing to 100, µs over the steps.
+  json lengths = json::array();
+  for (int i = 0; i < steps; ++i) lengths.push_back(108000.0);
+  r["critical_path"] = {{"available", true},
+                        {"breakdown_pct", {{"gpu_compute", 55.0}, {"gpu_memory", 1.0}, {"communication", 0.0},
+                                           {"kernel_launch_delay", 2.0}, {"host_bound", 30.0}, {"unrecorded_host", 10.0},
+                                           {"sync_wait", 2.0}}},
+                        {"breakdown_us", {{"gpu_compute", 356400.0}, {"gpu_memory", 6480.0}, {"communication", 0.0},
+                                          {"kernel_launch_delay", 12960.0}, {"host_bound", 194400.0},
+                                          {"unrecorded_host", 64800.0}, {"sync_wait", 12960.0}}},
+                        {"gpu_gap_pct", 1.5},
+                        {"length_us", lengths},
+                        {"replay_error_pct", 0.4},
+                        {"worst_step", 7}};
   json rank_list = json::array();
   for (int i = 0; i < ranks; ++i) {
     double busy = 61.25 - (i % 7);

@@ -211,6 +211,17 @@ TEST(TerminalSummary, RooflineShowsMfuAndTheTopOpsAgainstThePeak) {
   EXPECT_NE(Plain(none, 100).find("No roofline: no op recorded its input shapes"), std::string::npos);
 }
 
+TEST(TerminalSummary, CriticalPathBreakdownAndReplay) {
+  // The fixture's critical_path section (report_json_fixture.cc).
+  for (size_t width : {80u, 120u}) {
+    const std::string s = Plain(testing::MakeReportJson(), width);
+    EXPECT_THAT(s, ::testing::ContainsRegex("55\\.0% +356\\.4 ms +GPU compute"));
+    EXPECT_THAT(s, ::testing::ContainsRegex("30\\.0% +194\\.4 ms +Host-bound \\(recorded ops\\)"));
+    EXPECT_NE(s.find("within 0.40%"), std::string::npos) << s;
+    for (const std::string& line : Lines(s)) EXPECT_LE(DisplayWidth(line), width) << line;
+  }
+}
+
 TEST(TerminalSummary, NoColorAndNonTerminals) {
   // A regular file is never a terminal.
   std::FILE* f = std::tmpfile();

@@ -27,10 +27,11 @@ set(PENDING_RENDER reports/progress.cc reports/progress.h)
 set(PENDING_EXPORT)
 
 # The analyzers' typed results: what reports and exporters may see of analyzers/ (the roofline's
-# results have their own header, beside the analyzer that computes them).
+# results and the dependency graph's have their own headers, beside the analyzers that compute them).
 set(ANALYZER_RESULTS analyzers/analysis.h analyzers/fields.h analyzers/results.h analyzers/precision_result.h
     analyzers/roofline/roofline_result.h analyzers/collectives_result.h analyzers/memory_snapshot_result.h
-    analyzers/integrity/integrity_result.h analyzers/ncu/ncu_result.h)
+    analyzers/integrity/integrity_result.h analyzers/ncu/ncu_result.h
+    analyzers/graph/critical_path_result.h)
 
 # analyzers/ return typed results: no JSON library there (the report's field names live in
 # reports/, which serialises the results). Matched on any include form, <...> or "...".

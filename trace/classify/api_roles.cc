@@ -77,6 +77,21 @@ ApiRole ClassifyApi(std::string_view name) {
   return ApiRole::kOther;
 }
 
+ApiWaitScope ClassifyApiWaitScope(std::string_view name) {
+  constexpr std::string_view kDevice[] = {"cudaDeviceSynchronize", "cudaThreadSynchronize", "cuCtxSynchronize",
+                                          "hipDeviceSynchronize"};
+  constexpr std::string_view kStream[] = {"cudaStreamSynchronize", "cuStreamSynchronize", "hipStreamSynchronize"};
+  constexpr std::string_view kEvent[] = {"cudaEventSynchronize", "cuEventSynchronize", "hipEventSynchronize"};
+  constexpr std::string_view kRecord[] = {"cudaEventRecord", "cuEventRecord", "hipEventRecord"};
+  // cudaFreeAsync is stream-ordered: it does not wait.
+  const bool free = (AnyPrefix(name, kFree) || StartsWith(name, "hipFree")) && !Contains(name, "Async");
+  if (AnyPrefix(name, kDevice) || free) return ApiWaitScope::kDevice;
+  if (AnyPrefix(name, kStream)) return ApiWaitScope::kStream;
+  if (AnyPrefix(name, kEvent)) return ApiWaitScope::kEvent;
+  if (AnyPrefix(name, kRecord)) return ApiWaitScope::kEventRecord;
+  return ApiWaitScope::kNone;
+}
+
 ApiFamily ApiFamilyOf(std::string_view name) {
   if (StartsWith(name, "cuda")) return ApiFamily::kCudaRuntime;
   if (StartsWith(name, "cu")) return ApiFamily::kCudaDriver;

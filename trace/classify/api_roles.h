@@ -25,6 +25,13 @@ const char* ApiRoleName(ApiRole r);  // "other", "sync", "launch", "memcpy_sync"
 // Names are matched by prefix, so versioned and per-thread forms (_v2, _ptsz, _ptds) count too.
 ApiRole ClassifyApi(std::string_view name);
 
+// What a call makes the host wait for, or records, as the dependency graph needs it
+// (analyzers/graph/): device-wide syncs (cuda/cu/hip Device, Thread and Ctx Synchronize, and
+// cudaFree, which synchronizes the device before it frees), a stream sync, an event sync, an event
+// record (cudaEventRecord: the point a later event sync or stream wait refers to).
+enum class ApiWaitScope : uint8_t { kNone, kDevice, kStream, kEvent, kEventRecord };
+ApiWaitScope ClassifyApiWaitScope(std::string_view name);
+
 // Which API family a name belongs to: cuda* is the CUDA runtime, cu* (not cuda*) the driver,
 // hip* ROCm's HIP (evidence of an AMD GPU when a trace has no device properties).
 enum class ApiFamily : uint8_t { kOther, kCudaRuntime, kCudaDriver, kHip };

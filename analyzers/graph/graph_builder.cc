@@ -1,0 +1,525 @@
+#include "analyzers/graph/graph_builder.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/saturating.h"
+#include "trace/classify/api_roles.h"
+
+namespace ampscope::graph {
+namespace {
+
+// The launch latency kept on launch edges: the 5th percentile of (kernel start - launch start)
+// over the trace's launched kernels, within [1, 50] µs. Where the measured gap is larger the
+// kernel waited for something else (its stream), and that edge is not the binding one.
+constexpr TimeNs kMinLaunchLatencyNs = 1'000;
+constexpr TimeNs kMaxLaunchLatencyNs = 50'000;
+constexpr double kLaunchLatencyQuantile = 0.05;
+// A join (AddGap): at least this much unrecorded host time while the other threads made at least
+// kJoinMinCalls calls, ending within a tenth of the gap (clamped) after another thread's call.
+constexpr TimeNs kJoinMinGapNs = 1'000'000;
+constexpr uint64_t kJoinMinCalls = 10;
+constexpr TimeNs kJoinWindowMinNs = 100'000;
+constexpr TimeNs kJoinWindowMaxNs = 5'000'000;
+// thread_wait_: the next launch waits for every other stream (an event record the trace lacks).
+constexpr uint32_t kAnyStream = kNoNode - 1;
+
+uint64_t GpuKey(int32_t device, int32_t stream) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(device)) << 32) | static_cast<uint32_t>(stream);
+}
+
+PathCategory GpuCategory(uint8_t type, bool comm) {
+  if (type != 0) return PathCategory::kGpuMemory;
+  return comm ? PathCategory::kCommunication : PathCategory::kGpuCompute;
+}
+
+}  // namespace
+
+GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) {
+  const StepAnalysis& steps = ctx.steps();
+  for (const StepWindow& s : steps.steps) step_ranges_.push_back({s.cpu_start_ns, s.cpu_end_ns});
+  if (!steps.steps.empty()) {
+    for (size_t k = 0; k < steps.steps.size(); ++k) {
+      ChunkInfo c;
+      c.step = static_cast<int64_t>(k);
+      c.cpu_start_ns = steps.steps[k].cpu_start_ns;
+      c.cpu_end_ns = steps.steps[k].cpu_end_ns;
+      c.begin_ns = c.cpu_start_ns;
+      c.end_ns = k + 1 < steps.steps.size() ? std::max(c.cpu_start_ns, steps.steps[k + 1].cpu_start_ns) : c.cpu_end_ns;
+      chunks_.push_back(c);
+    }
+  } else if (!ctx.windows().empty()) {
+    ChunkInfo c;
+    c.cpu_start_ns = c.begin_ns = ctx.windows().front().start_ns;
+    c.cpu_end_ns = c.end_ns = ctx.windows().back().end_ns;
+    chunks_.push_back(c);
+  }
+  BuildLanes();
+  BuildGpuItems();
+  ChooseLaunchLatency();
+  // Without steps the window is the span of the GPU work: the chunk starts at the first launch
+  // of that work, so every activity in the window is a node.
+  if (steps.steps.empty() && !chunks_.empty() && !gpu_.empty())
+    chunks_.front().begin_ns = std::min(chunks_.front().begin_ns, gpu_.front().key);
+  measured_.assign(slots(), SlotValue{});
+  local_.assign(slots(), kNoNode);
+  last_launch_lane_.assign(host_.size(), kNoNode);
+  calls_at_cursor_.assign(host_.size(), 0);
+  last_gpu_corr_.assign(host_.size(), -1);
+  last_gpu_node_.assign(host_.size(), kNoNode);
+  thread_wait_.assign(host_.size(), kNoNode);
+  pending_.assign(lanes_, {});
+  scope_by_name_.assign(t_.strings.size(), ApiWaitScope::kNone);
+  scope_known_.assign(t_.strings.size(), 0);
+  for (const SyncEvent& s : t_.syncs)
+    if (s.correlation >= 0) syncs_.push_back({s.correlation, s.device, s.stream, s.type});
+  std::sort(syncs_.begin(), syncs_.end(), [](const SyncRecord& a, const SyncRecord& b) { return a.correlation < b.correlation; });
+  // GPU work before the first chunk: the measured state of the streams when the window begins.
+  const TimeNs first = chunks_.empty() ? 0 : chunks_.front().begin_ns;
+  while (next_gpu_ < gpu_.size() && gpu_[next_gpu_].key < first) {
+    const GpuItem& it = gpu_[next_gpu_++];
+    int32_t device = 0, stream = 0;
+    TimeNs end = 0;
+    bool comm = false;
+    if (it.type == 0) {
+      const KernelEvent& k = t_.kernels[it.index];
+      device = k.device, stream = k.stream, end = k.end_ns;
+      comm = ctx_.kernel_class(it.index).category == KernelCategory::kCommunication;
+    } else if (it.type == 1) {
+      device = t_.memcpys[it.index].device, stream = t_.memcpys[it.index].stream, end = t_.memcpys[it.index].end_ns;
+    } else {
+      device = t_.memsets[it.index].device, stream = t_.memsets[it.index].stream, end = t_.memsets[it.index].end_ns;
+    }
+    const uint32_t lane = GpuLane(device, stream);
+    SlotValue& v = measured_[lane];
+    if (!v.valid || end >= v.end_ns) v = {it.start, end, GpuCategory(it.type, comm), true};
+  }
+  while (next_call_ < t_.api_calls.size() && t_.api_calls[next_call_].start_ns < first) ++next_call_;
+}
+
+void GraphBuilder::BuildLanes() {
+  // Host lanes: every thread with a runtime/driver call, and the steps' thread.
+  std::set<int64_t> tids;
+  for (const ApiCall& a : t_.api_calls) tids.insert(a.tid);
+  // The steps' thread: the one whose range is the first step's CPU range, else the thread with
+  // the most launch calls.
+  if (!ctx_.steps().steps.empty()) {
+    const StepWindow& s = ctx_.steps().steps.front();
+    for (const Range& r : t_.ranges)
+      if (r.start_ns == s.cpu_start_ns && r.end_ns == s.cpu_end_ns && r.kind != RangeKind::kGpuAnnotation) main_tid_ = r.tid;
+  }
+  if (main_tid_ < 0) {
+    std::vector<std::pair<int64_t, uint64_t>> launches;
+    for (size_t i = 0; i < t_.api_calls.size(); ++i) {
+      if (ctx_.api_role(i) != ApiRole::kLaunch) continue;
+      auto it = std::find_if(launches.begin(), launches.end(), [&](const auto& p) { return p.first == t_.api_calls[i].tid; });
+      if (it == launches.end()) launches.push_back({t_.api_calls[i].tid, 1});
+      else ++it->second;
+    }
+    uint64_t best = 0;
+    for (const auto& [tid, n] : launches)
+      if (n > best) best = n, main_tid_ = tid;
+  }
+  if (main_tid_ >= 0) tids.insert(main_tid_);
+  for (int64_t tid : tids) {
+    host_by_tid_.push_back({tid, static_cast<uint32_t>(host_.size())});
+    HostLane h;
+    h.tid = tid;
+    host_.push_back(std::move(h));
+  }
+  main_lane_ = main_tid_ >= 0 ? HostLaneOf(main_tid_) : kNoNode;
+  // What covers host time on each thread: CPU ops, and CPU ranges other than the steps' own.
+  std::vector<std::vector<Interval>> cover(host_.size());
+  for (const CpuOp& op : t_.cpu_ops) {
+    const uint32_t h = HostLaneOf(op.tid);
+    if (h != kNoNode) cover[h].push_back({op.start_ns, op.end_ns});
+  }
+  for (const Range& r : t_.ranges) {
+    if (r.kind != RangeKind::kCpuAnnotation && r.kind != RangeKind::kNvtx) continue;
+    const uint32_t h = HostLaneOf(r.tid);
+    if (h == kNoNode) continue;
+    bool step = false;
+    for (const Interval& s : step_ranges_) step = step || (s.start_ns == r.start_ns && s.end_ns == r.end_ns);
+    if (!step) cover[h].push_back({r.start_ns, r.end_ns});
+  }
+  for (size_t h = 0; h < host_.size(); ++h) host_[h].covered = MergeIntervals(std::move(cover[h]));
+  // GPU lanes, in order of first use.
+  auto add = [&](int32_t device, int32_t stream) {
+    const uint64_t key = GpuKey(device, stream);
+    for (const auto& [k, lane] : gpu_by_key_)
+      if (k == static_cast<int64_t>(key)) return;
+    gpu_by_key_.push_back({static_cast<int64_t>(key), static_cast<uint32_t>(host_.size() + gpu_by_key_.size())});
+  };
+  std::set<uint64_t> seen;
+  auto visit = [&](int32_t device, int32_t stream) {
+    if (seen.insert(GpuKey(device, stream)).second) add(device, stream);
+  };
+  for (const KernelEvent& k : t_.kernels) visit(k.device, k.stream);
+  for (const MemcpyEvent& m : t_.memcpys) visit(m.device, m.stream);
+  for (const MemsetEvent& m : t_.memsets) visit(m.device, m.stream);
+  std::sort(gpu_by_key_.begin(), gpu_by_key_.end());
+  lanes_ = host_.size() + gpu_by_key_.size();
+}
+
+uint32_t GraphBuilder::HostLaneOf(int64_t tid) const {
+  auto it = std::lower_bound(host_by_tid_.begin(), host_by_tid_.end(), std::make_pair(tid, uint32_t{0}));
+  return it != host_by_tid_.end() && it->first == tid ? it->second : kNoNode;
+}
+
+uint32_t GraphBuilder::GpuLane(int32_t device, int32_t stream) const {
+  const int64_t key = static_cast<int64_t>(GpuKey(device, stream));
+  auto it = std::lower_bound(gpu_by_key_.begin(), gpu_by_key_.end(), std::make_pair(key, uint32_t{0}));
+  return it != gpu_by_key_.end() && it->first == key ? it->second : kNoNode;
+}
+
+const GraphBuilder::SyncRecord* GraphBuilder::SyncOf(int64_t correlation, SyncType type) const {
+  auto it = std::lower_bound(syncs_.begin(), syncs_.end(), correlation,
+                             [](const SyncRecord& s, int64_t c) { return s.correlation < c; });
+  for (; it != syncs_.end() && it->correlation == correlation; ++it)
+    if (it->type == type) return &*it;
+  return nullptr;
+}
+
+void GraphBuilder::BuildGpuItems() {
+  gpu_.reserve(t_.kernels.size() + t_.memcpys.size() + t_.memsets.size());
+  auto key_of = [&](int64_t call, TimeNs start) {
+    return call >= 0 ? t_.api_calls[static_cast<size_t>(call)].start_ns : start;
+  };
+  for (uint32_t i = 0; i < t_.kernels.size(); ++i)
+    gpu_.push_back({key_of(ctx_.kernels().launch_call[i], t_.kernels[i].start_ns), t_.kernels[i].start_ns, i, 0});
+  for (uint32_t i = 0; i < t_.memcpys.size(); ++i)
+    gpu_.push_back({key_of(ctx_.launches().Find(t_.memcpys[i].correlation), t_.memcpys[i].start_ns), t_.memcpys[i].start_ns, i, 1});
+  for (uint32_t i = 0; i < t_.memsets.size(); ++i)
+    gpu_.push_back({key_of(ctx_.launches().Find(t_.memsets[i].correlation), t_.memsets[i].start_ns), t_.memsets[i].start_ns, i, 2});
+  // A stream runs its work in order: along each stream (by start), a key is at least the key of
+  // the activity before it, so the replay order never puts an activity before its stream
+  // predecessor (this matters only for activities without a launch call).
+  std::vector<std::pair<uint32_t, uint32_t>> by_lane;  // (lane, item)
+  by_lane.reserve(gpu_.size());
+  for (uint32_t i = 0; i < gpu_.size(); ++i) {
+    const GpuItem& g = gpu_[i];
+    int32_t d, s;
+    if (g.type == 0) d = t_.kernels[g.index].device, s = t_.kernels[g.index].stream;
+    else if (g.type == 1) d = t_.memcpys[g.index].device, s = t_.memcpys[g.index].stream;
+    else d = t_.memsets[g.index].device, s = t_.memsets[g.index].stream;
+    by_lane.push_back({GpuLane(d, s), i});
+  }
+  std::stable_sort(by_lane.begin(), by_lane.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return gpu_[a.second].start < gpu_[b.second].start;
+  });
+  for (size_t j = 1; j < by_lane.size(); ++j)
+    if (by_lane[j].first == by_lane[j - 1].first)
+      gpu_[by_lane[j].second].key = std::max(gpu_[by_lane[j].second].key, gpu_[by_lane[j - 1].second].key);
+  std::stable_sort(gpu_.begin(), gpu_.end(), [](const GpuItem& a, const GpuItem& b) {
+    return a.key != b.key ? a.key < b.key : a.start < b.start;
+  });
+}
+
+void GraphBuilder::ChooseLaunchLatency() {
+  std::vector<TimeNs> lat;
+  for (size_t i = 0; i < t_.kernels.size(); ++i) {
+    const int64_t call = ctx_.kernels().launch_call[i];
+    if (call < 0) continue;
+    const TimeNs d = t_.kernels[i].start_ns - t_.api_calls[static_cast<size_t>(call)].start_ns;
+    if (d > 0) lat.push_back(d);
+  }
+  launch_latency_ns_ = kMinLaunchLatencyNs;
+  if (lat.empty()) return;
+  const size_t q = static_cast<size_t>(kLaunchLatencyQuantile * static_cast<double>(lat.size() - 1));
+  std::nth_element(lat.begin(), lat.begin() + static_cast<std::ptrdiff_t>(q), lat.end());
+  launch_latency_ns_ = std::clamp(lat[q], kMinLaunchLatencyNs, kMaxLaunchLatencyNs);
+}
+
+std::vector<SlotValue> GraphBuilder::InitialState() const {
+  // Built before any chunk: measured_ still holds the state the constructor found.
+  return measured_;
+}
+
+// ---------------------------------------------------------------------------------------
+// One chunk
+
+void GraphBuilder::SetSlot(uint32_t slot, uint32_t node, const DepGraph& g) {
+  local_[slot] = node;
+  measured_[slot] = {g.start_ns[node], g.end_ns[node], g.category[node], true};
+}
+
+uint32_t GraphBuilder::LaneNode(uint32_t slot, DepGraph& g, ChunkIo& io) {
+  if (local_[slot] != kNoNode) return local_[slot];
+  const SlotValue& v = measured_[slot];
+  if (!v.valid) return kNoNode;
+  const uint32_t n = g.AddNode(NodeKind::kBoundary, v.start_ns, v.end_ns, v.category, slot, kNoNode);
+  g.FinishNode();
+  io.imports.push_back({slot, n});
+  local_[slot] = n;
+  return n;
+}
+
+void GraphBuilder::NoteMain(uint32_t h, uint32_t node, DepGraph& g, ChunkIo& io) {
+  if (h != main_lane_) return;
+  const ChunkInfo& c = *chunk_;
+  if (io.cpu_start_anchor == kNoNode && g.end_ns[node] > c.cpu_start_ns) {
+    io.cpu_start_anchor = node;
+    io.cpu_start_offset_ns = c.cpu_start_ns - g.start_ns[node];
+  }
+  if (io.cpu_end_anchor == kNoNode && g.start_ns[node] < c.cpu_end_ns && g.end_ns[node] >= c.cpu_end_ns) {
+    io.cpu_end_anchor = node;
+    io.cpu_end_offset_ns = c.cpu_end_ns - g.end_ns[node];
+  }
+}
+
+void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& io) {
+  const uint32_t prev = LaneNode(h, g, io);
+  const TimeNs covered = OverlapNs(host_[h].covered, a, b);
+  const TimeNs unrecorded = std::max<TimeNs>(0, (b - a) - covered);
+  // A join: a long unrecorded stretch while other threads made calls, that ends right after
+  // another thread's last call: this thread waited for that one.
+  uint32_t join = kNoNode;
+  if (unrecorded >= kJoinMinGapNs && calls_seen_ - calls_at_cursor_[h] >= kJoinMinCalls) {
+    const TimeNs window = std::clamp<TimeNs>((b - a) / 10, kJoinWindowMinNs, kJoinWindowMaxNs);
+    TimeNs best = std::numeric_limits<TimeNs>::min();
+    uint32_t lane = kNoNode;
+    for (uint32_t l = 0; l < host_.size(); ++l) {
+      const HostLane& o = host_[l];
+      if (l == h || !o.started || o.cursor > b || o.cursor < std::max(a, b - window) || o.cursor <= best) continue;
+      best = o.cursor;
+      lane = l;
+    }
+    if (lane != kNoNode) join = LaneNode(lane, g, io);
+  }
+  const uint32_t n = g.AddNode(NodeKind::kHostGap, a, b, PathCategory::kHostBound, h, kNoNode);
+  g.unrecorded_ns[n] = unrecorded;
+  g.dataloader_ns[n] = OverlapNs(ctx_.host().dataloader, a, b);
+  if (prev != kNoNode) g.AddEdge(prev, 0, EdgeKind::kProgram);
+  if (join != kNoNode && g.end_ns[join] <= b) {
+    // What is left when the other thread is done early: the recorded part.
+    g.dur_ns[n] = covered;
+    g.unrecorded_ns[n] = 0;
+    g.AddEdge(join, b - g.end_ns[join], EdgeKind::kJoin);
+  }
+  g.FinishNode();
+  SetSlot(h, n, g);
+  NoteMain(h, n, g, io);
+}
+
+void GraphBuilder::AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io) {
+  HostLane& lane = host_[h];
+  if (!lane.started) {
+    // The steps' thread is tiled from the first step's CPU start; others from their first call.
+    if (h == main_lane_ && chunk_->cpu_start_ns < t) {
+      lane.started = true;
+      lane.cursor = chunk_->cpu_start_ns;
+    } else {
+      return;
+    }
+  }
+  if (lane.cursor >= t) return;
+  // The steps' thread is split where the step's CPU range ends, so that point is a node boundary.
+  const TimeNs split = chunk_->cpu_end_ns;
+  if (h == main_lane_ && lane.cursor < split && split < t) {
+    AddGap(h, lane.cursor, split, g, io);
+    lane.cursor = split;
+  }
+  AddGap(h, lane.cursor, t, g, io);
+  lane.cursor = t;
+}
+
+void GraphBuilder::AddGpu(const GpuItem& item, DepGraph& g, ChunkIo& io) {
+  TimeNs s, e;
+  int32_t device, stream;
+  int64_t correlation, call = -1;
+  bool comm = false;
+  NodeKind kind;
+  if (item.type == 0) {
+    const KernelEvent& k = t_.kernels[item.index];
+    s = k.start_ns, e = k.end_ns, device = k.device, stream = k.stream, correlation = k.correlation;
+    call = ctx_.kernels().launch_call[item.index];
+    comm = ctx_.kernel_class(item.index).category == KernelCategory::kCommunication;
+    kind = NodeKind::kKernel;
+  } else if (item.type == 1) {
+    const MemcpyEvent& m = t_.memcpys[item.index];
+    s = m.start_ns, e = m.end_ns, device = m.device, stream = m.stream, correlation = m.correlation;
+    call = ctx_.launches().Find(correlation);
+    kind = NodeKind::kMemcpy;
+  } else {
+    const MemsetEvent& m = t_.memsets[item.index];
+    s = m.start_ns, e = m.end_ns, device = m.device, stream = m.stream, correlation = m.correlation;
+    call = ctx_.launches().Find(correlation);
+    kind = NodeKind::kMemset;
+  }
+  const uint32_t lane = GpuLane(device, stream);
+  uint32_t h = kNoNode;
+  uint32_t launch_pred = kNoNode;
+  if (call >= 0) {
+    const ApiCall& a = t_.api_calls[static_cast<size_t>(call)];
+    h = HostLaneOf(a.tid);
+    // The launch edge leaves from the host node that ends where the launch call starts (its
+    // replayed end is the call's replayed start). A call already placed (an activity keyed
+    // after its call) keeps no launch edge.
+    if (h != kNoNode && (!host_[h].started || host_[h].cursor <= a.start_ns)) {
+      AdvanceThread(h, a.start_ns, g, io);
+      launch_pred = LaneNode(h, g, io);
+    }
+  }
+  const uint32_t stream_pred = LaneNode(lane, g, io);
+  // What the activity waits for on other streams (cudaStreamWaitEvent): the recorded work.
+  std::vector<uint32_t> events = std::move(pending_[lane]);
+  pending_[lane].clear();
+  if (events.empty() && measured_[2 * lanes_ + lane].valid) {
+    events.push_back(LaneNode(static_cast<uint32_t>(2 * lanes_ + lane), g, io));
+    measured_[2 * lanes_ + lane].valid = false;
+    local_[2 * lanes_ + lane] = kNoNode;
+  }
+  if (h != kNoNode && thread_wait_[h] != kNoNode) {
+    if (thread_wait_[h] == kAnyStream) {
+      // A stream wait whose event record the trace lacks: the work of every other stream
+      // launched before it (what stream.wait_stream() waits for).
+      for (uint32_t l = static_cast<uint32_t>(host_.size()); l < lanes_; ++l)
+        if (l != lane && (local_[l] != kNoNode || measured_[l].valid)) events.push_back(LaneNode(l, g, io));
+    } else {
+      events.push_back(thread_wait_[h]);
+    }
+    thread_wait_[h] = kNoNode;
+  }
+  const uint32_t n = g.AddNode(kind, s, e, GpuCategory(item.type, comm), lane, item.index);
+  if (launch_pred != kNoNode)
+    g.AddEdge(launch_pred, std::min(launch_latency_ns_, s - g.end_ns[launch_pred]), EdgeKind::kLaunch);
+  if (stream_pred != kNoNode) g.AddEdge(stream_pred, std::min<TimeNs>(0, s - g.end_ns[stream_pred]), EdgeKind::kStream);
+  // An inferred wait counts only where the recorded work had ended when the activity started:
+  // anything else was not waited for (and a negative delay would pin the activity in place).
+  for (uint32_t p : events)
+    if (p != kNoNode && g.end_ns[p] <= s) g.AddEdge(p, 0, EdgeKind::kEvent);
+  g.FinishNode();
+  if (call >= 0) g.launch_ref[n] = static_cast<uint32_t>(call);
+  if (comm) g.flags[n] |= kCommunication;
+  if (call >= 0) {
+    const TimeNs launch = t_.api_calls[static_cast<size_t>(call)].start_ns;
+    if (launch >= chunk_->cpu_start_ns && launch < chunk_->cpu_end_ns) g.flags[n] |= kExtendsStep;
+  }
+  SetSlot(lane, n, g);
+  if (h != kNoNode) {
+    last_launch_lane_[h] = lane;
+    last_gpu_corr_[h] = correlation;
+    last_gpu_node_[h] = n;
+  }
+}
+
+void GraphBuilder::AddCall(size_t call, DepGraph& g, ChunkIo& io) {
+  const ApiCall& a = t_.api_calls[call];
+  const uint32_t h = HostLaneOf(a.tid);
+  if (h == kNoNode) return;
+  HostLane& lane = host_[h];
+  // A call inside the thread's previous one (a driver call under a runtime call) is part of it.
+  if (lane.started && a.start_ns < lane.cursor) return;
+  AdvanceThread(h, a.start_ns, g, io);
+  if (a.name >= scope_known_.size()) {
+    scope_known_.resize(static_cast<size_t>(a.name) + 1, 0);
+    scope_by_name_.resize(static_cast<size_t>(a.name) + 1, ApiWaitScope::kNone);
+  }
+  if (!scope_known_[a.name]) {
+    scope_by_name_[a.name] = ClassifyApiWaitScope(t_.str(a.name));
+    scope_known_[a.name] = 1;
+  }
+  const ApiWaitScope scope = scope_by_name_[a.name];
+  const ApiRole role = ctx_.api_role(call);
+  std::vector<uint32_t> waits;
+  const size_t host_lanes = host_.size();
+  if (scope == ApiWaitScope::kDevice) {
+    for (uint32_t l = static_cast<uint32_t>(host_lanes); l < lanes_; ++l) {
+      const uint32_t w = LaneNode(l, g, io);
+      if (w != kNoNode) waits.push_back(w);
+    }
+  } else if (scope == ApiWaitScope::kStream) {
+    uint32_t l = last_launch_lane_[h];
+    if (const SyncRecord* r = SyncOf(a.correlation, SyncType::kStreamSync); r != nullptr && r->stream >= 0) {
+      const uint32_t found = GpuLane(r->device, r->stream);
+      if (found != kNoNode) l = found;
+    }
+    if (l != kNoNode) {
+      const uint32_t w = LaneNode(l, g, io);
+      if (w != kNoNode) waits.push_back(w);
+    }
+  } else if (scope == ApiWaitScope::kEvent) {
+    const uint32_t w = LaneNode(static_cast<uint32_t>(lanes_ + h), g, io);
+    if (w != kNoNode) waits.push_back(w);
+  } else if (ctx_.BlockingCopy(call) && last_gpu_corr_[h] == a.correlation && last_gpu_node_[h] != kNoNode) {
+    waits.push_back(last_gpu_node_[h]);
+  }
+  // Only work that ended before the call returned was waited for.
+  waits.erase(std::remove_if(waits.begin(), waits.end(), [&](uint32_t w) { return g.end_ns[w] > a.end_ns; }), waits.end());
+  const uint32_t prev = LaneNode(h, g, io);
+  const NodeKind kind = waits.empty() ? NodeKind::kHostCall : NodeKind::kHostWait;
+  const uint32_t n = g.AddNode(kind, a.start_ns, a.end_ns, waits.empty() ? PathCategory::kHostBound : PathCategory::kSyncWait,
+                               h, static_cast<uint32_t>(call));
+  if (prev != kNoNode) g.AddEdge(prev, 0, EdgeKind::kProgram);
+  if (!waits.empty()) {
+    TimeNs m = std::numeric_limits<TimeNs>::min();
+    for (uint32_t w : waits) m = std::max(m, g.end_ns[w]);
+    // Own time: the call's time after the work ended (what it takes when nothing is left to
+    // wait for); the wake-up after the work ends is the delay of every wait edge.
+    g.dur_ns[n] = m > a.start_ns ? a.end_ns - m : a.end_ns - a.start_ns;
+    for (uint32_t w : waits) g.AddEdge(w, a.end_ns - m, EdgeKind::kWait);
+  }
+  g.FinishNode();
+  SetSlot(h, n, g);
+  NoteMain(h, n, g, io);
+  lane.started = true;
+  lane.cursor = std::max(a.end_ns, a.start_ns);
+  ++calls_seen_;
+  calls_at_cursor_[h] = calls_seen_;
+  if (scope == ApiWaitScope::kEventRecord && last_launch_lane_[h] != kNoNode) {
+    const uint32_t rec = LaneNode(last_launch_lane_[h], g, io);
+    if (rec != kNoNode) SetSlot(static_cast<uint32_t>(lanes_ + h), rec, g);
+  } else if (role == ApiRole::kStreamWait) {
+    const uint32_t ev = local_[lanes_ + h] != kNoNode || measured_[lanes_ + h].valid ? LaneNode(static_cast<uint32_t>(lanes_ + h), g, io) : kNoNode;
+    const SyncRecord* r = SyncOf(a.correlation, SyncType::kStreamWaitEvent);
+    const uint32_t target = r != nullptr && r->stream >= 0 ? GpuLane(r->device, r->stream) : kNoNode;
+    if (ev != kNoNode && target != kNoNode) pending_[target].push_back(ev);
+    else thread_wait_[h] = ev != kNoNode ? ev : kAnyStream;
+  }
+}
+
+void GraphBuilder::Build(size_t k, DepGraph& g, ChunkIo& io) {
+  AMPSCOPE_CHECK(k == built_ && k < chunks_.size());
+  ++built_;
+  chunk_ = &chunks_[k];
+  g.Clear();
+  io.Clear();
+  std::fill(local_.begin(), local_.end(), kNoNode);
+  std::fill(last_gpu_node_.begin(), last_gpu_node_.end(), kNoNode);
+  std::fill(thread_wait_.begin(), thread_wait_.end(), kNoNode);
+  const TimeNs end = chunk_->end_ns;
+  const bool last = k + 1 == chunks_.size();
+  const bool whole_window = chunk_->step < 0;
+  // Merge the host calls (by start) and the GPU items (by key) of [begin, end); at equal times
+  // the GPU item first (its launch edge leaves from the node before its call).
+  while (true) {
+    const bool call_left = next_call_ < t_.api_calls.size() && t_.api_calls[next_call_].start_ns < end;
+    const bool gpu_left = next_gpu_ < gpu_.size() && gpu_[next_gpu_].key < end;
+    if (!call_left && !gpu_left) break;
+    if (gpu_left && (!call_left || gpu_[next_gpu_].key <= t_.api_calls[next_call_].start_ns)) {
+      AddGpu(gpu_[next_gpu_++], g, io);
+    } else {
+      AddCall(next_call_++, g, io);
+    }
+  }
+  // Close the steps' thread at the chunk end, so the next step starts on a node boundary.
+  if (main_lane_ != kNoNode && !whole_window) AdvanceThread(main_lane_, last ? chunk_->cpu_end_ns : end, g, io);
+  // What the next chunk reads.
+  for (uint32_t slot = 0; slot < 2 * lanes_; ++slot) {
+    const uint32_t n = local_[slot];
+    if (n != kNoNode && !(g.kind[n] == NodeKind::kBoundary && g.lane[n] == slot)) io.exports.push_back({slot, n});
+  }
+  for (uint32_t l = 0; l < lanes_; ++l) {
+    if (pending_[l].empty()) continue;
+    SlotValue v{0, std::numeric_limits<TimeNs>::min(), PathCategory::kGpuCompute, true};
+    for (uint32_t p : pending_[l]) {
+      io.exports.push_back({static_cast<uint32_t>(2 * lanes_ + l), p});
+      if (g.end_ns[p] > v.end_ns) v = {g.start_ns[p], g.end_ns[p], g.category[p], true};
+    }
+    measured_[2 * lanes_ + l] = v;
+    pending_[l].clear();
+  }
+}
+
+}  // namespace ampscope::graph

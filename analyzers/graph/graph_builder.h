@@ -1,0 +1,145 @@
+// Builds the dependency graph of one rank (dep_graph.h) from the trace model and the rank's
+// analysis context, one step ("chunk") at a time, so memory is one step's graph however long the
+// trace is. What a step's graph needs from the steps before it (the last node of each thread and
+// stream, the last event recorded on each thread, stream waits not yet consumed) enters it as
+// boundary nodes; the replay carries their values from chunk to chunk (replay.h).
+//
+// Chunks follow the analysed steps: chunk k holds the host activity of step k's thread from its
+// CPU start to the next step's CPU start (the last chunk: to its CPU end), the runtime calls of
+// every thread that start in that range, and the GPU work they launch (GPU work without a launch
+// call by its own start). Without steps, one chunk holds the whole analysed window.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyzers/context.h"
+#include "analyzers/graph/dep_graph.h"
+
+namespace ampscope::graph {
+
+struct ChunkInfo {
+  int64_t step = -1;               // index into the context's steps; -1: the window without steps
+  TimeNs begin_ns = 0, end_ns = 0; // the host times (and GPU launch times) this chunk holds
+  TimeNs cpu_start_ns = 0, cpu_end_ns = 0;  // the step's CPU range (the window without steps)
+};
+
+// What a chunk's graph reads from and writes to the replay state (slots: see GraphBuilder).
+struct ChunkIo {
+  std::vector<std::pair<uint32_t, uint32_t>> imports;  // (slot, boundary node)
+  std::vector<std::pair<uint32_t, uint32_t>> exports;  // (slot, node): the slot's value after the chunk
+  // The step's CPU start and end as points in the main thread's nodes: replayed point =
+  // replayed start (end) of the anchor + offset. kNoNode: the point does not move.
+  uint32_t cpu_start_anchor = kNoNode;
+  TimeNs cpu_start_offset_ns = 0;  // from the anchor's start
+  uint32_t cpu_end_anchor = kNoNode;
+  TimeNs cpu_end_offset_ns = 0;    // from the anchor's end (<= 0)
+  void Clear() {
+    imports.clear();
+    exports.clear();
+    cpu_start_anchor = cpu_end_anchor = kNoNode;
+    cpu_start_offset_ns = cpu_end_offset_ns = 0;
+  }
+};
+
+// A slot's value: a lane's last node, an event slot's recorded node, a stream's pending wait.
+struct SlotValue {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  PathCategory category = PathCategory::kHostBound;
+  bool valid = false;
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const RankContext& ctx);
+  GraphBuilder(const GraphBuilder&) = delete;
+  GraphBuilder& operator=(const GraphBuilder&) = delete;
+
+  const std::vector<ChunkInfo>& chunks() const { return chunks_; }
+  // Slots: lanes [0, L) (host threads, then GPU streams), event slots [L, 2L) (one per host
+  // thread: its last cudaEventRecord), pending stream waits [2L, 3L) (one per GPU lane).
+  size_t slots() const { return 3 * lanes_; }
+  // The measured slot values before the first chunk (every replay starts from them).
+  std::vector<SlotValue> InitialState() const;
+  // Builds chunk k into g and io. Chunks must be built in order, each once (0, 1, 2, ...).
+  void Build(size_t k, DepGraph& g, ChunkIo& io);
+
+  // The launch latency kept on launch edges where the measured gap is larger (docs/whatif.md).
+  TimeNs launch_latency_ns() const { return launch_latency_ns_; }
+  int64_t main_tid() const { return main_tid_; }
+  // The GPU lane of (device, stream), or kNoNode.
+  uint32_t GpuLane(int32_t device, int32_t stream) const;
+
+ private:
+  struct GpuItem {
+    TimeNs key;     // launch call start, else its own start
+    TimeNs start;
+    uint32_t index; // into the table of `type`
+    uint8_t type;   // 0 kernel, 1 memcpy, 2 memset
+  };
+  struct SyncRecord {
+    int64_t correlation;
+    int32_t device;
+    int32_t stream;
+    SyncType type;
+  };
+  struct HostLane {
+    int64_t tid = 0;
+    TimeNs cursor = 0;        // measured end of the thread's last node
+    bool started = false;
+    std::vector<Interval> covered;  // merged CPU ops and ranges (not the step ranges)
+  };
+
+  void BuildLanes();
+  void BuildGpuItems();
+  void ChooseLaunchLatency();
+  uint32_t HostLaneOf(int64_t tid) const;
+  const SyncRecord* SyncOf(int64_t correlation, SyncType type) const;
+
+  // Per-chunk helpers (Build).
+  uint32_t LaneNode(uint32_t slot, DepGraph& g, ChunkIo& io);
+  void AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io);
+  void AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& io);
+  void NoteMain(uint32_t h, uint32_t node, DepGraph& g, ChunkIo& io);
+  void AddGpu(const GpuItem& item, DepGraph& g, ChunkIo& io);
+  void AddCall(size_t call, DepGraph& g, ChunkIo& io);
+  void SetSlot(uint32_t slot, uint32_t node, const DepGraph& g);
+
+  const RankContext& ctx_;
+  const Trace& t_;
+  std::vector<ChunkInfo> chunks_;
+  size_t lanes_ = 0;
+  std::vector<HostLane> host_;                           // host lanes [0, host_.size())
+  std::vector<std::pair<int64_t, uint32_t>> host_by_tid_;  // sorted
+  std::vector<std::pair<int64_t, uint32_t>> gpu_by_key_;   // ((device << 32) | stream) -> lane, sorted
+  std::vector<GpuItem> gpu_;                             // in replay order
+  std::vector<SyncRecord> syncs_;                        // sorted by correlation
+  std::vector<ApiWaitScope> scope_by_name_;              // per StringId, cached
+  std::vector<uint8_t> scope_known_;
+  std::vector<Interval> step_ranges_;                    // the steps' CPU ranges (not coverage)
+  TimeNs launch_latency_ns_ = 0;
+  int64_t main_tid_ = -1;
+  uint32_t main_lane_ = kNoNode;
+
+  // State carried from chunk to chunk (measured).
+  std::vector<SlotValue> measured_;  // per slot
+  size_t next_call_ = 0;             // first api call not yet placed
+  size_t next_gpu_ = 0;              // first GPU item not yet placed
+  size_t built_ = 0;
+
+  // Per-chunk state.
+  const ChunkInfo* chunk_ = nullptr;
+  std::vector<uint32_t> local_;            // per slot: its node in this chunk, or kNoNode
+  std::vector<uint32_t> last_launch_lane_; // per host lane: GPU lane of its last launch (kNoNode)
+  std::vector<int64_t> last_gpu_corr_;     // per host lane: correlation of its last launched GPU node
+  std::vector<uint32_t> last_gpu_node_;    // per host lane: that node (this chunk)
+  std::vector<uint32_t> thread_wait_;      // per host lane: a stream wait for its next launch (kNoNode)
+  std::vector<std::vector<uint32_t>> pending_;  // per GPU lane: event nodes its next activity waits for
+  uint64_t calls_seen_ = 0;                // calls placed so far
+  std::vector<uint64_t> calls_at_cursor_;  // per host lane: calls_seen_ when its last call was placed
+};
+
+}  // namespace ampscope::graph

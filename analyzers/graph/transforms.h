@@ -1,0 +1,103 @@
+// What-if transforms: each is a function from a step's dependency graph to the graph the run
+// would have with one fix applied (docs/whatif.md). A Transform says what changes in terms of
+// the trace (kernels, copies, runtime calls, host time, steps), so one Transform applies to
+// every step's graph; Apply() is the graph -> graph function.
+//
+// The transforms the findings use (one constructor each, below): scale kernels (by class, op or
+// name) and remove nodes (a sync, a fill); fuse a chain of memory-bound kernels into one; AMP
+// (amp_transform.cc); no DataLoader wait; CUDA-graph launch; no unrecorded host time; remove
+// whole steps; no straggler delay. A finding attaches one (diagnosis' FindingSink::Fix) and its
+// est_saving_pct is the replay's answer (whatif.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyzers/context.h"
+#include "analyzers/graph/dep_graph.h"
+#include "analyzers/graph/graph_builder.h"
+
+namespace ampscope::graph {
+
+// The names of the transforms (the evidence's `whatif_transform`).
+inline constexpr const char* kScaleKernels = "scale_kernels";
+inline constexpr const char* kRemoveNodes = "remove_nodes";
+inline constexpr const char* kFuseChains = "fuse_memory_bound_chain";
+inline constexpr const char* kAmp = "amp";
+inline constexpr const char* kNoDataLoaderWait = "no_dataloader_wait";
+inline constexpr const char* kCudaGraphLaunch = "cuda_graph_launch";
+inline constexpr const char* kNoUnrecordedHost = "no_unrecorded_host_time";
+inline constexpr const char* kRemoveHostTime = "remove_host_time";
+inline constexpr const char* kRemoveSteps = "remove_steps";
+inline constexpr const char* kNoStraggler = "no_straggler_delay";
+inline constexpr const char* kCombined = "all_fixes";
+
+// A CUDA graph replays its kernels back to back: the delay kept between a collapsed launch and
+// its kernel ([heur]: a graph's kernels start ~1 µs apart on current GPUs).
+inline constexpr TimeNs kGraphLaunchLatencyNs = 1'000;
+
+struct Transform {
+  std::string name;       // one of the names above
+  std::string selection;  // what it selected, in words (the evidence's `whatif_selection`)
+  // New own durations (ns) of GPU activities, sorted by index into the trace's table.
+  std::vector<std::pair<uint32_t, TimeNs>> kernels, memcpys, memsets;
+  std::vector<uint32_t> calls_removed;    // api_calls: duration 0 and no wait (sorted)
+  std::vector<uint32_t> calls_no_wait;    // api_calls that no longer wait for the GPU (sorted)
+  std::vector<uint32_t> calls_tail;       // removed calls whose trailing unrecorded host time goes too
+                                          // (the Python that read a synced value), sorted
+  std::vector<uint32_t> calls_collapsed;  // launch calls a CUDA graph replaces (sorted): duration 0,
+                                          // their activities' launch delay -> kGraphLaunchLatencyNs,
+                                          // host time between two of them on a thread -> 0
+  std::vector<Interval> host_removed;     // host time removed from host gaps (sorted, merged)
+  bool no_dataloader = false;             // host gaps lose their DataLoader time
+  bool no_unrecorded = false;             // host gaps lose the time no event covers
+  std::vector<int64_t> steps_removed;     // whole steps (indices into the context's steps, sorted)
+
+  bool empty() const;
+  // Sorts and dedups the lists (constructors call it).
+  void Normalize();
+};
+
+// The union of several transforms (the joint saving): the shortest new duration wins.
+Transform Combine(const std::vector<const Transform*>& parts);
+
+// Applies t to g (in place; g is a step's graph, `chunk` its step). Returns the measured time
+// of the nodes and delays it changed (ns): a saving can never exceed it. Only the durations,
+// slacks and edge delays change; `modified` (when given) says whether any did.
+TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modified = nullptr);
+// The same as a function graph -> graph.
+DepGraph Applied(const Transform& t, const ChunkInfo& chunk, const DepGraph& g);
+
+// ---- constructors
+
+// Kernels `kernels` (trace indices) run `factor` times as long (0: removed).
+Transform ScaleKernels(const Trace& trace, std::vector<uint32_t> kernels, double factor, std::string selection);
+// Copies `memcpys` (trace indices) run `factor` times as long (0: removed; a device-to-device
+// copy an in-place op would avoid).
+Transform ScaleCopies(const Trace& trace, std::vector<uint32_t> memcpys, double factor, std::string selection);
+// Removes kernels (a fill, a transpose), copies, memsets and runtime calls (a sync: the host no
+// longer waits, and the call itself is gone).
+Transform RemoveNodes(const Trace& trace, std::vector<uint32_t> kernels, std::vector<uint32_t> calls, std::string selection);
+// Removes host syncs as the advice means it: the calls, and the unrecorded host time right after
+// each (up to the thread's next runtime call: the Python that read the synced value).
+Transform RemoveSyncs(std::vector<uint32_t> calls, std::string selection);
+// Each chain (trace kernel indices, one stream, in order) becomes one kernel that moves the
+// chain's unique bytes once: `fused_ns` per chain (never more than the chain took).
+Transform FuseChains(const Trace& trace, const std::vector<std::vector<uint32_t>>& chains,
+                     const std::vector<TimeNs>& fused_ns, std::string selection);
+Transform NoDataLoaderWait(std::string selection);
+Transform NoUnrecordedHost(std::string selection);
+// Host time inside `intervals` (host gaps only: runtime calls stay) takes no time.
+Transform RemoveHostTime(std::vector<Interval> intervals, std::string selection);
+// The launch calls of `kernels` collapse as in a CUDA graph replay.
+Transform CudaGraphLaunch(const RankContext& ctx, const std::vector<uint32_t>& kernels, std::string selection);
+Transform RemoveSteps(std::vector<int64_t> steps, std::string selection);
+// Pageable copies made pinned and asynchronous: each copy takes `new_ns`, its call no longer waits.
+Transform PinnedCopies(const RankContext& ctx, std::vector<std::pair<uint32_t, TimeNs>> memcpys, std::string selection);
+// Collective kernels end earlier by the delay a late rank caused: (kernel, delay ns).
+Transform NoStragglerDelay(const Trace& trace, const std::vector<std::pair<uint32_t, TimeNs>>& delays,
+                           std::string selection);
+
+}  // namespace ampscope::graph

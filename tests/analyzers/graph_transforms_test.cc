@@ -1,0 +1,271 @@
+// The what-if transforms (analyzers/graph/transforms.h, docs/whatif.md) on small built traces,
+// each with its answer computed by hand in the comments: the run's timeline, the replayed
+// timeline with the fix, and so the saving. Every case also checks that the unchanged replay
+// gives the measured steps back and that the saving is no more than the time the fix changes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analyzers/context.h"
+#include "analyzers/gpu_peaks.h"
+#include "analyzers/graph/amp_transform.h"
+#include "analyzers/graph/transforms.h"
+#include "analyzers/graph/whatif.h"
+#include "support/trace_builder.h"
+
+namespace ampscope {
+namespace {
+
+using testing::TraceBuilder;
+using testing::Us;
+
+struct Outcome {
+  TimeNs measured = 0, replayed = 0, with_fix = 0, changed = 0;
+  graph::PathBreakdown path;
+};
+
+// Replays `trace` unchanged and with `fix` (a function of the context, built after it).
+template <typename MakeFix>
+Outcome Replay(const Trace& trace, MakeFix make_fix) {
+  AnalysisOptions options;
+  const RankContext ctx(trace, options);
+  const graph::Transform fix = make_fix(ctx);
+  const graph::WhatIfResult w = graph::RunWhatIf(ctx, {&fix});
+  Outcome o;
+  EXPECT_TRUE(w.path->available) << w.path->reason;
+  o.measured = w.path->measured_window_ns;
+  o.replayed = w.path->replayed_window_ns;
+  o.with_fix = w.outcomes[0].replayed_window_ns;
+  o.changed = w.outcomes[0].changed_ns;
+  o.path = w.path->window;
+  // The unchanged replay is the run; the fix saves no more than the time it changes.
+  EXPECT_EQ(o.replayed, o.measured);
+  EXPECT_EQ(w.path->replay_error_pct, 0.0);
+  EXPECT_LE(o.replayed - o.with_fix, o.changed);
+  EXPECT_EQ(o.path.length_ns, o.replayed);
+  return o;
+}
+
+TimeNs Cat(const graph::PathBreakdown& b, graph::PathCategory c) { return b.ns[static_cast<size_t>(c)]; }
+
+// One step on thread 1 from 0 to `cpu_end` µs.
+TraceBuilder StepOf(double cpu_end) {
+  TraceBuilder b;
+  b.AddA100();
+  b.AddRange("ProfilerStep#1", Us(0), Us(cpu_end));
+  return b;
+}
+
+TEST(GraphTransforms, ScaleKernelsOnAGpuBoundStep) {
+  // Host: three 1 µs launches at 1, 2, 3 µs; the CPU range ends at 100 µs. GPU: K1 [10, 210),
+  // K2 [210, 410), K3 [410, 610) back to back on stream 7. The step ends with K3: 610 µs.
+  TraceBuilder b = StepOf(100);
+  b.LaunchKernel("elementwise_kernel_a", Us(1), Us(1), Us(10), Us(210));
+  b.LaunchKernel("elementwise_kernel_b", Us(2), Us(1), Us(210), Us(410));
+  b.LaunchKernel("elementwise_kernel_c", Us(3), Us(1), Us(410), Us(610));
+  const Trace t = b.Build();
+  // K2 at half its time: K2 [210, 310), K3 [310, 510): the step ends at 510 µs, 100 µs sooner.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.5, "K2"); });
+  EXPECT_EQ(o.measured, Us(610));
+  EXPECT_EQ(o.with_fix, Us(510));
+  // Critical path: K3, K2, K1 (600 µs of GPU compute), the launch latency of K1 (10 - 1 = 9 µs,
+  // the trace's 5th-percentile latency) and the host time before the first launch (1 µs, no op
+  // covers it).
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuCompute), Us(600));
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kLaunchDelay), Us(9));
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kUnrecordedHost), Us(1));
+}
+
+TEST(GraphTransforms, RemovingASyncLetsTheHostRunAhead) {
+  // Host: launch [10, 15) -> K1 [20, 220); cudaStreamSynchronize [15, 225) waits for K1;
+  // launch [300, 305) -> K2 [310, 350); the CPU range ends at 400 µs. The step lasts 400 µs.
+  TraceBuilder b = StepOf(400);
+  const KernelEvent& k1 = b.LaunchKernel("gemm_kernel", Us(10), Us(5), Us(20), Us(220));
+  const int32_t stream = k1.stream;
+  const int64_t sync = b.NewCorrelation();
+  b.AddApi("cudaStreamSynchronize", Us(15), Us(225), sync);
+  b.AddSync(SyncType::kStreamSync, Us(15), Us(225), sync).stream = stream;
+  b.LaunchKernel("gemm_kernel", Us(300), Us(5), Us(310), Us(350));
+  const Trace t = b.Build();
+  // Without the sync (its call gone): the host's 75 µs before the second launch start at 15,
+  // so that launch is [90, 95); K2 waits for K1 on its stream: [220, 260); the host's last
+  // 95 µs end at 190. The step ends with K2 at 260 µs: 140 µs sooner.
+  const Outcome o = Replay(t, [](const RankContext& ctx) {
+    std::vector<uint32_t> calls;
+    for (uint32_t i = 0; i < ctx.trace().api_calls.size(); ++i)
+      if (ctx.api_role(i) == ApiRole::kSync) calls.push_back(i);
+    return graph::RemoveNodes(ctx.trace(), {}, calls, "the sync");
+  });
+  EXPECT_EQ(o.measured, Us(400));
+  EXPECT_EQ(o.with_fix, Us(260));
+  EXPECT_EQ(o.changed, Us(210));  // the sync's measured time
+}
+
+TEST(GraphTransforms, FusedChainTakesTheFusedTime) {
+  // K1 [100, 130), K2 [130, 170), K3 [170, 220) back to back, launched at 1, 2, 3 µs; CPU range
+  // [0, 50). Fused into one kernel of 50 µs where K3 ran (its longest member): K1 and K2 take no
+  // time, K3 [100, 150): the step ends at 150 µs instead of 220, 70 µs = 30 + 40 + 50 - 50.
+  TraceBuilder b = StepOf(50);
+  b.LaunchKernel("elementwise_kernel_a", Us(1), Us(1), Us(100), Us(130));
+  b.LaunchKernel("elementwise_kernel_b", Us(2), Us(1), Us(130), Us(170));
+  b.LaunchKernel("elementwise_kernel_c", Us(3), Us(1), Us(170), Us(220));
+  const Trace t = b.Build();
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::FuseChains(ctx.trace(), {{0, 1, 2}}, {Us(50)}, "the chain"); });
+  EXPECT_EQ(o.measured, Us(220));
+  EXPECT_EQ(o.with_fix, Us(150));
+  EXPECT_EQ(o.changed, Us(120));  // the chain's kernels
+}
+
+TEST(GraphTransforms, AmpRetimesAnFp32GemmFromItsFlopsAtTheTensorCorePeak) {
+  // An A100-SXM4-80GB (datasheet: 312 TFLOP/s fp16 Tensor Core, 19.5 TFLOP/s fp32, 2039 GB/s)
+  // runs aten::mm of two fp32 1024 x 1024 matrices as a 500 µs SIMT kernel [100, 600).
+  TraceBuilder b = StepOf(50);
+  b.AddCpuOp("aten::mm", Us(0.5), Us(3), 7, "[\"float\",\"float\"]", "[[1024,1024],[1024,1024]]");
+  KernelEvent& k = b.LaunchKernel("ampere_sgemm_128x64_nn", Us(1), Us(1), Us(100), Us(600));
+  k.external_id = 7;
+  const Trace t = b.Build();
+  const GpuPeak* a100 = LookupGpuPeak("NVIDIA A100-SXM4-80GB");
+  ASSERT_NE(a100, nullptr);
+  ASSERT_EQ(a100->fp16_tflops, 312);
+  ASSERT_EQ(a100->fp32_tflops, 19.5);
+  ASSERT_EQ(a100->hbm_gbs, 2039);
+  graph::AmpEstimate est;
+  const Outcome o = Replay(t, [&](const RankContext& ctx) {
+    graph::AmpInputs in;
+    in.peak = a100;
+    est = graph::AmpTransform(ctx, in);
+    return est.transform;
+  });
+  // FLOPs 2 x 1024^3 at 312 TFLOP/s x 0.5 (no fp16 GEMM in the trace: the default efficiency)
+  // take 13.77 µs; half the 3 x 4 MiB at 70% of 2039 GB/s take 4.41 µs; but no kernel gains
+  // more than the peak ratio 19.5 / 312: 500 x 0.0625 = 31.25 µs. A forward op also casts its
+  // weight: a third of its fp32 traffic, read at 4 and written at 2 bytes an element:
+  // 0.5 x 12,582,912 B / (0.7 x 2039 GB/s) = 4.408 µs. So 35.658 µs.
+  const double cast_us = 0.5 * 12582912.0 / (0.7 * 2039e9) * 1e6;
+  const double expected_us = 31.25 + cast_us;
+  EXPECT_EQ(est.matmul_kernels, 1u);
+  EXPECT_EQ(est.matmul_kernels_with_shapes, 1u);
+  EXPECT_NEAR(static_cast<double>(est.whatif_kernel_ns) / 1e3, expected_us, 0.002);
+  EXPECT_EQ(est.kernel_ns, Us(500));
+  // The step ended with the kernel at 600 µs; now at 100 + 35.658.
+  EXPECT_NEAR(static_cast<double>(o.with_fix) / 1e3, 100 + expected_us, 0.002);
+}
+
+TEST(GraphTransforms, NoDataLoaderWait) {
+  // The DataLoader range takes [0, 1000) µs of the step, then a launch [1000, 1005) -> kernel
+  // [1010, 1090); the CPU range ends at 1100. Without the DataLoader's time the launch is at 0,
+  // the kernel [10, 90), the CPU range ends at 100: 1000 µs sooner.
+  TraceBuilder b = StepOf(1100);
+  b.AddRange("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(0), Us(1000));
+  b.LaunchKernel("gemm_kernel", Us(1000), Us(5), Us(1010), Us(1090));
+  const Trace t = b.Build();
+  const Outcome o = Replay(t, [](const RankContext&) { return graph::NoDataLoaderWait("DataLoader"); });
+  EXPECT_EQ(o.measured, Us(1100));
+  EXPECT_EQ(o.with_fix, Us(100));
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kHostBound), Us(1000) + Us(5));  // the DataLoader and the launch call
+}
+
+TEST(GraphTransforms, CudaGraphLaunchCollapsesLaunchOverhead) {
+  // Four 10 µs launches at 20, 50, 80, 110 µs (20 µs of host time between them); each kernel
+  // runs 2 µs, 15 µs after its launch starts; the CPU range ends at 130. Replayed as a CUDA
+  // graph: the launches and the host time between them take nothing, so the host reaches the
+  // last 10 µs at 20 and ends at 30; the kernels start 1 µs after the (collapsed) launch and run
+  // back to back [21, 29). The step ends at 30 µs instead of 130.
+  TraceBuilder b = StepOf(130);
+  for (int i = 0; i < 4; ++i) b.LaunchKernel("elementwise_kernel", Us(20 + 30 * i), Us(10), Us(35 + 30 * i), Us(37 + 30 * i));
+  const Trace t = b.Build();
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::CudaGraphLaunch(ctx, {0, 1, 2, 3}, "all"); });
+  EXPECT_EQ(o.measured, Us(130));
+  EXPECT_EQ(o.with_fix, Us(30));
+}
+
+TEST(GraphTransforms, NoStragglerDelayThroughAnEventWait) {
+  // An all-reduce on stream 20 [100, 1100) launched at 10; the thread records an event after it
+  // (cudaEventRecord [15, 16)), makes stream 7 wait for it (cudaStreamWaitEvent [17, 18)) and
+  // launches K [1100, 1200) on stream 7. The step (CPU range [0, 50)) ends with K at 1200 µs.
+  // With the all-reduce 800 µs shorter (the late rank's delay): it ends at 300, K [300, 400).
+  TraceBuilder b = StepOf(50);
+  b.LaunchKernel("ncclKernel_AllReduce_RING_LL_Sum_float", Us(10), Us(2), Us(100), Us(1100), 20);
+  b.AddApi("cudaEventRecord", Us(15), Us(16), b.NewCorrelation());
+  b.AddApi("cudaStreamWaitEvent", Us(17), Us(18), b.NewCorrelation());
+  b.LaunchKernel("gemm_kernel", Us(20), Us(1), Us(1100), Us(1200), 7);
+  const Trace t = b.Build();
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::NoStragglerDelay(ctx.trace(), {{0, Us(800)}}, "rank 3's delay"); });
+  EXPECT_EQ(o.measured, Us(1200));
+  EXPECT_EQ(o.with_fix, Us(400));
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kCommunication), Us(1000));
+}
+
+TEST(GraphTransforms, RemovedStepShiftsTheNextOne) {
+  // Three steps of 100 µs, each with a kernel [10, 90) µs into it. Without the second step the
+  // third starts where the first ended: 200 µs in all.
+  TraceBuilder b;
+  b.AddA100();
+  for (int s = 0; s < 3; ++s) {
+    b.AddRange("ProfilerStep#" + std::to_string(s + 1), Us(100 * s), Us(100 * s + 100));
+    b.LaunchKernel("gemm_kernel", Us(100 * s + 2), Us(3), Us(100 * s + 10), Us(100 * s + 90));
+  }
+  const Trace t = b.Build();
+  const Outcome o = Replay(t, [](const RankContext&) { return graph::RemoveSteps({1}, "step 2"); });
+  EXPECT_EQ(o.measured, Us(300));
+  EXPECT_EQ(o.with_fix, Us(200));
+}
+
+TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
+  // The main thread launches K0 at [10, 15), then records nothing for 7,985 µs (it waits in
+  // backward() for the autograd thread), then launches K at [8000, 8005) and runs to the end of
+  // its step at 9000. Thread 2 makes 20 launches of 100 µs every 350 µs from 1000 (its last ends
+  // at 7750). The main thread's wait ends 250 µs after thread 2's last call: a join.
+  TraceBuilder b = StepOf(9000);
+  b.LaunchKernel("gemm_kernel", Us(10), Us(5), Us(20), Us(30));
+  for (int i = 0; i < 20; ++i)
+    b.LaunchKernel("elementwise_kernel", Us(1000 + 350 * i), Us(100), Us(1115 + 350 * i), Us(1120 + 350 * i), 7, 2);
+  b.LaunchKernel("gemm_kernel", Us(8000), Us(5), Us(8010), Us(8020));
+  const Trace t = b.Build();
+  // Thread 2's launches collapsed as a CUDA graph: its calls and the host time between them
+  // take nothing, so it is done at 1000 (its first call stays where it began); the main thread
+  // resumes 250 µs later, launches at [1250, 1255) and ends its step 995 µs later, at 2250.
+  const Outcome o = Replay(t, [](const RankContext& ctx) {
+    std::vector<uint32_t> k;
+    for (uint32_t i = 1; i <= 20; ++i) k.push_back(i);
+    return graph::CudaGraphLaunch(ctx, k, "thread 2's launches");
+  });
+  EXPECT_EQ(o.measured, Us(9000));
+  EXPECT_EQ(o.with_fix, Us(2250));
+  // The path crosses to thread 2: its 20 calls (2,000 µs) are host-bound time on it.
+  EXPECT_GE(Cat(o.path, graph::PathCategory::kHostBound), Us(2000));
+}
+
+TEST(GraphTransforms, RemovedCopyLetsTheStreamMoveOn) {
+  // A 300 µs D2D copy [10, 310) then a kernel [310, 410) on the same stream, both launched at the
+  // start (CPU range [0, 20)).
+  TraceBuilder b = StepOf(20);
+  const int64_t corr = b.NewCorrelation();
+  b.AddApi("cudaMemcpyAsync", Us(1), Us(3), corr);
+  b.AddMemcpy(Us(10), Us(310), corr, MemcpyKind::kDtoD, 1 << 20, MemoryKind::kDevice, MemoryKind::kDevice);
+  b.LaunchKernel("elementwise_kernel", Us(4), Us(2), Us(310), Us(410));
+  const Trace t = b.Build();
+  // The launch latency kept is taken from kernels (docs/whatif.md): the kernel's 310 - 4 = 306 µs,
+  // capped at 50 µs. Replayed: the copy takes no time at 10; the kernel starts at
+  // max(4 + 50, 10) = 54 and ends at 154: the step ends 256 µs sooner.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleCopies(ctx.trace(), {0}, 0.0, "the D2D copy"); });
+  EXPECT_EQ(o.measured, Us(410));
+  EXPECT_EQ(o.with_fix, Us(154));
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuMemory), Us(300));
+}
+
+TEST(GraphTransforms, CombineKeepsTheShortestDuration) {
+  TraceBuilder b = StepOf(50);
+  b.LaunchKernel("elementwise_kernel", Us(1), Us(1), Us(10), Us(110));
+  const Trace t = b.Build();
+  const graph::Transform half = graph::ScaleKernels(t, {0}, 0.5, "half");
+  const graph::Transform quarter = graph::ScaleKernels(t, {0}, 0.25, "quarter");
+  const graph::Transform both = graph::Combine({&half, &quarter});
+  ASSERT_EQ(both.kernels.size(), 1u);
+  EXPECT_EQ(both.kernels[0].second, Us(25));
+}
+
+}  // namespace
+}  // namespace ampscope
