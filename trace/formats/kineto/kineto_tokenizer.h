@@ -45,6 +45,7 @@ class Tokenizer {
     bool saw_trace_events = false;
     bool first_in_container = true;
     bool events_first = true;
+    bool after_comma = false;  // kEvents: the ',' before the next event is consumed (and committed)
   };
   // Why Run returned before the end of the input (see the stop rules below).
   enum class Pause : uint8_t { kNone, kBoundary, kEventsEnd };
@@ -70,8 +71,10 @@ class Tokenizer {
   void set_stop_at_boundary(uint64_t offset) { stop_boundary_ = offset; }
   void set_stop_at_events_end(bool stop) { stop_at_events_end_ = stop; }
   // A unit larger than this (the window would have to grow past it) ends Run with an error and
-  // window_cap_hit() (a speculative tokenizer gives up rather than buffer a runaway unit).
+  // window_cap_hit() (a speculative tokenizer gives up rather than buffer a runaway unit). The
+  // default is kMaxUnitBytes: the most one event or one top-level member may take.
   void set_max_window_bytes(size_t bytes) { max_window_bytes_ = bytes; }
+  static constexpr size_t kMaxUnitBytes = size_t{64} << 20;
   // The window's first size (default: 4 MiB for large inputs, less for small ones).
   void set_window_bytes(size_t bytes) { initial_window_bytes_ = bytes; }
   Pause paused() const { return pause_; }
@@ -124,6 +127,9 @@ class Tokenizer {
   Status Truncated() const;
   // Each returns kNeedMore when the window ends inside the unit.
   json::Result Step(json::Scanner& sc, Status* fatal, EventSink& sink);
+  json::Result StepEvents(json::Scanner& sc, Status* fatal, EventSink& sink);
+  // Everything before the scanner's position is done with: the window may drop it.
+  void Commit(const json::Scanner& sc) { begin_ = static_cast<size_t>(sc.pos() - window_.data()); }
   json::Result ParseEvent(json::Scanner& sc, RawEvent* ev);
   json::Result ParseArgs(json::Scanner& sc, RawEvent* ev);
 
@@ -141,7 +147,7 @@ class Tokenizer {
   RawEvent event_;
   uint64_t stop_boundary_ = kNoStop;
   bool stop_at_events_end_ = false;
-  size_t max_window_bytes_ = ~size_t{0};
+  size_t max_window_bytes_ = kMaxUnitBytes;
   size_t initial_window_bytes_ = 0;
   Pause pause_ = Pause::kNone;
   uint64_t pause_offset_ = 0;
