@@ -24,6 +24,9 @@ struct ReadOptions {
 
 // .amptrace (magic "AMPTRACE"), an Nsight Systems SQLite export (SQLite header), Kineto JSON,
 // or gzip'd Kineto JSON. A .nsys-rep / .qdrep report is refused with the command that exports it.
+// `path` may be a pipe, a FIFO or `<(...)`, and "-" is stdin (`zcat t.json.gz | ampscope
+// analyze -`): the format is told from the stream's own first bytes, which the reader then
+// gets with the rest (Kineto JSON, plain or gzip'd; .amptrace and SQLite need a file).
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace ampscope
