@@ -125,6 +125,9 @@ int RunAnalyze(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose,
                "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
   if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
+  if (std::optional<int> empty = RefuseEmptyPaths(app, "analyze", {"-o", "--chrome-trace", "--perfetto", "--sqlite",
+                                                                   "--html", "--markdown", "--summary-out", "--gpu-peaks"}))
+    return *empty;
 
   AnalysisOptions options;
   std::vector<GpuPeak> peaks = BuiltinGpuPeaks();
