@@ -104,6 +104,34 @@ TEST(KinetoUnitBounds, WhitespaceBetweenUnitsIsNotBuffered) {
   EXPECT_EQ(sink.members, 1);
 }
 
+// The parallel reader (a gzip'd or piped input, read by one producer for several threads):
+// the calling thread used to hold every byte it passed until the next event boundary, so the
+// whole run of whitespace stayed in memory. It now lets go of it every 16 MiB, and a helper
+// whose piece runs far into the whitespace gives up (the calling thread reads it).
+TEST(KinetoUnitBounds, TheParallelReaderDoesNotHoldTheWhitespaceEither) {
+  std::string events;
+  for (int i = 0; i < 2000; ++i) events += (i ? ", " : "") + kEvent;
+  GeneratedSource source({{"{\"traceEvents\": [", 1},
+                          {events, 1},
+                          {", ", 1},
+                          {kSpaces, 200},
+                          {events, 1},
+                          {"]}", 1}});
+  KinetoReadOptions options;
+  options.threads = 2;
+  options.parallel_piece_bytes = size_t{1} << 20;
+  KinetoReadStats stats;
+  options.stats = &stats;
+  StatusOr<Trace> t = ReadKinetoTraceFromSource(source, "ws.json", options);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->kernels.size(), 4000u);
+  EXPECT_EQ(stats.parse_threads, 2);
+  EXPECT_FALSE(stats.direct_reads);
+  // Held at most: a helper's 64 MiB past its piece, the 16 MiB between releases, a few pieces
+  // ahead. Before: the 200 MiB of spaces.
+  EXPECT_LT(stats.peak_buffered_bytes, uint64_t{120} << 20);
+}
+
 TEST(KinetoUnitBounds, TheStructureIsStillCheckedAcrossTheGaps) {
   CountingSink sink;
   // A trailing comma before ']' and two commas in a row stay errors, with their offsets.

@@ -339,6 +339,17 @@ Status Tokenizer::Run(EventSink& sink) {
     }
     if (r == Result::kNeedMore) {
       if (eof_) return Truncated();
+      const uint64_t committed = window_offset_ + begin_;
+      if (begin_ == end_ && drained_pause_bytes_ > 0 && committed - last_drained_pause_ >= drained_pause_bytes_) {
+        last_drained_pause_ = committed;
+        pause_ = Pause::kDrained;
+        pause_offset_ = committed;
+        return Status::Ok();
+      }
+      if (window_offset_ + end_ >= give_up_at_) {
+        window_cap_hit_ = true;
+        return FatalAt(committed, "a speculative piece ran past its limit");
+      }
       AMPSCOPE_RETURN_IF_ERROR(Fill());
     }
   }
