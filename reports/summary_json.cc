@@ -70,7 +70,10 @@ class Pull {
       s_.set_pos(s_.error_at());
       Fail(s_.error());
     }
-    if (r == js::Result::kNeedMore) Fail("unexpected end of the summary");
+    if (r == js::Result::kNeedMore) {  // the text ends inside a value: named at its end
+      s_.set_pos(s_.end());
+      Fail("unexpected end of the summary");
+    }
   }
   char Peek() {
     char c = 0;

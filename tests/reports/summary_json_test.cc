@@ -212,7 +212,7 @@ TEST(RankSummary, BadSummariesAreNamed) {
   // JSON, but not an object: not a summary (rather than "not JSON").
   StatusOr<RankSummary> array = ParseRankSummary("[1, 2]", "a.summary.json");
   ASSERT_FALSE(array.ok());
-  EXPECT_NE(array.status().message().find("a.summary.json: not an ampscope rank summary"), std::string::npos);
+  EXPECT_NE(array.status().message().find("a.summary.json: byte 0: not an ampscope rank summary"), std::string::npos);
   // A field of the wrong type is named with the byte where it starts in the summary's "rank".
   json wrong = RankSummaryJson(RankAnalysis{}, AnalysisOptions{});
   wrong["rank"]["steps"] = 5;
