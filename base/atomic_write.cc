@@ -178,9 +178,14 @@ void RemoveTemps(std::vector<Pending>& pending, TempFileSet& temps) {
   }
 }
 
-Status WriteRegularTemp(const Pending& p) {
+Status WriteRegularTemp(Pending& p, TempFileSet& temps) {
   const int fd = ::open(p.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return Status::Error(p.spec->path + ": cannot write: " + ErrnoText(errno));
+  if (fd < 0) {
+    const int err = errno;
+    temps.Forget(p.temp_slot);  // not ours (EEXIST) or not there: never removed
+    p.temp.clear();
+    return Status::Error(p.spec->path + ": cannot write: " + ErrnoText(err));
+  }
   // The file it replaces keeps its permissions (a private report stays private).
   if (p.found.exists && ::fchmod(fd, p.found.mode) != 0) {
     const int err = errno;
@@ -257,10 +262,20 @@ Status KeepOldFiles(std::vector<Pending>& pending) {
   for (size_t i = 0; i < pending.size(); ++i) {
     Pending& p = pending[i];
     if (p.found.target != Target::kRegular || !p.found.exists) continue;
-    p.backup = HiddenPathFor(p.spec->path, "old");
-    if (::link(p.spec->path.c_str(), p.backup.c_str()) == 0) {
+    int linked = -1;
+    for (int attempt = 0; attempt < 4 && linked != 0; ++attempt) {  // a name already taken: the next one
+      p.backup = HiddenPathFor(p.spec->path, "old");
+      linked = ::link(p.spec->path.c_str(), p.backup.c_str());
+      if (linked != 0 && errno != EEXIST) break;
+    }
+    if (linked == 0) {
       p.kept = Kept::kLinked;
       continue;
+    }
+    if (errno == EEXIST) {  // never moved aside over a file that is there
+      p.backup.clear();
+      for (size_t k = 0; k < i; ++k) Restore(pending[k], /*renamed=*/false);
+      return Status::Error(p.spec->path + ": cannot keep the old file aside: " + ErrnoText(EEXIST));
     }
     if (errno == ENOENT) {  // gone since it was looked at: nothing to keep
       p.backup.clear();
@@ -380,7 +395,7 @@ Status WriteOutputs(const std::vector<OutputSpec>& outputs, const WriteOptions& 
   // leaves no regular output of the set behind.
   for (Pending& p : pending) {
     if (p.found.target != Target::kRegular) continue;
-    Status st = WriteRegularTemp(p);
+    Status st = WriteRegularTemp(p, temps);
     if (!st.ok()) {
       RemoveTemps(pending, temps);
       return st;

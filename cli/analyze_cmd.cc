@@ -94,7 +94,10 @@ int RunAnalyze(int argc, char** argv) {
   std::string peaks_path, ranks_text, summary_path;
   bool quiet = false, no_color = false, verbose = false, keep_going = false;
   int jobs = 0;
-  app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
+  app.add_option("traces", inputs,
+                 "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite); a pipe or FIFO works too, and - is "
+                 "stdin (Kineto JSON, plain or gzip'd)")
+      ->required();
   app.add_option("-o,--output", report_path, "Write the JSON report here");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");

@@ -1,9 +1,10 @@
 // Issue 38: Trace::FindDevice was a linear search, called once per device a reader added:
 // 160k devices in an .amptrace took 12 s (900k over 300 s), 100k Kineto deviceProperties 8 s.
 // Devices now go through Trace::AddDevice, which keeps an index. Each reader is timed on N and
-// on 4N devices (N = 12,500): a linear reader takes about 4 times as long for 4N, a quadratic
-// one about 16 times (the ratio holds on a loaded machine and under sanitizers, where absolute
-// times do not). The tests also check what the index must keep: duplicates refused and
+// on 4N devices: a linear reader takes about 4 times as long for 4N, a quadratic one about 16
+// times (a ratio holds on a loaded machine and under sanitizers, where absolute times do not;
+// 50 ms of slack absorb the noise of reads that take a few ms). Before the fix the 4N reads
+// took seconds. The tests also check what the index must keep: duplicates refused and
 // counted, lookups right after edits.
 #include <gtest/gtest.h>
 
@@ -20,16 +21,17 @@
 namespace ampscope {
 namespace {
 
-constexpr int kDevices = 12500;
+constexpr int kAmptraceDevices = 25000;
+constexpr int kKinetoDevices = 12500;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// The fastest of three reads (the least disturbed by the machine's other work).
-template <typename Read> double FastestOf3(Read read) {
+// The fastest of five reads (the least disturbed by the machine's other work).
+template <typename Read> double Fastest(Read read) {
   double best = 1e9;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 5; ++i) {
     const auto start = std::chrono::steady_clock::now();
     read();
     best = std::min(best, Seconds(start));
@@ -72,6 +74,7 @@ std::string KinetoWithDevices(int n) {
 
 TEST(ManyDevices, AnAmptraceWithManyDevicesIsReadInLinearTime) {
   const std::string dir = testing::MakeTempDir("many_devices");
+  constexpr int kDevices = kAmptraceDevices;
   const std::string small = WriteAmptraceWithDevices(dir, kDevices), large = WriteAmptraceWithDevices(dir, 4 * kDevices);
   StatusOr<Trace> t = ReadTrace(large);
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -80,21 +83,22 @@ TEST(ManyDevices, AnAmptraceWithManyDevicesIsReadInLinearTime) {
   EXPECT_EQ(t->FindDevice(0)->cc_major, 9);
   EXPECT_EQ(t->FindDevice(4 * kDevices - 11)->id, 4 * kDevices - 11);
   EXPECT_EQ(t->FindDevice(4 * kDevices), nullptr);
-  const double t1 = FastestOf3([&] { (void)ReadTrace(small); });
-  const double t4 = FastestOf3([&] { (void)ReadTrace(large); });
-  EXPECT_LT(t4, 8 * t1) << "N: " << t1 << " s, 4N: " << t4 << " s";
+  const double t1 = Fastest([&] { (void)ReadTrace(small); });
+  const double t4 = Fastest([&] { (void)ReadTrace(large); });
+  EXPECT_LT(t4, 8 * t1 + 0.05) << "N: " << t1 << " s, 4N: " << t4 << " s";
 }
 
 TEST(ManyDevices, KinetoDevicePropertiesAreReadInLinearTime) {
+  constexpr int kDevices = kKinetoDevices;
   const std::string small = KinetoWithDevices(kDevices), large = KinetoWithDevices(4 * kDevices);
   StatusOr<Trace> t = ReadKinetoTraceFromString(large, "props.json");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->devices.size(), static_cast<size_t>(4 * kDevices));
   EXPECT_EQ(t->FindDevice(5)->name, "NVIDIA A100-SXM4-80GB");  // the first description is kept
   EXPECT_EQ(t->diagnostics.Count(DiagCode::kDuplicateMetadata), 1u);
-  const double t1 = FastestOf3([&] { (void)ReadKinetoTraceFromString(small, "props.json"); });
-  const double t4 = FastestOf3([&] { (void)ReadKinetoTraceFromString(large, "props.json"); });
-  EXPECT_LT(t4, 8 * t1) << "N: " << t1 << " s, 4N: " << t4 << " s";
+  const double t1 = Fastest([&] { (void)ReadKinetoTraceFromString(small, "props.json"); });
+  const double t4 = Fastest([&] { (void)ReadKinetoTraceFromString(large, "props.json"); });
+  EXPECT_LT(t4, 8 * t1 + 0.05) << "N: " << t1 << " s, 4N: " << t4 << " s";
 }
 
 TEST(ManyDevices, TheIndexFollowsEditsOfTheDeviceList) {
