@@ -263,6 +263,26 @@ TEST(RecordCliTest, KillingRecordDoesNotOrphanTheProgram) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
 }
 
+// Issue 38: session.json is written on every path that can write it. A program that exists but
+// cannot be executed (a script whose interpreter is missing: execve fails after record checked
+// the file) in a reused directory (-f) gets a session.json that says so; a directory record
+// made itself is removed instead (no partial output).
+TEST(RecordCliTest, AProgramThatCannotRunInAReusedDirectoryStillGetsSessionJson) {
+  const std::string base = testing::MakeTempDir("record");
+  const std::string script = base + "/train.sh";
+  testing::WriteFile(script, "#!/nonexistent/interpreter\n");
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((base + "/reused").c_str(), 0755), 0);
+  auto reused = Record(base + "/reused", {script}, {"-f"});
+  EXPECT_EQ(reused.exit_code(), 127) << reused.err;
+  nlohmann::json s = Session(base + "/reused");
+  EXPECT_EQ(s["exit_code"], 127);
+  EXPECT_NE(s["error"].get<std::string>().find("cannot run '" + script + "'"), std::string::npos) << s.dump();
+  auto fresh = Record(base + "/fresh", {script});
+  EXPECT_EQ(fresh.exit_code(), 127);
+  EXPECT_FALSE(Exists(base + "/fresh"));
+}
+
 // Issue 38: the user's own CUDA_INJECTION64_PATH was replaced without a word.
 TEST(RecordCliTest, AUsersOwnInjectionPathIsReplacedWithAWarning) {
   std::string dir = testing::MakeTempDir("record") + "/out";
