@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <sstream>
+
+#include "base/read_file.h"
 
 namespace ampscope {
 namespace {
@@ -220,11 +221,9 @@ StatusOr<std::vector<GpuPeak>> ParseGpuPeaksTsv(std::string_view text, const std
 }
 
 StatusOr<std::vector<GpuPeak>> LoadGpuPeaksTsv(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::Error(path + ": cannot open");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ParseGpuPeaksTsv(ss.str(), path);
+  StatusOr<std::string> text = ReadFileCapped(path, "a GPU peak table (gpu_peaks.tsv)");
+  if (!text.ok()) return text.status();
+  return ParseGpuPeaksTsv(*text, path);
 }
 
 GpuQuery QueryFor(const Device& d) {

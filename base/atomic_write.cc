@@ -4,15 +4,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <streambuf>
+#include <thread>
 
 #include "base/strings.h"
+#include "base/temp_files.h"
 
 namespace ampscope {
 
@@ -95,29 +99,51 @@ int FdAlias(const std::string& path) {
 
 enum class Target : uint8_t { kRegular, kSpecial, kFdAlias };
 
+// What is at an output's path before the set is written.
+struct Found {
+  Target target = Target::kRegular;
+  bool exists = false;  // kRegular: a file is there now (its mode is kept)
+  bool fifo = false;    // kSpecial: a FIFO (its reader is waited for)
+  mode_t mode = 0;
+};
+
 // What is at `path`, or an error for what must not be written.
-StatusOr<Target> Inspect(const std::string& path) {
+StatusOr<Found> Inspect(const std::string& path) {
+  Found found;
   if (path.empty()) return Status::Error("an output path is empty");
-  if (FdAlias(path) >= 0) return Target::kFdAlias;
+  if (FdAlias(path) >= 0) {
+    found.target = Target::kFdAlias;
+    return found;
+  }
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return Target::kRegular;  // missing (or unreachable: open says why)
+  if (::lstat(path.c_str(), &st) != 0) return found;  // missing (or unreachable: open says why)
   if (S_ISLNK(st.st_mode)) {
     struct stat target;
-    if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode))
-      return Target::kSpecial;  // a link to a device or FIFO: written in place through the link
+    if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
+      found.target = Target::kSpecial;  // a link to a device or FIFO: written in place through the link
+      found.fifo = S_ISFIFO(target.st_mode);
+      return found;
+    }
     return Status::Error(path + ": is a symbolic link; refusing to replace it or write through it (name its target instead)");
   }
   if (S_ISDIR(st.st_mode)) return Status::Error(path + ": is a directory");
-  if (S_ISREG(st.st_mode)) return Target::kRegular;
-  return Target::kSpecial;  // character/block device, FIFO, socket
+  if (S_ISREG(st.st_mode)) {
+    found.exists = true;
+    found.mode = st.st_mode & 07777;
+    return found;
+  }
+  found.target = Target::kSpecial;  // character/block device, FIFO, socket
+  found.fifo = S_ISFIFO(st.st_mode);
+  return found;
 }
 
-std::string TempPathFor(const std::string& path) {
+// A hidden name beside `path`: ".<name>.ampscope-<kind>.<pid>.<n>".
+std::string HiddenPathFor(const std::string& path, const char* kind) {
   static std::atomic<uint64_t> counter{0};
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  return dir + "." + base + ".ampscope-tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  return dir + "." + base + ".ampscope-" + kind + "." + std::to_string(::getpid()) + "." + std::to_string(counter++);
 }
 
 // Runs the writer into fd, then checks the bytes reached the file.
@@ -133,35 +159,76 @@ Status WriteToFd(int fd, const std::string& path, const OutputWriterFn& write) {
   return Status::Ok();
 }
 
+enum class Kept : uint8_t { kNone, kLinked, kMovedAside };
+
 struct Pending {
   const OutputSpec* spec;
-  Target target;
-  std::string temp;  // kRegular only
+  Found found;
+  std::string temp;    // kRegular: where it is written
+  size_t temp_slot = 0;  // its index in the TempFileSet
+  std::string backup;  // kRegular that existed: the old file, kept until the set is committed
+  Kept kept = Kept::kNone;
 };
 
-void RemoveTemps(const std::vector<Pending>& pending) {
-  for (const Pending& p : pending)
-    if (!p.temp.empty()) ::unlink(p.temp.c_str());
+void RemoveTemps(std::vector<Pending>& pending, TempFileSet& temps) {
+  for (Pending& p : pending) {
+    if (p.temp.empty()) continue;
+    ::unlink(p.temp.c_str());
+    temps.Forget(p.temp_slot);
+  }
 }
 
-Status WriteRegularTemp(Pending& p) {
-  p.temp = TempPathFor(p.spec->path);
+Status WriteRegularTemp(Pending& p, TempFileSet& temps) {
   const int fd = ::open(p.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) {
     const int err = errno;
+    temps.Forget(p.temp_slot);  // not ours (EEXIST) or not there: never removed
     p.temp.clear();
     return Status::Error(p.spec->path + ": cannot write: " + ErrnoText(err));
+  }
+  // The file it replaces keeps its permissions (a private report stays private).
+  if (p.found.exists && ::fchmod(fd, p.found.mode) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::Error(p.spec->path + ": cannot keep its mode: " + ErrnoText(err));
   }
   Status st = WriteToFd(fd, p.spec->path, p.spec->write);
   if (::close(fd) != 0 && st.ok()) st = Status::Error(p.spec->path + ": write failed: " + ErrnoText(errno));
   return st;
 }
 
-Status WriteSpecial(const Pending& p) {
+// A FIFO is opened without blocking: with no reader that fails (ENXIO), and is tried again
+// until one comes or `wait_ms` has passed.
+StatusOr<int> OpenFifo(const std::string& path, int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, wait_ms));
+  while (true) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0) {
+      const int flags = ::fcntl(fd, F_GETFL);
+      if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a reader is there: write normally
+      return fd;
+    }
+    if (errno == EINTR) continue;
+    if (errno != ENXIO) return Status::Error(path + ": cannot write: " + ErrnoText(errno));
+    if (std::chrono::steady_clock::now() >= deadline) {
+      char waited[32];
+      std::snprintf(waited, sizeof(waited), "%.1f", wait_ms / 1000.0);
+      return Status::Error(path + ": no process is reading this FIFO (waited " + waited +
+                           " s); start its reader first, or name a file");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Status WriteSpecial(const Pending& p, const WriteOptions& options) {
   const std::string& path = p.spec->path;
   int fd = -1;
-  if (p.target == Target::kFdAlias) {
+  if (p.found.target == Target::kFdAlias) {
     fd = ::fcntl(FdAlias(path), F_DUPFD_CLOEXEC, 0);
+  } else if (p.found.fifo) {
+    StatusOr<int> opened = OpenFifo(path, options.fifo_wait_ms);
+    if (!opened.ok()) return opened.status();
+    fd = *opened;
   } else {
     do {
       fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -171,6 +238,83 @@ Status WriteSpecial(const Pending& p) {
   Status st = WriteToFd(fd, path, p.spec->write);
   if (::close(fd) != 0 && st.ok() && errno != EINTR) st = Status::Error(path + ": write failed: " + ErrnoText(errno));
   return st;
+}
+
+// Puts back the old file kept for `p` (the new one, if renamed into place, is replaced by it)
+// or, for a path that had none, removes what the commit put there when `renamed`.
+void Restore(const Pending& p, bool renamed) {
+  switch (p.kept) {
+    case Kept::kLinked:
+      if (renamed) ::rename(p.backup.c_str(), p.spec->path.c_str());
+      else ::unlink(p.backup.c_str());
+      break;
+    case Kept::kMovedAside: ::rename(p.backup.c_str(), p.spec->path.c_str()); break;
+    case Kept::kNone:
+      if (renamed) ::unlink(p.spec->path.c_str());
+      break;
+  }
+}
+
+// Keeps each file about to be replaced under a hidden name beside it: a hard link, or the file
+// itself moved aside where links are refused. Fails (having undone its own work) when a file
+// can be neither linked nor moved: it could not be replaced either.
+Status KeepOldFiles(std::vector<Pending>& pending) {
+  for (size_t i = 0; i < pending.size(); ++i) {
+    Pending& p = pending[i];
+    if (p.found.target != Target::kRegular || !p.found.exists) continue;
+    int linked = -1;
+    for (int attempt = 0; attempt < 4 && linked != 0; ++attempt) {  // a name already taken: the next one
+      p.backup = HiddenPathFor(p.spec->path, "old");
+      linked = ::link(p.spec->path.c_str(), p.backup.c_str());
+      if (linked != 0 && errno != EEXIST) break;
+    }
+    if (linked == 0) {
+      p.kept = Kept::kLinked;
+      continue;
+    }
+    if (errno == EEXIST) {  // never moved aside over a file that is there
+      p.backup.clear();
+      for (size_t k = 0; k < i; ++k) Restore(pending[k], /*renamed=*/false);
+      return Status::Error(p.spec->path + ": cannot keep the old file aside: " + ErrnoText(EEXIST));
+    }
+    if (errno == ENOENT) {  // gone since it was looked at: nothing to keep
+      p.backup.clear();
+      continue;
+    }
+    if (::rename(p.spec->path.c_str(), p.backup.c_str()) == 0) {
+      p.kept = Kept::kMovedAside;
+      continue;
+    }
+    const int err = errno;
+    p.backup.clear();
+    for (size_t k = 0; k < i; ++k) Restore(pending[k], /*renamed=*/false);
+    return Status::Error(p.spec->path + ": cannot replace: " + ErrnoText(err));
+  }
+  return Status::Ok();
+}
+
+// Renames every temporary into place, or puts every file back as it was.
+Status Commit(std::vector<Pending>& pending, TempFileSet& temps) {
+  if (Status kept = KeepOldFiles(pending); !kept.ok()) {
+    RemoveTemps(pending, temps);
+    return kept;
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    Pending& p = pending[i];
+    if (p.found.target != Target::kRegular) continue;
+    if (::rename(p.temp.c_str(), p.spec->path.c_str()) != 0) {
+      const int err = errno;
+      for (size_t k = 0; k < pending.size(); ++k)
+        if (pending[k].found.target == Target::kRegular) Restore(pending[k], /*renamed=*/k < i);
+      RemoveTemps(pending, temps);
+      return Status::Error(p.spec->path + ": cannot rename into place: " + ErrnoText(err));
+    }
+    temps.Forget(p.temp_slot);
+    p.temp.clear();
+  }
+  for (const Pending& p : pending)
+    if (p.kept != Kept::kNone) ::unlink(p.backup.c_str());  // the old file (a link to it, or itself), replaced
+  return Status::Ok();
 }
 
 struct FileId {
@@ -197,6 +341,23 @@ FileId Identify(const std::string& path) {
   return id;
 }
 
+// An output's directory must exist and take new files: said before any work is done, not
+// after the analysis when the temporaries are created.
+Status CheckOutputDirectory(const std::string& path) {
+  if (FdAlias(path) >= 0) return Status::Ok();
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
+    return Status::Ok();  // a device, FIFO or socket: written in place
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0)
+    return Status::Error(path + ": cannot write into " + dir + ": " + ErrnoText(errno));
+  if (!S_ISDIR(st.st_mode)) return Status::Error(path + ": cannot write into " + dir + ": Not a directory");
+  if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+    return Status::Error(path + ": cannot write into " + dir + ": " + ErrnoText(errno));
+  return Status::Ok();
+}
+
 bool SameFile(const FileId& a, const FileId& b) {
   if (a.exists && b.exists) return a.dev == b.dev && a.ino == b.ino;
   return a.normal == b.normal;
@@ -212,49 +373,47 @@ OutputSpec TextOutput(std::string path, std::string contents) {
                     }};
 }
 
-Status WriteOutputs(const std::vector<OutputSpec>& outputs) {
+Status WriteOutputs(const std::vector<OutputSpec>& outputs, const WriteOptions& options) {
   // 1. Look at every target first: a refused one means nothing is written at all.
   std::vector<Pending> pending;
   pending.reserve(outputs.size());
+  std::vector<std::string> temp_paths;
   for (const OutputSpec& spec : outputs) {
-    StatusOr<Target> target = Inspect(spec.path);
-    if (!target.ok()) return target.status();
-    pending.push_back({&spec, *target, {}});
+    StatusOr<Found> found = Inspect(spec.path);
+    if (!found.ok()) return found.status();
+    Pending p{&spec, *found, {}, 0, {}, Kept::kNone};
+    if (p.found.target == Target::kRegular) {
+      p.temp = HiddenPathFor(spec.path, "tmp");
+      p.temp_slot = temp_paths.size();
+      temp_paths.push_back(p.temp);
+    }
+    pending.push_back(std::move(p));
   }
+  // Every temporary is named before the first is created: a signal removes them.
+  TempFileSet temps(temp_paths);
   // 2. Regular files into temporaries, 3. then special files in place: a failure in either
   // leaves no regular output of the set behind.
   for (Pending& p : pending) {
-    if (p.target != Target::kRegular) continue;
-    Status st = WriteRegularTemp(p);
+    if (p.found.target != Target::kRegular) continue;
+    Status st = WriteRegularTemp(p, temps);
     if (!st.ok()) {
-      RemoveTemps(pending);
+      RemoveTemps(pending, temps);
       return st;
     }
   }
   for (const Pending& p : pending) {
-    if (p.target == Target::kRegular) continue;
-    Status st = WriteSpecial(p);
+    if (p.found.target == Target::kRegular) continue;
+    Status st = WriteSpecial(p, options);
     if (!st.ok()) {
-      RemoveTemps(pending);
+      RemoveTemps(pending, temps);
       return st;
     }
   }
-  // 4. Rename into place. A rename fails only in odd cases (the directory became read-only):
-  // outputs already renamed are removed again, so the set is still all or nothing.
-  for (size_t i = 0; i < pending.size(); ++i) {
-    Pending& p = pending[i];
-    if (p.target != Target::kRegular) continue;
-    if (::rename(p.temp.c_str(), p.spec->path.c_str()) != 0) {
-      const int err = errno;
-      for (size_t k = 0; k < i; ++k)
-        if (pending[k].target == Target::kRegular) ::unlink(pending[k].spec->path.c_str());
-      for (size_t k = i; k < pending.size(); ++k)
-        if (!pending[k].temp.empty()) ::unlink(pending[k].temp.c_str());
-      return Status::Error(p.spec->path + ": cannot rename into place: " + ErrnoText(err));
-    }
-    p.temp.clear();
-  }
-  return Status::Ok();
+  // 4. Into place, all or nothing, with the three signals held until it is done.
+  temps.BeginCommit();
+  Status committed = Commit(pending, temps);
+  temps.EndCommit();
+  return committed;
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
@@ -280,6 +439,8 @@ Status CheckOutputPaths(const std::vector<std::string>& inputs, const std::vecto
         return Status::Error(outputs[o] + ": is given for two outputs" +
                              (outputs[k] != outputs[o] ? " (also as " + outputs[k] + ")" : std::string()));
   }
+  for (const std::string& o : outputs)
+    if (!o.empty()) AMPSCOPE_RETURN_IF_ERROR(CheckOutputDirectory(o));
   return Status::Ok();
 }
 

@@ -16,6 +16,8 @@
     "input events were not in time order; they were sorted after reading") \
   X(kTimeOutOfRange, "time_out_of_range", kDataLoss, \
     "a record had a time beyond +/-2^62 ns (or one that a clock offset moved there); it was skipped") \
+  X(kUnnamedKernel, "unnamed_kernel", kDataLoss, \
+    "kernels without a usable name (empty, not a string, or an id the file never defined); kept with the name \"\"") \
   /* ---- Kineto JSON ----------------------------------------------------------------------- */ \
   X(kBadFieldType, "bad_field_type", kDataLoss, \
     "a field had an unexpected JSON type or an invalid escape; the event was kept without that field") \
@@ -58,6 +60,8 @@
     "chunks of a type this reader does not know (written by a newer collector) were skipped") \
   X(kUnknownStringId, "unknown_string_id", kDataLoss, \
     "records referred to a string id the file never defined; their names are empty") \
+  X(kCollectorWarningsCapped, "collector_warnings_capped", kDataLoss, \
+    "the file carries more distinct collector warnings than are kept (64); the others are counted here") \
   X(kCuptiDroppedRecords, "cupti_dropped_records", kDataLoss, \
     "CUPTI dropped activity records (its buffers were full or not returned in time)") \
   X(kCuptiBuffersRefused, "cupti_buffers_refused", kDataLoss, \

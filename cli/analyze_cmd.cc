@@ -102,7 +102,8 @@ int RunAnalyze(int argc, char** argv) {
   int jobs = 0;
   app.add_option("traces", inputs,
                  "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite), PyTorch memory snapshots (.pickle: alone, "
-                 "or one per trace, the i-th with the i-th trace), or Nsight Compute CSVs (ncu --csv) analysed on their own")
+                 "or one per trace, the i-th with the i-th trace), or Nsight Compute CSVs (ncu --csv) analysed on their own; a pipe or FIFO works "
+                 "too, and - is stdin (Kineto JSON, plain or gzip'd)")
       ->required();
   app.add_option("--ncu", ncu_paths,
                  "Nsight Compute CSV(s) of the same run (ncu --csv --page raw|details): kernels joined to the trace's "
@@ -141,6 +142,9 @@ int RunAnalyze(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose,
                "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
   if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
+  if (std::optional<int> empty = RefuseEmptyPaths(app, "analyze", {"-o", "--chrome-trace", "--perfetto", "--sqlite",
+                                                                   "--html", "--markdown", "--summary-out", "--gpu-peaks"}))
+    return *empty;
 
   AnalysisOptions options;
   options.include_warmup = include_warmup;

@@ -147,6 +147,18 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
   return out + "?)";
 }
 
+std::optional<int> RefuseEmptyPaths(const CLI::App& app, const std::string& command,
+                                    const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    const CLI::Option* opt = app.get_option_no_throw(name);
+    if (opt == nullptr || opt->count() == 0) continue;
+    for (const std::string& value : opt->results())
+      if (value.empty())
+        return UsageError(command, name + ": an empty path (name a file, or leave the option out)");
+  }
+  return std::nullopt;
+}
+
 int UsageError(const std::string& command, const std::string& message) {
   std::fprintf(stderr, "ampscope %s: %s\n", command.c_str(), OneLine(message).c_str());
   return kExitUsage;

@@ -35,6 +35,12 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
 // Prints "ampscope <command>: <message>" on stderr and returns kExitUsage.
 int UsageError(const std::string& command, const std::string& message);
 
+// An exit code (after the one-line error) when one of the options `names` ("-o", "--html")
+// was given an empty path: `-o ""` names no file, and leaving the report unwritten without a
+// word would look like success. nullopt when none was.
+std::optional<int> RefuseEmptyPaths(const CLI::App& app, const std::string& command,
+                                    const std::vector<std::string>& names);
+
 // An integer option given as text (so that CLI11 never prints its own 300-digit ranges),
 // range-checked by base/numeric_option.h. False after printing the one-line error.
 bool ParseIntOption(const std::string& command, const std::string& text, std::string_view what, int64_t min,

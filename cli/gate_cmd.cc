@@ -51,6 +51,9 @@ int RunGateCommand(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "do not print the table on stdout");
   app.add_flag("--print-config", print_config, "print the effective config (defaults merged with --config) and exit");
   if (std::optional<int> done = ampscope::cli::ParseArgs(app, "gate", argc, argv)) return *done;
+  if (std::optional<int> empty = ampscope::cli::RefuseEmptyPaths(
+          app, "gate", {"--baseline", "--current", "--config", "--junit", "--markdown", "--json"}))
+    return *empty;
 
   // Before reading anything: no output may overwrite an input or another output.
   if (ampscope::Status paths = ampscope::CheckOutputPaths({baseline_path, current_path, config_path},

@@ -38,7 +38,7 @@ int RunKernels(int argc, char** argv) {
   std::string path, top_text;
   int64_t top = -1;
   bool as_json = false, explain = false, in_steps = false, wide = false;
-  app.add_option("trace", path, "Trace file (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
+  app.add_option("trace", path, "Trace file (.json, .json.gz, .amptrace, nsys export .sqlite; - is stdin)")->required();
   app.add_option("--top", top_text, "Show the N kernels with the most time (default: 50 in the table, all with --json)")->type_name("N");
   app.add_flag("--json", as_json, "Print a JSON array instead of a table");
   app.add_flag("--explain", explain, "Show the classifier rule that matched each kernel");

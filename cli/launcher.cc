@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,14 +19,37 @@ namespace ampscope::cli {
 namespace {
 
 std::atomic<pid_t> g_child{-1};
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+std::atomic<int> g_received{0};
+std::atomic<int> g_after_exit{0};  // a terminating signal that came when there was no program to forward it to
+// Ending this process by default: forwarded, remembered, and blocked after the program exits.
+constexpr int kTerminating[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// Meant for the program (Slurm's --signal=USR1@60, timers): forwarded, never fatal here.
+constexpr int kForwardedOnly[] = {SIGUSR1, SIGUSR2, SIGALRM};
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+
+// What each signal did before RunAndWait; put back by ReleaseSignals.
+struct sigaction g_previous[NSIG];
+sigset_t g_previous_mask;
+bool g_installed = false;
+
+bool IsTerminating(int sig) {
+  for (int s : kTerminating)
+    if (s == sig) return true;
+  return false;
+}
 
 void Forward(int sig, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  if (IsTerminating(sig)) g_received.store(sig);
   // Terminal-generated signals (Ctrl-C, Ctrl-\) already reached the whole foreground process
   // group, child included; forwarding them would deliver them twice.
-  if (info != nullptr && info->si_code == SI_KERNEL) return;
+  const bool from_terminal = info != nullptr && info->si_code == SI_KERNEL && IsTerminating(sig);
   pid_t child = g_child.load();
-  if (child > 0) kill(child, sig);
+  // No program to forward to any more (not yet started is impossible: the signals are blocked
+  // until g_child is set): this process dies by it once it has written about the run.
+  if (IsTerminating(sig) && (child <= 0 || (kill(child, 0) != 0 && errno == ESRCH))) g_after_exit.store(sig);
+  if (!from_terminal && child > 0) kill(child, sig);
+  errno = saved_errno;
 }
 
 // 0 if `path` is an executable regular file, else the errno execve would give: ENOENT when
@@ -88,6 +113,7 @@ bool FindProgram(const std::string& program, std::string* resolved, int* error) 
 LaunchResult RunAndWait(const std::vector<std::string>& argv,
                         const std::vector<std::pair<std::string, std::string>>& env) {
   LaunchResult result;
+  g_installed = false;
   if (argv.empty()) {
     result.exec_errno = ENOENT;
     result.error = "no command given";
@@ -100,14 +126,23 @@ LaunchResult RunAndWait(const std::vector<std::string>& argv,
     result.error = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
-  struct sigaction previous[NSIG];
+  g_received.store(0);
+  g_after_exit.store(0);
+  // Blocked from here until the parent knows the child's pid (and, in the child, until its
+  // own dispositions are back): a signal in between is held, never lost.
+  sigset_t forwarded;
+  sigemptyset(&forwarded);
+  for (int sig : kForwarded) sigaddset(&forwarded, sig);
+  sigprocmask(SIG_BLOCK, &forwarded, &g_previous_mask);
+  g_installed = true;
   for (int sig : kForwarded) {
     struct sigaction sa = {};
     sa.sa_sigaction = &Forward;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, &previous[sig]);
+    sigaction(sig, &sa, &g_previous[sig]);
   }
+  const pid_t parent = getpid();
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -116,10 +151,15 @@ LaunchResult RunAndWait(const std::vector<std::string>& argv,
   if (pid < 0) {
     result.exec_errno = errno;
     result.error = std::string("fork: ") + std::strerror(errno);
+    sigprocmask(SIG_SETMASK, &g_previous_mask, nullptr);
   } else if (pid == 0) {
     close(exec_pipe[0]);
+    // Not orphaned if this process is killed without a chance to forward (SIGKILL, OOM).
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(128 + SIGTERM);  // already gone before prctl took effect
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    for (int sig : kForwarded) sigaction(sig, &previous[sig], nullptr);
+    for (int sig : kForwarded) sigaction(sig, &g_previous[sig], nullptr);
+    sigprocmask(SIG_SETMASK, &g_previous_mask, nullptr);  // a signal sent to it meanwhile arrives now
     execvp(args[0], args.data());
     int err = errno;
     ssize_t ignored = write(exec_pipe[1], &err, sizeof(err));
@@ -127,6 +167,7 @@ LaunchResult RunAndWait(const std::vector<std::string>& argv,
     _exit(127);
   } else {
     g_child.store(pid);
+    sigprocmask(SIG_SETMASK, &g_previous_mask, nullptr);  // held signals are forwarded now
     result.pid = pid;
     close(exec_pipe[1]);
     exec_pipe[1] = -1;
@@ -153,8 +194,40 @@ LaunchResult RunAndWait(const std::vector<std::string>& argv,
   }
   close(exec_pipe[0]);
   if (exec_pipe[1] >= 0) close(exec_pipe[1]);
-  for (int sig : kForwarded) sigaction(sig, &previous[sig], nullptr);
+  // Hold the signals while the caller writes about the run (see the header).
+  sigset_t terminating;
+  sigemptyset(&terminating);
+  for (int sig : kTerminating) sigaddset(&terminating, sig);
+  sigprocmask(SIG_BLOCK, &terminating, nullptr);
+  result.received = g_received.load();
+  for (int sig : kTerminating) sigaction(sig, &g_previous[sig], nullptr);
+  for (int sig : kForwardedOnly) {
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(sig, &ignore, nullptr);
+  }
   return result;
+}
+
+void ReleaseSignals(const LaunchResult& r) {
+  if (!g_installed) return;
+  g_installed = false;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  for (int sig : kForwardedOnly) sigaction(sig, &g_previous[sig], nullptr);
+  sigprocmask(SIG_SETMASK, &g_previous_mask, nullptr);  // a signal held since the program exited arrives now
+  // The program died by the signal this process was sent, or one came when the program was
+  // already gone: die by it, as the default action would have.
+  int sig = g_after_exit.load();
+  if (sig == 0 && r.received != 0 && r.signal == r.received) sig = r.received;
+  if (sig == 0) return;
+  if ((g_previous[sig].sa_flags & SA_SIGINFO) == 0 && g_previous[sig].sa_handler == SIG_IGN) return;  // nohup
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);
 }
 
 std::string FindInjectionLibrary(std::string* tried) {

@@ -50,6 +50,7 @@ int RunMerge(int argc, char** argv) {
   app.add_flag("--no-color", style.no_color, "No colour in the terminal summary");
   app.add_flag("-v,--verbose", style.verbose, "Terminal summary with thresholds, sources and full kernel names");
   if (std::optional<int> done = ParseArgs(app, "merge", argc, argv)) return *done;
+  if (std::optional<int> empty = RefuseEmptyPaths(app, "merge", {"-o", "--html", "--markdown"})) return *empty;
 
   if (Status p = CheckOutputPaths(inputs, {paths.json, paths.html, paths.markdown}); !p.ok())
     return UsageError("merge", p.message());

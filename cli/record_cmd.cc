@@ -2,9 +2,12 @@
 //                 [--step-range-name NAME] [--tensor-metrics] -- CMD ARGS...
 //
 // Runs CMD (execvp, never a shell) with the injection library set in CUDA_INJECTION64_PATH
-// and NVTX_INJECTION64_PATH, forwards signals, and exits with CMD's exit code (128+N when a
-// signal killed it). The collector in each CUDA/NVTX process writes
-// DIR/<host>.<pid>[.rank<RANK>].amptrace; afterwards this command writes DIR/session.json.
+// and NVTX_INJECTION64_PATH (a value of the user's own is replaced with a warning), forwards
+// signals (SIGUSR1, SIGUSR2 and SIGALRM too, which do not end record), and exits with CMD's exit
+// code (128+N when a signal killed it; when that signal was sent to record itself, as Ctrl-C
+// is, record dies by it after writing session.json, so a shell loop around it stops). The
+// collector in each CUDA/NVTX process writes DIR/<host>.<pid>[.rank<RANK>].amptrace;
+// afterwards this command writes DIR/session.json. CMD gets SIGTERM if record is killed.
 //
 // Exit codes: CMD's own; 2 for a usage error or an unusable DIR (nothing is run), or when
 // session.json cannot be written after CMD exited 0; 127 when CMD does not exist, 126 when it
@@ -14,11 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <limits.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <optional>
@@ -30,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_write.h"
+#include "base/saturating.h"
 #include "base/step_range.h"
 #include "base/strings.h"
 #include "cli/cli_style.h"
@@ -135,6 +142,10 @@ const char* SignalName(int sig) {
     case SIGHUP: return "SIGHUP";
     case SIGQUIT: return "SIGQUIT";
     case SIGBUS: return "SIGBUS";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGALRM: return "SIGALRM";
+    case SIGPIPE: return "SIGPIPE";
     default: return "";
   }
 }
@@ -145,6 +156,171 @@ const char* SeverityText(AmpSeverity s) {
     case AmpSeverity::kWarning: return "warning";
     default: return "error";
   }
+}
+
+// How the run went, for session.json.
+struct SessionFacts {
+  std::chrono::system_clock::time_point started, ended;
+  int exit_code = 0;
+  int signal = 0;
+  std::string error;  // the program could not be run
+};
+
+// What the files of the run add up to.
+struct SessionTotals {
+  size_t files = 0;
+  uint64_t dropped = 0;  // saturates: never wraps to a small number
+  bool empty = false;
+};
+
+// Lines on stderr and entries in session.json for warnings: a directory any process can write
+// into may hold files with a million distinct warnings.
+constexpr size_t kMaxWarningLines = 20;
+constexpr size_t kMaxSessionWarnings = 1000;
+
+nlohmann::json FileJson(const RecordedFile& rf, uint64_t* dropped) {
+  nlohmann::json f;
+  f["file"] = SanitizeUtf8(rf.name);
+  *dropped = 0;
+  if (!rf.summary.ok()) {
+    f["error"] = SanitizeUtf8(rf.summary.status().message());
+    return f;
+  }
+  const AmptraceSummary& s = rf.summary.value();
+  *dropped = SaturatingAddU(SaturatingAddU(s.stats.cupti_dropped_records, s.stats.buffers_refused),
+                            s.stats.nvtx_events_dropped);
+  f["bytes"] = s.file_bytes;
+  f["pid"] = s.pid;
+  f["host"] = SanitizeUtf8(s.host);
+  f["rank"] = s.rank;
+  f["local_rank"] = s.local_rank;
+  f["world_size"] = s.world_size;
+  f["clean_end"] = s.clean_end;
+  f["records"] = s.records;
+  f["dropped_records"] = *dropped;
+  f["cupti_dropped_records"] = s.stats.cupti_dropped_records;
+  f["buffers_refused"] = s.stats.buffers_refused;
+  f["nvtx_events_dropped"] = s.stats.nvtx_events_dropped;
+  nlohmann::json by_type = nlohmann::json::object();
+  for (const auto& [type, count] : s.records_by_type) by_type[AmpChunkTypeName(type)] = count;
+  f["records_by_type"] = by_type;
+  nlohmann::json fw = nlohmann::json::array();
+  for (size_t i = 0; i < s.warnings.size() && i < kMaxSessionWarnings; ++i) {
+    const AmptraceWarning& w = s.warnings[i];
+    fw.push_back({{"code", SanitizeUtf8(w.code)}, {"severity", SeverityText(w.severity)}, {"message", SanitizeUtf8(w.message)}});
+  }
+  f["warnings"] = fw;
+  if (s.warnings.size() > kMaxSessionWarnings) f["warnings_omitted"] = s.warnings.size() - kMaxSessionWarnings;
+  return f;
+}
+
+nlohmann::json WarningsJson(const std::vector<RecordWarning>& found, bool* empty) {
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const RecordWarning& w : found) {
+    *empty |= w.empty_recording;
+    if (warnings.size() >= kMaxSessionWarnings) continue;
+    nlohmann::json names = nlohmann::json::array();
+    for (const std::string& f : w.files) names.push_back(SanitizeUtf8(f));
+    nlohmann::json j = {{"id", SanitizeUtf8(w.id)}, {"code", SanitizeUtf8(w.id)}, {"severity", w.severity},
+                        {"message", SanitizeUtf8(w.message)}, {"files", names}, {"empty_recording", w.empty_recording}};
+    // "file": the first file that has it (the field before "files" existed).
+    j["file"] = names.empty() ? nlohmann::json(nullptr) : names.front();
+    warnings.push_back(std::move(j));
+  }
+  return warnings;
+}
+
+// session.json: what ran, how it ended, and what each process's file says about itself.
+// `found` and `totals` are null when the program never ran (there are no files to read).
+Status WriteSession(const std::string& out_dir, const std::vector<std::string>& command, const std::string& library,
+                    const nlohmann::json& options, const SessionFacts& facts, const std::vector<std::string>& replaced,
+                    std::vector<RecordWarning>* found, SessionTotals* totals) {
+  nlohmann::json session;
+  session["schema"] = "ampscope.session/1";
+  nlohmann::json command_json = nlohmann::json::array();
+  for (const std::string& a : command) command_json.push_back(SanitizeUtf8(a));
+  session["command"] = command_json;
+  session["command_line"] = SanitizeUtf8(JoinCommand(command));
+  session["output_dir"] = SanitizeUtf8(out_dir);
+  session["injection_library"] = SanitizeUtf8(library);
+  nlohmann::json replaced_json = nlohmann::json::array();
+  for (const std::string& r : replaced) replaced_json.push_back(SanitizeUtf8(r));
+  session["replaced_environment"] = replaced_json;
+  session["start_time_unix_s"] = std::chrono::duration<double>(facts.started.time_since_epoch()).count();
+  session["duration_s"] = std::chrono::duration<double>(facts.ended - facts.started).count();
+  session["exit_code"] = facts.exit_code;
+  session["signal"] = facts.signal > 0 ? nlohmann::json(facts.signal) : nlohmann::json(nullptr);
+  if (facts.signal > 0) session["signal_name"] = SignalName(facts.signal);
+  if (!facts.error.empty()) session["error"] = SanitizeUtf8(facts.error);
+  session["options"] = options;
+
+  std::vector<RecordedFile> recorded;
+  if (found != nullptr)
+    for (const std::string& name : ListAmptraceFiles(out_dir))
+      recorded.push_back(RecordedFile{name, ReadAmptraceSummary(out_dir + "/" + name)});
+  nlohmann::json files = nlohmann::json::array();
+  SessionTotals sums;
+  sums.files = recorded.size();
+  for (const RecordedFile& rf : recorded) {
+    uint64_t dropped = 0;
+    files.push_back(FileJson(rf, &dropped));
+    sums.dropped = SaturatingAddU(sums.dropped, dropped);
+  }
+  std::vector<RecordWarning> warnings;
+  if (found != nullptr) warnings = CollectRecordWarnings(recorded);
+  session["files"] = files;
+  session["total_dropped_records"] = sums.dropped;
+  session["warnings"] = WarningsJson(warnings, &sums.empty);
+  if (warnings.size() > kMaxSessionWarnings) session["warnings_omitted"] = warnings.size() - kMaxSessionWarnings;
+  session["empty_recording"] = sums.empty;
+  if (found != nullptr) *found = std::move(warnings);
+  if (totals != nullptr) *totals = sums;
+  // Every string above went through SanitizeUtf8 (arguments and file names need not be UTF-8,
+  // JSON must be); `replace` keeps a missed one from aborting the dump.
+  return WriteFileAtomically(out_dir + "/session.json",
+                             session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+// Makes DIR (mkdir -p), or empties a reused one (-f: its .amptrace files and session.json).
+// An exit code after a one-line error, or nullopt.
+std::optional<int> PrepareOutputDir(const std::string& out_dir, bool force, bool* created) {
+  struct stat st;
+  if (stat(out_dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return UsageError(out_dir + " exists and is not a directory");
+    if (!force) {
+      std::fprintf(stderr, "ampscope record: output directory %s already exists (use -f to reuse it)\n", out_dir.c_str());
+      return 2;
+    }
+    for (const std::string& f : ListAmptraceFiles(out_dir)) unlink((out_dir + "/" + f).c_str());
+    unlink((out_dir + "/session.json").c_str());
+    return std::nullopt;
+  }
+  std::string error;
+  if (!MakeDirs(out_dir, &error)) {
+    std::fprintf(stderr, "ampscope record: cannot create the output directory: %s\n", error.c_str());
+    return 2;
+  }
+  *created = true;
+  return std::nullopt;
+}
+
+// A CUDA_INJECTION64_PATH (or NVTX_INJECTION64_PATH) of the user's own is replaced for this run
+// (the driver loads one injection library, and recording is what was asked for), never
+// silently: one warning each, and "NAME=value" for session.json.
+std::vector<std::string> ReplacedInjectionVariables(const std::string& library) {
+  std::vector<std::string> replaced;
+  for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
+    const char* own = std::getenv(name);
+    if (own == nullptr || *own == '\0' || own == library) continue;
+    char real[PATH_MAX];
+    if (realpath(own, real) != nullptr && library == real) continue;  // ours, by another name
+    std::fprintf(stderr,
+                 "ampscope record: warning: %s was set to %s; this run uses ampscope's collector instead (%s), as "
+                 "the CUDA driver loads one injection library; unset it to silence this\n",
+                 name, own, library.c_str());
+    replaced.push_back(std::string(name) + "=" + own);
+  }
+  return replaced;
 }
 
 int RunRecord(int argc, char** argv) {
@@ -186,6 +362,7 @@ int RunRecord(int argc, char** argv) {
   }
   if (option_count == argc) app.prefix_command();
   if (std::optional<int> done = ParseArgs(app, "record", option_count, argv)) return *done;
+  if (std::optional<int> empty = RefuseEmptyPaths(app, "record", {"-o"})) return *empty;
   if (option_count == argc) {
     command = app.remaining();
     if (!command.empty() && command[0].size() > 1 && command[0][0] == '-') {
@@ -232,24 +409,8 @@ int RunRecord(int argc, char** argv) {
   // The output directory.
   if (out_dir.empty()) out_dir = DefaultDir();
   out_dir = Absolute(out_dir);
-  struct stat st;
   bool created = false;
-  if (stat(out_dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) return UsageError(out_dir + " exists and is not a directory");
-    if (!force) {
-      std::fprintf(stderr, "ampscope record: output directory %s already exists (use -f to reuse it)\n", out_dir.c_str());
-      return 2;
-    }
-    for (const std::string& f : ListAmptraceFiles(out_dir)) unlink((out_dir + "/" + f).c_str());
-    unlink((out_dir + "/session.json").c_str());
-  } else {
-    std::string error;
-    if (!MakeDirs(out_dir, &error)) {
-      std::fprintf(stderr, "ampscope record: cannot create the output directory: %s\n", error.c_str());
-      return 2;
-    }
-    created = true;
-  }
+  if (std::optional<int> failed = PrepareOutputDir(out_dir, force, &created)) return *failed;
 
   std::vector<std::pair<std::string, std::string>> env = {
       {"CUDA_INJECTION64_PATH", library},
@@ -266,30 +427,8 @@ int RunRecord(int argc, char** argv) {
   if (!nvtx_capture.empty()) env.emplace_back("AMPSCOPE_CAPTURE_NVTX", nvtx_capture);
   if (tensor_metrics) env.emplace_back("AMPSCOPE_TENSOR_METRICS", "1");
 
-  const auto started = std::chrono::system_clock::now();
-  LaunchResult run = RunAndWait(command, env);
-  const auto ended = std::chrono::system_clock::now();
-  const int exit_code = ShellExitCode(run);
-  if (!run.started) {
-    std::fprintf(stderr, "ampscope record: cannot run '%s': %s\n", command[0].c_str(), run.error.c_str());
-    if (created) rmdir(out_dir.c_str());  // no partial output
-    return exit_code;
-  }
+  const std::vector<std::string> replaced = ReplacedInjectionVariables(library);
 
-  // session.json: what ran, how it ended, and what each process's file says about itself.
-  nlohmann::json session;
-  session["schema"] = "ampscope.session/1";
-  nlohmann::json command_json = nlohmann::json::array();
-  for (const std::string& a : command) command_json.push_back(SanitizeUtf8(a));
-  session["command"] = command_json;
-  session["command_line"] = SanitizeUtf8(JoinCommand(command));
-  session["output_dir"] = SanitizeUtf8(out_dir);
-  session["injection_library"] = SanitizeUtf8(library);
-  session["start_time_unix_s"] = std::chrono::duration<double>(started.time_since_epoch()).count();
-  session["duration_s"] = std::chrono::duration<double>(ended - started).count();
-  session["exit_code"] = exit_code;
-  session["signal"] = run.signal > 0 ? nlohmann::json(run.signal) : nlohmann::json(nullptr);
-  if (run.signal > 0) session["signal_name"] = SignalName(run.signal);
   nlohmann::json options;
   options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(steps));
   options["step_range_name"] = steps.empty() ? nlohmann::json(nullptr)
@@ -297,74 +436,40 @@ int RunRecord(int argc, char** argv) {
   options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(nvtx_capture));
   options["tensor_metrics"] = tensor_metrics;
   options["fail_on_empty"] = fail_on_empty;
-  session["options"] = options;
 
-  std::vector<RecordedFile> recorded;
-  for (const std::string& name : ListAmptraceFiles(out_dir))
-    recorded.push_back(RecordedFile{name, ReadAmptraceSummary(out_dir + "/" + name)});
-  nlohmann::json files = nlohmann::json::array();
-  uint64_t total_dropped = 0;
-  for (const RecordedFile& rf : recorded) {
-    nlohmann::json f;
-    f["file"] = SanitizeUtf8(rf.name);
-    if (!rf.summary.ok()) {
-      f["error"] = SanitizeUtf8(rf.summary.status().message());
-      files.push_back(f);
-      continue;
+  SessionFacts facts;
+  facts.started = std::chrono::system_clock::now();
+  LaunchResult run = RunAndWait(command, env);
+  facts.ended = std::chrono::system_clock::now();
+  facts.exit_code = ShellExitCode(run);
+  facts.signal = run.signal;
+  const int exit_code = facts.exit_code;
+  if (!run.started) {
+    std::fprintf(stderr, "ampscope record: cannot run '%s': %s\n", command[0].c_str(), run.error.c_str());
+    if (created) {
+      rmdir(out_dir.c_str());  // no partial output
+    } else {  // a reused directory (-f) says what happened to this run
+      facts.error = "cannot run '" + command[0] + "': " + run.error;
+      WriteSession(out_dir, command, library, options, facts, replaced, {}, nullptr);
     }
-    const AmptraceSummary& s = rf.summary.value();
-    const uint64_t dropped = s.stats.cupti_dropped_records + s.stats.buffers_refused + s.stats.nvtx_events_dropped;
-    total_dropped += dropped;
-    f["bytes"] = s.file_bytes;
-    f["pid"] = s.pid;
-    f["host"] = SanitizeUtf8(s.host);
-    f["rank"] = s.rank;
-    f["local_rank"] = s.local_rank;
-    f["world_size"] = s.world_size;
-    f["clean_end"] = s.clean_end;
-    f["records"] = s.records;
-    f["dropped_records"] = dropped;
-    f["cupti_dropped_records"] = s.stats.cupti_dropped_records;
-    f["buffers_refused"] = s.stats.buffers_refused;
-    f["nvtx_events_dropped"] = s.stats.nvtx_events_dropped;
-    nlohmann::json by_type = nlohmann::json::object();
-    for (const auto& [type, count] : s.records_by_type) by_type[AmpChunkTypeName(type)] = count;
-    f["records_by_type"] = by_type;
-    nlohmann::json fw = nlohmann::json::array();
-    for (const AmptraceWarning& w : s.warnings)
-      fw.push_back({{"code", SanitizeUtf8(w.code)}, {"severity", SeverityText(w.severity)}, {"message", SanitizeUtf8(w.message)}});
-    f["warnings"] = fw;
-    files.push_back(f);
+    ReleaseSignals(run);
+    return exit_code;
   }
-  const std::vector<RecordWarning> found = CollectRecordWarnings(recorded);
-  nlohmann::json warnings = nlohmann::json::array();
-  bool empty = false;
-  for (const RecordWarning& w : found) {
-    empty |= w.empty_recording;
-    nlohmann::json names = nlohmann::json::array();
-    for (const std::string& f : w.files) names.push_back(SanitizeUtf8(f));
-    nlohmann::json j = {{"id", SanitizeUtf8(w.id)}, {"code", SanitizeUtf8(w.id)}, {"severity", w.severity},
-                        {"message", SanitizeUtf8(w.message)}, {"files", names}, {"empty_recording", w.empty_recording}};
-    // "file": the first file that has it (the field before "files" existed).
-    j["file"] = names.empty() ? nlohmann::json(nullptr) : names.front();
-    warnings.push_back(std::move(j));
-  }
-  session["files"] = files;
-  session["total_dropped_records"] = total_dropped;
-  session["warnings"] = warnings;
-  session["empty_recording"] = empty;
-
-  // Every string above went through SanitizeUtf8 (arguments and file names need not be UTF-8,
-  // JSON must be); `replace` keeps a missed one from aborting the dump.
-  const Status written =
-      WriteFileAtomically(out_dir + "/session.json", session.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  for (const RecordWarning& w : found) std::fprintf(stderr, "%s\n", WarningLine(w, recorded.size()).c_str());
+  std::vector<RecordWarning> found;
+  SessionTotals totals;
+  const Status written = WriteSession(out_dir, command, library, options, facts, replaced, &found, &totals);
+  for (size_t i = 0; i < found.size() && i < kMaxWarningLines; ++i)
+    std::fprintf(stderr, "%s\n", WarningLine(found[i], totals.files).c_str());
+  if (found.size() > kMaxWarningLines)
+    std::fprintf(stderr, "ampscope record: ... and %zu more warnings (the first 1000 are in session.json)\n",
+                 found.size() - kMaxWarningLines);
   if (!written.ok()) std::fprintf(stderr, "ampscope record: cannot write session.json: %s\n", written.message().c_str());
-  std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", files.size(), out_dir.c_str(),
-               exit_code, total_dropped > 0 ? (", " + std::to_string(total_dropped) + " records dropped").c_str() : "");
+  std::fprintf(stderr, "ampscope record: %zu trace file(s) in %s (exit code %d%s)\n", totals.files, out_dir.c_str(),
+               exit_code, totals.dropped > 0 ? (", " + std::to_string(totals.dropped) + " records dropped").c_str() : "");
+  ReleaseSignals(run);  // dies here by the signal that ended the program, when it was sent to us
   if (exit_code != 0) return exit_code;  // the program's own failure says more than ours
   if (!written.ok()) return 2;
-  if (fail_on_empty && empty) {
+  if (fail_on_empty && totals.empty) {
     std::fprintf(stderr, "ampscope record: --fail-on-empty: the recording is empty (see above); exit %d\n",
                  kExitEmptyRecording);
     return kExitEmptyRecording;

@@ -4,10 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "base/read_file.h"
 
 namespace ampscope::gate {
 namespace {
@@ -171,12 +172,10 @@ StatusOr<json> ParseJsonText(std::string_view text, const std::string& display_n
 }
 
 StatusOr<json> LoadJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Status::Error(fmt::format("{}: read error: {}", path, std::strerror(errno)));
-  return ParseJsonText(buffer.str(), path);
+  // Capped as merge caps a summary: /dev/zero or a trace given by mistake is one line, not 16 GB.
+  StatusOr<std::string> text = ReadFileCapped(path, "a JSON file ampscope reads (a report or a gate config)");
+  if (!text.ok()) return text.status();
+  return ParseJsonText(*text, path);
 }
 
 Status ValidateReport(const json& report, const std::string& display_name, ReportUse use) {

@@ -68,7 +68,11 @@ json StepData(const json& r) {
   std::vector<std::string> labels;
   std::vector<double> dur_ms, busy, kbusy, tc;
   bool have_busy = false;
-  if (per_step.is_array() && !per_step.empty()) {
+  // A report of many steps lists some of them one by one (steps.listed): the chart then draws
+  // every step's duration from durations_us.
+  const json& listed = Section(r, "/steps/listed");
+  const bool truncated = listed.is_object() && listed.value("truncated", false);
+  if (per_step.is_array() && !per_step.empty() && !truncated) {
     for (size_t i = 0; i < per_step.size(); ++i) {
       const json& s = per_step[i];
       labels.push_back(s.is_object() && s.contains("number") && s["number"].is_number_integer()

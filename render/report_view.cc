@@ -189,7 +189,9 @@ std::string StepClock::At(double us, double origin_us) const {
   if (windows_.empty()) return "+" + DurationUs(us - origin_us);
   const Window* w = Find(us);
   if (w == nullptr) return DurationUs(windows_.front().start_us - us) + " before step " + std::to_string(windows_.front().number);
-  if (w == &windows_.back() && us > w->end_us) return "+" + DurationUs(us - w->end_us) + " after step " + std::to_string(w->number);
+  // Past the step's end: after the last one, or in a step the report does not list (a report of
+  // many steps lists some: steps.listed).
+  if (us > w->end_us) return "+" + DurationUs(us - w->end_us) + " after step " + std::to_string(w->number);
   return "step " + std::to_string(w->number) + " " + Offset(us, *w);
 }
 

@@ -20,6 +20,7 @@
 #include "reports/memory_snapshot_json.h"
 #include "reports/critical_path_json.h"
 #include "reports/roofline_json.h"
+#include "reports/step_list.h"
 
 #ifndef AMPSCOPE_VERSION
 #define AMPSCOPE_VERSION "0.1.0"
@@ -60,24 +61,26 @@ json UnitsOf(json units, bool no_steps) {
   return units;
 }
 
+json StepMetricsJson(const StepMetrics& s) {
+  json j = {{"number", s.number},
+            {"name", s.name},
+            {"start_us", static_cast<double>(s.start_ns) / 1e3},
+            {"end_us", static_cast<double>(s.end_ns) / 1e3},
+            {"duration_us", static_cast<double>(s.duration_ns()) / 1e3},
+            {"busy_pct", s.busy_pct},
+            {"kernel_busy_pct", s.kernel_busy_pct},
+            {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
+            {"kernels", s.kernels},
+            {"syncs", s.syncs}};
+  if (s.slowest_rank >= 0) j["slowest_rank"] = s.slowest_rank;
+  return j;
+}
+
 }  // namespace
 
 json PerStepJson(const std::vector<StepMetrics>& steps) {
   json out = json::array();
-  for (const StepMetrics& s : steps) {
-    json j = {{"number", s.number},
-              {"name", s.name},
-              {"start_us", static_cast<double>(s.start_ns) / 1e3},
-              {"end_us", static_cast<double>(s.end_ns) / 1e3},
-              {"duration_us", static_cast<double>(s.duration_ns()) / 1e3},
-              {"busy_pct", s.busy_pct},
-              {"kernel_busy_pct", s.kernel_busy_pct},
-              {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
-              {"kernels", s.kernels},
-              {"syncs", s.syncs}};
-    if (s.slowest_rank >= 0) j["slowest_rank"] = s.slowest_rank;
-    out.push_back(std::move(j));
-  }
+  for (const StepMetrics& s : steps) out.push_back(StepMetricsJson(s));
   return out;
 }
 
@@ -114,15 +117,31 @@ namespace {
 
 json StepsSection(const RankAnalysis& ra) {
   json steps;
+  // Each step one by one only for the steps that matter (reports/step_list.h): the first, the
+  // last and the longest. durations_us below keeps them all.
+  std::vector<double> window_us;
+  window_us.reserve(ra.steps.steps.size());
+  for (const StepWindow& s : ra.steps.steps) window_us.push_back(static_cast<double>(SpanOrZero(s.start_ns, s.end_ns)));
+  const std::vector<size_t> listed = ListedStepPositions(window_us);
   json windows = json::array();
-  for (const StepWindow& s : ra.steps.steps) {
+  for (size_t i : listed) {
+    const StepWindow& s = ra.steps.steps[i];
     windows.push_back({{"number", s.number},
                        {"name", s.name},
                        {"start_us", NsToUs(s.start_ns)},
                        {"end_us", NsToUs(s.end_ns)},
                        {"cpu_end_us", NsToUs(s.cpu_end_ns)}});
   }
+  std::vector<size_t> per_step_listed = listed;
+  if (ra.per_step.size() != ra.steps.steps.size()) {
+    std::vector<double> per_step_us;
+    for (const StepMetrics& s : ra.per_step) per_step_us.push_back(static_cast<double>(s.duration_ns()));
+    per_step_listed = ListedStepPositions(per_step_us);
+  }
+  json per_step = json::array();
+  for (size_t i : per_step_listed) per_step.push_back(StepMetricsJson(ra.per_step[i]));
   steps["count"] = ra.steps.steps.size();
+  steps["listed"] = ListedStepsJson(ra.steps.steps.size(), listed.size());
   steps["source"] = StepSourceName(ra.steps.source);
   const StepStats& st = ra.step_stats;
   if (!st.known()) {
@@ -144,7 +163,7 @@ json StepsSection(const RankAnalysis& ra) {
                        {"reason", f.reason}});
   steps["flagged"] = std::move(flagged);
   steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
-  steps["per_step"] = PerStepJson(ra.per_step);
+  steps["per_step"] = std::move(per_step);
   return steps;
 }
 

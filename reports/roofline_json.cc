@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzers/roofline/roofline_result.h"
+#include "reports/step_list.h"
 
 namespace ampscope {
 namespace {
@@ -77,8 +78,13 @@ json RooflineSection(const RankAnalysis& ra) {
               {"hfu_pct", Opt(s.hfu_pct, 3)},
               {"recompute_gflop", Sig(s.recompute_gflop)},
               {"activation_recompute", s.activation_recompute}};
+  // The steps that matter, as steps.windows lists them (reports/step_list.h).
+  std::vector<double> step_us;
+  step_us.reserve(r.steps.size());
+  for (const roofline::StepRoofline& st : r.steps) step_us.push_back(st.time_us);
   json steps = json::array();
-  for (const roofline::StepRoofline& st : r.steps) {
+  for (size_t i : ListedStepPositions(step_us)) {
+    const roofline::StepRoofline& st = r.steps[i];
     steps.push_back({{"step", st.number},
                      {"time_us", Num(st.time_us, 3)},
                      {"model_gflop", Sig(st.model_gflop)},
@@ -87,6 +93,7 @@ json RooflineSection(const RankAnalysis& ra) {
                      {"mfu_pct", Opt(st.mfu_pct, 3)},
                      {"hfu_pct", Opt(st.hfu_pct, 3)}});
   }
+  out["steps_listed"] = ListedStepsJson(r.steps.size(), steps.size());
   out["steps"] = std::move(steps);
   json ops = json::array();
   for (size_t i = 0; i < r.ops.size() && i < kRooflineReportOps; ++i) {

@@ -50,19 +50,31 @@ struct Writer {
 // Reading a summary back: a pull parser over the text (the trace readers' JSON scanner), straight
 // into the typed structs. A merge reads a thousand summaries of ~100 kB; building a DOM of each
 // first cost most of the merge.
+// A summary that cannot be read: what, and where (the byte offset in the file's text).
+struct SummaryError : std::runtime_error {
+  SummaryError(const std::string& what, uint64_t at) : std::runtime_error(what), offset(at) {}
+  uint64_t offset;
+};
+
 class Pull {
  public:
-  explicit Pull(std::string_view text) : s_(text.data(), text.data() + text.size()), begin_(text.data()) {}
+  // `text` starts `base` bytes into the summary (a member's raw value): errors name the offset
+  // in the whole file.
+  explicit Pull(std::string_view text, uint64_t base = 0)
+      : s_(text.data(), text.data() + text.size()), begin_(text.data()), base_(base) {}
 
   [[noreturn]] void Fail(const std::string& what) const {
-    throw std::runtime_error(what + " (byte " + std::to_string(s_.pos() - begin_) + ")");
+    throw SummaryError(what, base_ + static_cast<uint64_t>(s_.pos() - begin_));
   }
   void Check(js::Result r) {
     if (r == js::Result::kError) {
       s_.set_pos(s_.error_at());
       Fail(s_.error());
     }
-    if (r == js::Result::kNeedMore) Fail("unexpected end of the summary");
+    if (r == js::Result::kNeedMore) {  // the text ends inside a value: named at its end
+      s_.set_pos(s_.end());
+      Fail("unexpected end of the summary");
+    }
   }
   char Peek() {
     char c = 0;
@@ -87,6 +99,7 @@ class Pull {
     return v.text;
   }
   void Skip() { (void)Raw(); }
+  uint64_t Offset() const { return base_ + static_cast<uint64_t>(s_.pos() - begin_); }
   std::string String() {
     const js::Value v = Scalar(js::Kind::kString, "a string");
     if (!v.escaped) return std::string(v.text);
@@ -147,6 +160,7 @@ class Pull {
  private:
   js::Scanner s_;
   const char* begin_;
+  uint64_t base_ = 0;
 };
 
 // The walker of a struct's field list for one member of its object: reads the member into the
@@ -343,7 +357,7 @@ template <typename T> void FromScan(Pull& p, T& v) {
     });
     MissingField m{seen};
     SummaryFields(m, v);
-    if (m.missing != nullptr) throw std::runtime_error(std::string("missing field '") + m.missing + "'");
+    if (m.missing != nullptr) p.Fail(std::string("missing field '") + m.missing + "'");
   }
 }
 
@@ -517,52 +531,59 @@ std::string RankSummaryText(const RankAnalysis& rank, const AnalysisOptions& opt
 }
 
 StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string& path) {
+  // Every error names the file and the byte offset in its (uncompressed) text.
+  auto error = [&path](uint64_t offset, const std::string& what) {
+    return Status::Error(path + ": byte " + std::to_string(offset) + ": " + what);
+  };
   // First the top level only (each member's value is bracket-matched, not parsed): the schema
   // and version are checked before any of the rank is read.
   std::string_view options_text, rank_text, collectives_text;
   std::optional<std::string> schema, version;
+  uint64_t version_at = 0;
   try {
     summary::Pull top(text);
     top.Object([&](std::string_view key) {
       if (key == "schema" && top.Peek() == '"') schema = top.String();
-      else if (key == "tool_version" && top.Peek() == '"') version = top.String();
+      else if (key == "tool_version" && top.Peek() == '"') version_at = top.Offset(), version = top.String();
       else if (key == "analysis_options") options_text = top.Raw();
       else if (key == "rank") rank_text = top.Raw();
       else if (key == "collectives") collectives_text = top.Raw();
       else top.Skip();
     });
     top.End();
-  } catch (const std::exception&) {
-    bool json_value = true;  // JSON, but not an object of members (an array, a number ...)
-    try {
+  } catch (const summary::SummaryError&) {
+    try {  // JSON, but not an object of members (an array, a number ...), goes on to the schema check
       summary::Pull any(text);
       any.Skip();
       any.End();
-    } catch (const std::exception&) {
-      json_value = false;
+    } catch (const summary::SummaryError& e) {
+      return error(e.offset, std::string("not JSON (expected an ampscope rank summary): ") + e.what());
     }
-    if (!json_value) return Status::Error(path + ": not JSON (expected an ampscope rank summary)");
   }
   if (schema != kSummarySchema)
-    return Status::Error(path + ": not an ampscope rank summary (expected \"schema\": \"" + kSummarySchema + "\")");
+    return error(0, std::string("not an ampscope rank summary (expected \"schema\": \"") + kSummarySchema + "\")");
   if (version != AMPSCOPE_VERSION)
-    return Status::Error(path + ": written by ampscope " + version.value_or("?") + "; this is " + AMPSCOPE_VERSION +
-                         ": write the summaries again with this version");
+    return error(version_at, "written by ampscope " + version.value_or("?") + "; this is " + AMPSCOPE_VERSION +
+                                 ": write the summaries again with this version");
+  auto at = [&text](std::string_view part) { return static_cast<uint64_t>(part.data() - text.data()); };
+  for (auto [name, raw] : {std::pair{"analysis_options", options_text}, {"rank", rank_text}, {"collectives", collectives_text}})
+    if (raw.empty()) return error(0, std::string("bad rank summary: missing field '") + name + "'");
   RankSummary out;
   try {
-    for (auto [name, raw] : {std::pair{"analysis_options", options_text}, {"rank", rank_text}, {"collectives", collectives_text}})
-      if (raw.empty()) throw std::runtime_error(std::string("missing field '") + name + "'");
-    summary::Pull options(options_text);
+    summary::Pull options(options_text, at(options_text));
     summary::FromScan(options, out.options);
-    summary::Pull rank(rank_text);
+    summary::Pull rank(rank_text, at(rank_text));
     summary::FromScan(rank, out.rank);
-    // The NCCL calls are a few kB a rank, read by their own field list (collectives_json.h).
-    const nlohmann::json collectives = nlohmann::json::parse(collectives_text);
-    if (Status c = RankCollectivesFromJson(collectives, &out.rank.collectives, &out.rank.comm); !c.ok())
-      return Status::Error(path + ": bad rank summary: " + c.message());
+  } catch (const summary::SummaryError& e) {
+    return error(e.offset, std::string("bad rank summary: ") + e.what());
   } catch (const std::exception& e) {
-    return Status::Error(path + ": bad rank summary: " + e.what());
+    return error(at(rank_text), std::string("bad rank summary: ") + e.what());
   }
+  // The NCCL calls are a few kB a rank, read by their own field list (collectives_json.h).
+  const nlohmann::json collectives = nlohmann::json::parse(collectives_text, nullptr, /*allow_exceptions=*/false);
+  if (collectives.is_discarded()) return error(at(collectives_text), "bad rank summary: \"collectives\" is not JSON");
+  if (Status c = RankCollectivesFromJson(collectives, &out.rank.collectives, &out.rank.comm); !c.ok())
+    return error(at(collectives_text), "bad rank summary: " + c.message());
   return out;
 }
 

@@ -59,7 +59,22 @@ const char* SyncTypeName(SyncType t) {
   }
 }
 
+Device* Trace::AddDevice(Device d) {
+  if (device_index.size() != devices.size()) {  // `devices` was edited directly: index it again
+    device_index.clear();
+    for (size_t i = 0; i < devices.size(); ++i) device_index.emplace(devices[i].id, static_cast<uint32_t>(i));
+  }
+  if (!device_index.emplace(d.id, static_cast<uint32_t>(devices.size())).second) return nullptr;
+  devices.push_back(std::move(d));
+  return &devices.back();
+}
+
 const Device* Trace::FindDevice(int32_t id) const {
+  if (device_index.size() == devices.size()) {
+    auto it = device_index.find(id);
+    if (it == device_index.end()) return nullptr;
+    if (it->second < devices.size() && devices[it->second].id == id) return &devices[it->second];
+  }
   for (const Device& d : devices)
     if (d.id == id) return &d;
   return nullptr;
@@ -119,6 +134,12 @@ void FinalizeTrace(Trace& trace, int threads) {
   if (resorted > 0)
     trace.diagnostics.Add(DiagCode::kUnsortedEvents, -1,
                           "input events were not in time order; sorted after reading");
+  // A kernel without a name (Kineto "" or a number, an unresolved nsys or .amptrace string id)
+  // is kept with "": counted here, once for every format.
+  uint64_t unnamed = 0;
+  for (const KernelEvent& k : trace.kernels) unnamed += trace.str(k.name).empty() ? 1 : 0;
+  trace.diagnostics.AddCount(DiagCode::kUnnamedKernel, unnamed, -1,
+                             std::to_string(unnamed) + " kernels without a usable name, kept with the name \"\"");
 
   // Nesting depth per (pid, tid, kind): a stack of open end times.
   std::unordered_map<uint64_t, std::vector<TimeNs>> open;

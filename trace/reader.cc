@@ -1,14 +1,19 @@
 #include "trace/reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "trace/formats/amptrace/amptrace_reader.h"
 #include "trace/formats/kineto/kineto_reader.h"
 #include "trace/formats/memory_snapshot/memory_snapshot.h"
 #include "trace/formats/ncu/ncu_reader.h"
 #include "trace/formats/nsys/nsys_reader.h"
+#include "trace/io/input_stream.h"
 
 namespace ampscope {
 
@@ -32,6 +37,36 @@ DetectedFormat Detect(const std::string& path, const unsigned char* head, size_t
   return DetectedFormat::kKineto;
 }
 
+
+KinetoReadOptions KinetoOptions(const ReadOptions& options) {
+  KinetoReadOptions kopts;
+  kopts.progress = options.progress;
+  kopts.threads = options.threads;
+  kopts.keep_other_events = options.keep_export_only_events;
+  kopts.keep_export_only_flows = options.keep_export_only_events;
+  return kopts;
+}
+
+// A pipe, FIFO, `<(...)` or stdin: the first bytes are read from the stream once and handed on
+// to the reader with the rest, never read again by reopening the path (they would be gone).
+StatusOr<Trace> ReadTraceStream(int fd, const std::string& name, const ReadOptions& options) {
+  StatusOr<std::string> head = ReadStreamPrefix(fd, kSniffBytes);
+  if (!head.ok()) {
+    ::close(fd);
+    return Status::Error(name + ": " + head.status().message());
+  }
+  const auto* bytes = reinterpret_cast<const unsigned char*>(head->data());
+  const DetectedFormat format = Detect(name, bytes, head->size());
+  if (format != DetectedFormat::kKineto) {
+    ::close(fd);
+    return Status::Error(name + ": byte 0: " +
+                         (format == DetectedFormat::kAmptrace ? "an .amptrace file" : "an Nsight Systems SQLite export") +
+                         " is read with seeks and cannot come through a pipe; save it to a file and name that file");
+  }
+  std::unique_ptr<ByteSource> source = MakeStreamByteSource(fd, std::move(*head));
+  return ReadKinetoTraceFromSource(*source, name, KinetoOptions(options));
+}
+
 }  // namespace
 
 InputKind DetectInputKind(const std::string& path) {
@@ -39,15 +74,29 @@ InputKind DetectInputKind(const std::string& path) {
 }
 
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+  // "-" is stdin: `zcat t.json.gz | ampscope analyze -`.
+  const bool stdin_input = path == "-";
+  const std::string name = stdin_input ? "stdin" : path;
+  const int fd = stdin_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Error(name + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::Error(name + ": cannot stat: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return ReadTraceStream(fd, name, options);
   unsigned char head[kSniffBytes] = {0};
-  const size_t n = std::fread(head, 1, sizeof(head), f);
-  std::fclose(f);
-  if (LooksLikePickle(head, n) || DetectInputKind(path) == InputKind::kMemorySnapshot)
+  ssize_t n = 0;
+  do {
+    n = ::pread(fd, head, sizeof(head), 0);
+  } while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (stdin_input) return ReadTrace("/dev/stdin", options);  // `< file`: a file, read as any file
+  if (LooksLikePickle(head, n > 0 ? static_cast<size_t>(n) : 0) || DetectInputKind(path) == InputKind::kMemorySnapshot)
     return Status::Error(path + ": byte 0: a PyTorch memory snapshot (pickle), not a trace: give it to `ampscope analyze` "
                          "alone or beside the trace of the same run");
-  switch (Detect(path, head, n)) {
+  switch (Detect(path, head, n > 0 ? static_cast<size_t>(n) : 0)) {
     case DetectedFormat::kAmptrace: return ReadAmptrace(path);
     case DetectedFormat::kNsys: return ReadNsysInput(path, {options.progress});
     case DetectedFormat::kKineto: break;
@@ -59,12 +108,7 @@ StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options) {
                              ? path + ": an Nsight Compute CSV, not a trace: analyse it alone (`ampscope analyze " + path +
                                    "`) or beside a trace of the same run (`--ncu " + path + "`)"
                              : NcuRefusalMessage(path, ncu));
-  KinetoReadOptions kopts;
-  kopts.progress = options.progress;
-  kopts.threads = options.threads;
-  kopts.keep_other_events = options.keep_export_only_events;
-  kopts.keep_export_only_flows = options.keep_export_only_events;
-  return ReadKinetoTrace(path, kopts);
+  return ReadKinetoTrace(path, KinetoOptions(options));
 }
 
 }  // namespace ampscope

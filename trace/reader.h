@@ -32,6 +32,9 @@ InputKind DetectInputKind(const std::string& path);
 // or gzip'd Kineto JSON. A memory snapshot is refused (read it with ReadMemorySnapshot). A .nsys-rep / .qdrep
 // report is refused with the command that exports it; so is an .ncu-rep, and an Nsight Compute CSV is named as
 // one (read it with ReadNcuCsv).
+// `path` may be a pipe, a FIFO or `<(...)`, and "-" is stdin (`zcat t.json.gz | ampscope
+// analyze -`): the format is told from the stream's own first bytes, which the reader then
+// gets with the rest (Kineto JSON, plain or gzip'd; .amptrace and SQLite need a file).
 StatusOr<Trace> ReadTrace(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace ampscope

@@ -34,7 +34,10 @@ Insert& Insert::Real(double v) {
 }
 
 Insert& Insert::Text(std::string_view v) {
-  if (stmt_ != nullptr) sqlite3_bind_text(stmt_, next_, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  // sqlite3_bind_text binds SQL NULL for a null pointer, which an empty string_view may hold (a
+  // kernel with an empty or unresolved name): "" is text, and NOT NULL columns must take it.
+  if (stmt_ != nullptr)
+    sqlite3_bind_text(stmt_, next_, v.data() != nullptr ? v.data() : "", static_cast<int>(v.size()), SQLITE_STATIC);
   ++next_;
   return *this;
 }

@@ -6,12 +6,19 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -155,6 +162,170 @@ TEST(AtomicWrite, DirectoryAndMissingParentAreErrors) {
   EXPECT_EQ(st.message(), dir + "/missing/r.json: cannot write: No such file or directory");
 }
 
+// Issue 38: a rename that failed half-way through the set removed the outputs already renamed,
+// the user's earlier r.json with them. Here the second output's directory disappears between
+// the writing and the commit (its writer's neighbour moves it away), so r.json is renamed into
+// place and r.html's rename fails: r.json must be the old file again, byte for byte.
+TEST(AtomicWrite, AFailedRenameLeavesEveryEarlierFileAsItWas) {
+  const std::string dir = MakeTempDir("atomic_write");
+  ASSERT_EQ(::mkdir((dir + "/html").c_str(), 0755), 0);
+  WriteFile(dir + "/r.json", "OLD report\n");
+  Status st = WriteOutputs({TextOutput(dir + "/r.json", "new report"), TextOutput(dir + "/html/r.html", "new html"),
+                            {dir + "/r.md", [&](std::ostream& out) {
+                               // r.html's temporary is written by now; its directory goes away.
+                               EXPECT_EQ(::rename((dir + "/html").c_str(), (dir + "/moved").c_str()), 0);
+                               out << "new md";
+                               return Status::Ok();
+                             }}});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind(dir + "/html/r.html: cannot rename into place: ", 0), 0u) << st.message();
+  EXPECT_EQ(ReadFile(dir + "/r.json"), "OLD report\n");
+  // Neither the new r.md, nor a temporary or a kept copy of r.json, is left in dir.
+  EXPECT_EQ(List(dir), (std::vector<std::string>{"moved", "r.json"}));
+}
+
+// The issue's own case: `chattr +i r.html`, then a set with r.json and r.html. The immutable
+// file can be neither replaced nor kept aside: the set fails before anything is replaced.
+TEST(AtomicWrite, AnImmutableOutputFailsTheSetAndKeepsTheEarlierFiles) {
+  const std::string dir = MakeTempDir("atomic_write");
+  WriteFile(dir + "/r.json", "OLD\n");
+  WriteFile(dir + "/r.html", "old html\n");
+  const int fd = ::open((dir + "/r.html").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  int flags = 0;
+  const bool immutable = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+                         (flags |= FS_IMMUTABLE_FL, ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0);
+  if (!immutable) {
+    ::close(fd);
+    GTEST_SKIP() << "chattr +i needs CAP_LINUX_IMMUTABLE and a file system with the flag; "
+                    "AFailedRenameLeavesEveryEarlierFileAsItWas covers the rollback everywhere";
+  }
+  Status st = WriteOutputs({TextOutput(dir + "/r.json", "new"), TextOutput(dir + "/r.html", "new html")});
+  flags &= ~FS_IMMUTABLE_FL;
+  ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  ::close(fd);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), dir + "/r.html: cannot replace: Operation not permitted");
+  EXPECT_EQ(ReadFile(dir + "/r.json"), "OLD\n");
+  EXPECT_EQ(ReadFile(dir + "/r.html"), "old html\n");
+  EXPECT_EQ(List(dir), (std::vector<std::string>{"r.html", "r.json"}));
+}
+
+TEST(AtomicWrite, AReplacedFileKeepsItsMode) {
+  const std::string dir = MakeTempDir("atomic_write");
+  WriteFile(dir + "/private.json", "old");
+  ASSERT_EQ(::chmod((dir + "/private.json").c_str(), 0600), 0);
+  WriteFile(dir + "/shared.json", "old");
+  ASSERT_EQ(::chmod((dir + "/shared.json").c_str(), 0664), 0);
+  const mode_t umask_was = ::umask(022);
+  Status st = WriteOutputs({TextOutput(dir + "/private.json", "new"), TextOutput(dir + "/shared.json", "new"),
+                            TextOutput(dir + "/fresh.json", "new")});
+  ::umask(umask_was);
+  ASSERT_TRUE(st.ok()) << st.message();
+  struct stat a, b, c;
+  ASSERT_EQ(::stat((dir + "/private.json").c_str(), &a), 0);
+  ASSERT_EQ(::stat((dir + "/shared.json").c_str(), &b), 0);
+  ASSERT_EQ(::stat((dir + "/fresh.json").c_str(), &c), 0);
+  EXPECT_EQ(a.st_mode & 07777, 0600u);  // was 0644 (0666 less the umask) before issue 38
+  EXPECT_EQ(b.st_mode & 07777, 0664u);
+  EXPECT_EQ(c.st_mode & 07777, 0644u);  // a new file: 0666 less the umask, as open(2) gives
+  EXPECT_EQ(ReadFile(dir + "/private.json"), "new");
+}
+
+// Runs WriteOutputs in a child whose writer stops half-way (it has written the first output's
+// temporary) and tells the parent, which sends `sig`. Returns the child's wait status.
+int InterruptedWrite(const std::string& dir, int sig, void (*setup)()) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(ready[0]);
+    if (setup != nullptr) setup();
+    Status st = WriteOutputs({TextOutput(dir + "/r.json", std::string(100000, 'x')),
+                              {dir + "/r.html", [&](std::ostream& out) {
+                                 out << "half";
+                                 out.flush();
+                                 if (::write(ready[1], "r", 1) != 1) ::_exit(90);
+                                 ::usleep(300 * 1000);  // the signal comes meanwhile
+                                 out << " and the rest";
+                                 return Status::Ok();
+                               }}});
+    ::_exit(st.ok() ? 0 : 91);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool started = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  if (started) ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+// Issue 38: Ctrl-C or SIGTERM during the writes left hidden ".r.json.ampscope-tmp.PID.N" files
+// (~320 MB a run on a 400 MB trace). They are removed, and the process dies by that signal.
+TEST(AtomicWrite, ASignalDuringTheWritesRemovesTheTemporariesAndKillsBySameSignal) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(strsignal(sig));
+    const std::string dir = MakeTempDir("atomic_write");
+    WriteFile(dir + "/r.json", "old");
+    const int status = InterruptedWrite(dir, sig, nullptr);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    EXPECT_EQ(WTERMSIG(status), sig);  // a shell reports 128+N
+    EXPECT_EQ(List(dir), (std::vector<std::string>{"r.json"}));
+    EXPECT_EQ(ReadFile(dir + "/r.json"), "old");
+  }
+}
+
+void IgnoreSighup() { ::signal(SIGHUP, SIG_IGN); }
+void ExitFromOwnHandler() {
+  ::signal(SIGTERM, [](int) { ::_exit(42); });
+}
+
+TEST(AtomicWrite, AnIgnoredSignalStaysIgnoredAndAnOwnHandlerStillRuns) {
+  // nohup: SIGHUP ignored, the set is written whole.
+  const std::string dir = MakeTempDir("atomic_write");
+  int status = InterruptedWrite(dir, SIGHUP, &IgnoreSighup);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(ReadFile(dir + "/r.html"), "half and the rest");
+  // A handler the program had: called after the temporaries are gone.
+  const std::string dir2 = MakeTempDir("atomic_write");
+  status = InterruptedWrite(dir2, SIGTERM, &ExitFromOwnHandler);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+  EXPECT_TRUE(List(dir2).empty());
+}
+
+// Issue 38: a FIFO output with no reader blocked in open(2) for ever. It is waited for, then
+// the set fails with a line that says so, and the regular outputs are not written.
+TEST(AtomicWrite, AFifoWithoutAReaderIsABoundedWaitThenAnError) {
+  const std::string dir = MakeTempDir("atomic_write");
+  const std::string fifo = dir + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  WriteOptions options;
+  options.fifo_wait_ms = 200;
+  const auto start = std::chrono::steady_clock::now();
+  Status st = WriteOutputs({TextOutput(dir + "/r.json", "r"), TextOutput(fifo, "x")}, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), fifo + ": no process is reading this FIFO (waited 0.2 s); start its reader first, or name a file");
+  EXPECT_GE(seconds, 0.2);
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_EQ(List(dir), (std::vector<std::string>{"pipe"}));
+  // A reader that comes during the wait gets the bytes.
+  options.fifo_wait_ms = 5000;
+  std::string received;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    received = ReadFile(fifo);
+  });
+  st = WriteOutputs({TextOutput(fifo, "late reader")}, options);
+  reader.join();
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(received, "late reader");
+}
+
 TEST(CheckOutputPaths, RefusesAnOutputThatIsAnInput) {
   const std::string dir = MakeTempDir("output_paths");
   const std::string trace = dir + "/t.json.gz";
@@ -187,6 +358,35 @@ TEST(CheckOutputPaths, RefusesTwoOutputsOnOneFile) {
   EXPECT_EQ(st.message(), dir + "//r.html: is given for two outputs (also as " + dir + "/r.html)");
   // Character devices may be named twice (checked, not written).
   EXPECT_TRUE(CheckOutputPaths({}, {"/dev/null", "/dev/null"}).ok());
+}
+
+// Issue 38: a missing or read-only output directory was found only after the analysis, when the
+// temporaries were created. CheckOutputPaths, which the commands call before reading, says so.
+TEST(CheckOutputPaths, AMissingOrUnwritableDirectoryIsAnError) {
+  const std::string dir = MakeTempDir("output_paths");
+  Status st = CheckOutputPaths({}, {dir + "/missing/r.json"});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), dir + "/missing/r.json: cannot write into " + dir + "/missing: No such file or directory");
+  WriteFile(dir + "/file", "x");
+  st = CheckOutputPaths({}, {dir + "/file/r.json"});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), dir + "/file/r.json: cannot write into " + dir + "/file: Not a directory");
+  ASSERT_EQ(::mkdir((dir + "/ro").c_str(), 0555), 0);
+  ASSERT_EQ(::chmod((dir + "/ro").c_str(), 0555), 0);
+  // root writes anywhere: the check then runs as "nobody" in a child.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && ::setuid(65534) != 0) ::_exit(90);
+    Status ro = CheckOutputPaths({}, {dir + "/ro/r.json"});
+    const std::string want = dir + "/ro/r.json: cannot write into " + dir + "/ro: Permission denied";
+    ::_exit(ro.ok() ? 1 : ro.message() == want ? 0 : 2);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: accepted, 2: another message, 90: setuid failed";
+  // A file name without a directory is in the working directory; devices need none.
+  EXPECT_TRUE(CheckOutputPaths({}, {"/dev/null", dir + "/ok.json"}).ok());
 }
 
 }  // namespace

@@ -377,7 +377,7 @@ TEST_F(AnalyzeCli, MergeOfSummariesEqualsAnalyzeTogether) {
   EXPECT_EQ(RunAmpscope("analyze " + dir_ + "/a.json " + dir_ + "/b.json -q --summary-out " + dir_ + "/x.sum").exit_code, 2);
   RunResult not_summary = RunAmpscope("merge " + dir_ + "/merged.json -q");
   EXPECT_EQ(not_summary.exit_code, 2);
-  EXPECT_NE(not_summary.out.find("merged.json: not an ampscope rank summary"), std::string::npos) << not_summary.out;
+  EXPECT_NE(not_summary.out.find("merged.json: byte 0: not an ampscope rank summary"), std::string::npos) << not_summary.out;
 }
 
 // Rank `rank` of a world of `world`: 8 ProfilerSteps of 100 ms, the first 2 s longer with a 60 ms

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -108,6 +110,64 @@ TEST(RecordExitCodesTest, CuptiActiveWithoutKernelsIsZeroKernels) {
   bool found = false;
   for (const auto& warning : session["warnings"]) found |= warning["id"] == "zero_kernels";
   EXPECT_TRUE(found) << session.dump(2);
+}
+
+// Issue 38: the total of dropped records is a sum of three counters per file and of the files;
+// 2^63 + 2^63 wrapped to 0 and the run looked lossless. It saturates at 2^64 - 1 instead.
+TEST(RecordExitCodesTest, DroppedRecordCountsSaturateInsteadOfWrapping) {
+  const std::string base = testing::MakeTempDir("recorddrop");
+  const std::string file = base + "/host.42.amptrace";
+  AmptraceHeaderInfo h;
+  h.cupti_version = 130001;
+  h.pid = 42;
+  h.host = "host";
+  auto w = AmptraceWriter::Create(file, h);
+  ASSERT_TRUE(w.ok());
+  AmpFooterRecord footer;
+  std::memset(&footer, 0, sizeof(footer));
+  footer.stats.cupti_dropped_records = uint64_t{1} << 63;
+  footer.stats.buffers_refused = uint64_t{1} << 63;
+  ASSERT_TRUE((*w)->Finish(footer).ok());
+  const std::string dir = base + "/out";
+  auto r = Record({"-o", dir, "--", "cp", file, dir + "/"});
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  auto session = nlohmann::json::parse(testing::ReadFile(dir + "/session.json"));
+  EXPECT_EQ(session["files"][0]["dropped_records"].get<uint64_t>(), UINT64_MAX);
+  EXPECT_EQ(session["total_dropped_records"].get<uint64_t>(), UINT64_MAX);
+  EXPECT_NE(r.err.find("18446744073709551615 records dropped"), std::string::npos) << r.err;
+}
+
+// Issue 38: grouping the files' warnings searched the list for each one: 160k distinct codes
+// took 40 s after the program exited. 50k here (about 6 s before; well under one now), and the
+// output stays bounded: 20 lines on stderr, 1,000 entries in session.json, the rest counted.
+TEST(RecordExitCodesTest, ManyDistinctWarningsAreGroupedInLinearTimeAndBounded) {
+  const std::string base = testing::MakeTempDir("recordwarn");
+  const std::string file = base + "/host.43.amptrace";
+  AmptraceHeaderInfo h;
+  h.cupti_version = 130001;
+  h.pid = 43;
+  h.host = "host";
+  auto w = AmptraceWriter::Create(file, h);
+  ASSERT_TRUE(w.ok());
+  constexpr int kCodes = 50000;
+  for (int i = 0; i < kCodes; ++i) (*w)->AddWarning(AmpSeverity::kInfo, "code_" + std::to_string(i), "m");
+  AmpFooterRecord footer;
+  std::memset(&footer, 0, sizeof(footer));
+  ASSERT_TRUE((*w)->Finish(footer).ok());
+  const std::string dir = base + "/out";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = Record({"-o", dir, "--", "cp", file, dir + "/"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code(), 0) << r.err.substr(0, 2000);
+  EXPECT_LT(seconds, 4.0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 22) << r.err.substr(0, 2000);  // 20 + "... and N more" + summary
+  EXPECT_NE(r.err.find("ampscope record: ... and 49980 more warnings (the first 1000 are in session.json)"), std::string::npos);
+  auto session = nlohmann::json::parse(testing::ReadFile(dir + "/session.json"));
+  EXPECT_EQ(session["warnings"].size(), 1000u);
+  EXPECT_EQ(session["warnings_omitted"], kCodes - 1000);
+  EXPECT_EQ(session["warnings"][999]["code"], "code_999");  // in the files' order
+  EXPECT_EQ(session["files"][0]["warnings"].size(), 1000u);
+  EXPECT_EQ(session["files"][0]["warnings_omitted"], kCodes - 1000);
 }
 
 }  // namespace

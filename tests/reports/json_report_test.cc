@@ -9,6 +9,7 @@
 #include "analyzers/analyze.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
+#include "support/trace_builder.h"
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
@@ -311,6 +312,62 @@ TEST(JsonReport, TypedEvidenceAndUnits) {
       EXPECT_EQ(item["unit"], "% of window");
     }
   }
+}
+
+}  // namespace
+}  // namespace ampscope
+
+namespace ampscope {
+namespace {
+
+// Issue 38: 200,000 ProfilerSteps in a 78 MB trace wrote every step several times (a 226 MB
+// report, 1.5 GB to build). The per-step lists are bounded; durations_us keeps every step. A
+// built trace with 1,000 steps, other names than the shared traces: steps 300..399 last 3 ms,
+// the others 1 ms, so the 100 longest are exactly those (chosen by hand, not by the code).
+TEST(JsonReportSteps, PerStepListsAreBoundedAndSayWhatTheyLeftOut) {
+  testing::TraceBuilder b;
+  b.AddA100();
+  constexpr int kSteps = 1000;
+  TimeNs t = 0;
+  for (int i = 0; i < kSteps; ++i) {
+    const TimeNs len = testing::Us(i >= 300 && i < 400 ? 3000 : 1000);
+    b.AddRange("ProfilerStep#" + std::to_string(i + 7), t, t + len);
+    b.LaunchKernel("my_gemm_kernel_f16", t + 10000, 5000, t + 20000, t + 500000);
+    t += len;
+  }
+  AnalysisOptions options;
+  JobAnalysis job = AnalyzeJob({b.Build()}, options);
+  const json report = BuildJsonReport(job, options, 1, /*with_ranks=*/true);
+  const json& steps = report["steps"];
+  EXPECT_EQ(steps["count"], kSteps);
+  EXPECT_EQ(steps["durations_us"].size(), static_cast<size_t>(kSteps));  // every step, for the gate
+  EXPECT_EQ(steps["listed"]["count"], kSteps);
+  EXPECT_EQ(steps["listed"]["listed"], 200);
+  EXPECT_EQ(steps["listed"]["truncated"], true);
+  ASSERT_EQ(steps["windows"].size(), 200u);
+  ASSERT_EQ(steps["per_step"].size(), 200u);
+  // First 50 (numbers 7..56), the 100 long ones (307..406), the last 50 (957..1006), in order.
+  std::vector<int64_t> want;
+  for (int i = 0; i < 50; ++i) want.push_back(i + 7);
+  for (int i = 300; i < 400; ++i) want.push_back(i + 7);
+  for (int i = 950; i < 1000; ++i) want.push_back(i + 7);
+  std::vector<int64_t> windows, per_step;
+  for (const json& w : steps["windows"]) windows.push_back(w["number"].get<int64_t>());
+  for (const json& s : steps["per_step"]) per_step.push_back(s["number"].get<int64_t>());
+  EXPECT_EQ(windows, want);
+  EXPECT_EQ(per_step, want);
+  // The rank's own section is bounded the same way.
+  ASSERT_EQ(report["ranks"].size(), 1u);
+  EXPECT_EQ(report["ranks"][0]["steps"]["windows"].size(), 200u);
+  EXPECT_EQ(report["ranks"][0]["steps"]["listed"]["truncated"], true);
+  // A trace with few steps lists them all, and says so.
+  testing::TraceBuilder small;
+  small.AddA100();
+  for (int i = 0; i < 3; ++i) small.AddRange("ProfilerStep#" + std::to_string(i), testing::Us(i * 1000), testing::Us(i * 1000 + 1000));
+  JobAnalysis few = AnalyzeJob({small.Build()}, options);
+  const json r3 = BuildJsonReport(few, options);
+  EXPECT_EQ(r3["steps"]["windows"].size(), 3u);
+  EXPECT_EQ(r3["steps"]["listed"]["truncated"], false);
 }
 
 }  // namespace

@@ -16,8 +16,12 @@ Device& TraceBuilder::AddDevice(int32_t id, const std::string& name, int32_t cc_
   d.vendor = GpuVendor::kNvidia;
   d.cc_major = cc_major;
   d.cc_minor = cc_minor;
-  t_.devices.push_back(d);
-  return t_.devices.back();
+  // AddDevice refuses a second device with the same id; a test that adds one replaces it.
+  if (Device* existing = t_.FindDevice(id)) {
+    *existing = d;
+    return *existing;
+  }
+  return *t_.AddDevice(d);
 }
 
 Range& TraceBuilder::AddRange(std::string_view name, TimeNs start, TimeNs end, RangeKind kind, int64_t tid,

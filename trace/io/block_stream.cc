@@ -95,6 +95,11 @@ void BlockStream::Release(uint64_t offset) {
   room_cv_.notify_all();
 }
 
+uint64_t BlockStream::peak_buffered_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return published_.peak_bytes;
+}
+
 uint64_t BlockStream::raw_bytes_done() const {
   std::lock_guard<std::mutex> lock(mu_);
   return published_.raw_done;
@@ -165,6 +170,7 @@ void BlockStream::Produce() {
     if (filled > 0) {
       published_.blocks.push_back(Block{std::move(data), filled});
       published_.bytes += filled;
+      published_.peak_bytes = std::max<uint64_t>(published_.peak_bytes, published_.blocks.size() * options_.block_bytes);
     }
     published_.raw_done = raw_done;
     if (!error.ok() || eof) {

@@ -48,6 +48,7 @@ class BlockStream final : public SharedInput {
   uint64_t raw_bytes_done() const override;
   uint64_t raw_bytes_total() const override { return raw_total_; }
   bool direct() const override { return false; }
+  uint64_t peak_buffered_bytes() const override;
   bool compressed() const { return compressed_; }
   // An estimate of the whole input's uncompressed size from the ratio so far (0 before the
   // first block).
@@ -79,6 +80,7 @@ class BlockStream final : public SharedInput {
     uint64_t first_block = 0;
     uint64_t bytes = 0;                  // uncompressed bytes in blocks published so far
     uint64_t raw_done = 0;               // source_.raw_bytes_done() after the last block
+    uint64_t peak_bytes = 0;             // the most bytes the published blocks held at once
     bool ended = false;                  // no more blocks: end of input, or error
     Status error;
   } published_;

@@ -61,6 +61,44 @@ class FileSource final : public ByteSource {
   uint64_t done_;
 };
 
+// A stream's first bytes (already read to tell the format), then the stream itself.
+class StreamSource final : public ByteSource {
+ public:
+  StreamSource(int fd, std::string prefix) : fd_(fd), prefix_(std::move(prefix)) {}
+  ~StreamSource() override { ::close(fd_); }
+  StatusOr<size_t> Read(char* dst, size_t capacity) override {
+    if (prefix_pos_ < prefix_.size()) {
+      const size_t n = std::min(capacity, prefix_.size() - prefix_pos_);
+      std::memcpy(dst, prefix_.data() + prefix_pos_, n);
+      prefix_pos_ += n;
+      done_ += n;
+      if (prefix_pos_ == prefix_.size()) {  // handed out: free it
+        std::string().swap(prefix_);
+        prefix_pos_ = 0;
+      }
+      return n;
+    }
+    while (true) {
+      const ssize_t n = ::read(fd_, dst, capacity);
+      if (n >= 0) {
+        done_ += static_cast<uint64_t>(n);
+        return static_cast<size_t>(n);
+      }
+      if (errno == EINTR) continue;
+      return Status::Error("byte " + std::to_string(done_) + ": read error: " + std::strerror(errno));
+    }
+  }
+  uint64_t raw_bytes_done() const override { return done_; }
+  uint64_t raw_bytes_total() const override { return 0; }  // a stream's size is not known
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  int fd_;
+  std::string prefix_;
+  size_t prefix_pos_ = 0;
+  uint64_t done_ = 0;
+};
+
 class StringSource final : public ByteSource {
  public:
   explicit StringSource(std::string_view data) : data_(data) {}
@@ -113,7 +151,7 @@ class ChunkLimitedSource final : public ByteSource {
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) { return OpenByteSource(path, GzipDecoder::kDefault); }
 
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, GzipDecoder decoder) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = path == "-" ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::Error(std::string("byte 0: cannot open: ") + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -125,11 +163,47 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, Gz
     ::close(fd);
     return Status::Error("byte 0: is a directory, not a trace file");
   }
+  if (!S_ISREG(st.st_mode)) {
+    // A pipe, FIFO or terminal: its first bytes can be read once only, so the gzip magic is
+    // read from the stream itself and handed on (reopening the path would lose them).
+    StatusOr<std::string> head = ReadStreamPrefix(fd, 2);
+    if (!head.ok()) {
+      ::close(fd);
+      return head.status();
+    }
+    auto stream = std::make_unique<StreamSource>(fd, std::move(*head));
+    if (StartsWithGzipMagic(stream->prefix().data(), stream->prefix().size()))
+      return MakeGzipByteSource(std::move(stream), decoder);
+    return std::unique_ptr<ByteSource>(std::move(stream));
+  }
   unsigned char magic[2] = {0, 0};
   ssize_t got = ::pread(fd, magic, sizeof(magic), 0);
   auto file = std::make_unique<FileSource>(std::make_shared<const Descriptor>(fd), static_cast<uint64_t>(st.st_size));
   if (got == 2 && StartsWithGzipMagic(magic, 2)) return MakeGzipByteSource(std::move(file), decoder);
   return std::unique_ptr<ByteSource>(std::move(file));
+}
+
+std::unique_ptr<ByteSource> MakeStreamByteSource(int fd, std::string prefix) {
+  const bool gzip = StartsWithGzipMagic(prefix.data(), prefix.size());
+  auto source = std::make_unique<StreamSource>(fd, std::move(prefix));
+  if (gzip) return MakeGzipByteSource(std::move(source), GzipDecoder::kDefault);
+  return source;
+}
+
+StatusOr<std::string> ReadStreamPrefix(int fd, size_t n) {
+  std::string prefix(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, prefix.data() + got, n - got);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Status::Error("byte " + std::to_string(got) + ": read error: " + std::strerror(errno));
+    }
+    got += static_cast<size_t>(r);
+  }
+  prefix.resize(got);
+  return prefix;
 }
 
 std::unique_ptr<ByteSource> MakeStringByteSource(std::string_view data) {

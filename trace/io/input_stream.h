@@ -60,6 +60,16 @@ bool StartsWithGzipMagic(const void* data, size_t n);
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, GzipDecoder decoder);
 
+// A source over an open descriptor that can only be read front to back (a pipe, a FIFO, a
+// terminal, `-` for stdin), whose first bytes the caller has already read to tell the format:
+// `prefix` is handed out first, then the rest of the stream, so nothing is read twice and
+// nothing is lost. Gzip'd data (the prefix starts with 1f 8b) is inflated. Owns `fd`.
+std::unique_ptr<ByteSource> MakeStreamByteSource(int fd, std::string prefix);
+
+// Reads up to `n` bytes from the front of a stream descriptor (fewer only at its end): what
+// MakeStreamByteSource's `prefix` is. Errors are "byte <offset>: read error: ...".
+StatusOr<std::string> ReadStreamPrefix(int fd, size_t n);
+
 // A source over `data` (which must outlive it); gzip'd data is inflated, as for files.
 std::unique_ptr<ByteSource> MakeStringByteSource(std::string_view data);
 std::unique_ptr<ByteSource> MakeStringByteSource(std::string_view data, GzipDecoder decoder);

@@ -37,6 +37,8 @@ class SharedInput {
   virtual uint64_t raw_bytes_total() const = 0;
   // True when each reader reads the input itself (the first kind above).
   virtual bool direct() const = 0;
+  // The most bytes held in memory at once for the readers (0 for direct readers).
+  virtual uint64_t peak_buffered_bytes() const { return 0; }
 };
 
 struct SharedInputOptions {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "trace/formats/amptrace/amptrace_chunk_file.h"
 #include "trace/time_bounds.h"
@@ -134,12 +135,7 @@ class TraceBuilder {
         std::vector<AmptraceWarning> warnings;
         if (!ParseWarnings(payload, &warnings))
           trace_.diagnostics.Add(DiagCode::kCorruptChunk, offset, "malformed warnings chunk");
-        for (const AmptraceWarning& w : warnings) {
-          trace_.diagnostics.AddFromInput(w.code, ToSeverity(w.severity), -1, w.message);
-          std::string& all = trace_.metadata.extra["collector_warnings"];
-          if (!all.empty()) all += "\n";
-          all += w.code + ": " + w.message;
-        }
+        for (const AmptraceWarning& w : warnings) Warning(w);
         break;
       }
       case AmpChunkType::kStats:
@@ -335,8 +331,29 @@ class TraceBuilder {
     trace_.metadata.clock_calibration.push_back(ClockCalibration{c.cupti_ns, c.monotonic_ns, c.realtime_ns});
   }
 
+  // A collector warning becomes a diagnostic with the file's own code. Any process can drop a
+  // file into the output folder: at most kMaxWarningCodes distinct codes are kept (each message
+  // cut to kMaxWarningChars), the rest counted as collector_warnings_capped.
+  void Warning(const AmptraceWarning& w) {
+    static constexpr size_t kMaxWarningCodes = 64;
+    static constexpr size_t kMaxWarningChars = 1024;
+    if (warning_codes_.count(w.code) == 0) {
+      if (warning_codes_.size() >= kMaxWarningCodes) {
+        trace_.diagnostics.Add(DiagCode::kCollectorWarningsCapped, -1,
+                               "collector warnings beyond the first " + std::to_string(kMaxWarningCodes) +
+                                   " distinct codes, e.g. " + w.code.substr(0, 64));
+        return;
+      }
+      warning_codes_.insert(w.code);
+      std::string& all = trace_.metadata.extra["collector_warnings"];
+      if (!all.empty()) all += "\n";
+      all += w.code + ": " + w.message.substr(0, kMaxWarningChars);
+    }
+    trace_.diagnostics.AddFromInput(w.code, ToSeverity(w.severity), -1, w.message.substr(0, kMaxWarningChars));
+  }
+
   void AddDevice(const AmpDeviceRecord& r, int64_t offset) {
-    if (trace_.FindDevice(static_cast<int32_t>(r.id)) != nullptr) return;
+    if (trace_.FindDevice(static_cast<int32_t>(r.id)) != nullptr) return;  // O(1): devices come through AddDevice
     Device d;
     d.id = static_cast<int32_t>(r.id);
     d.name = std::string(trace_.str(Str(r.name, offset)));
@@ -348,7 +365,7 @@ class TraceBuilder {
     d.max_threads_per_sm = static_cast<int32_t>(r.max_warps_per_sm * r.threads_per_warp);
     d.regs_per_sm = static_cast<int32_t>(r.max_registers_per_sm);
     d.shared_mem_per_sm = r.max_shared_memory_per_sm;
-    trace_.devices.push_back(std::move(d));
+    trace_.AddDevice(std::move(d));
   }
 
   void AddName(const AmpNameRecord& r, int64_t offset) {
@@ -607,6 +624,7 @@ class TraceBuilder {
   }
 
   Trace& trace_;
+  std::unordered_set<std::string> warning_codes_;  // distinct collector warning codes kept (Warning)
   int64_t pid_ = -1;
   std::unordered_map<uint32_t, StringId> strings_;
   std::unordered_map<uint32_t, int32_t> context_device_;

@@ -191,11 +191,9 @@ void TraceBuilder::ReadDeviceProperties(const nlohmann::json& list, bool old_key
     d.shared_mem_per_sm =
         get_int(p, {"sharedMemPerMultiprocessor", "sharedMemPerMultiProcessor", "maxSharedMemoryPerMultiProcessor"}, -1);
     (void)old_keys;
-    if (trace_.FindDevice(d.id) != nullptr) {
-      Diag(DiagCode::kDuplicateMetadata, nullptr, "deviceProperties lists device " + std::to_string(d.id) + " twice");
-      continue;
-    }
-    trace_.devices.push_back(std::move(d));
+    const int32_t id = d.id;
+    if (trace_.AddDevice(std::move(d)) == nullptr)
+      Diag(DiagCode::kDuplicateMetadata, nullptr, "deviceProperties lists device " + std::to_string(id) + " twice");
   }
 }
 
@@ -245,7 +243,7 @@ void TraceBuilder::FinishDevices() {
       Device d;
       d.id = id;
       d.vendor = evidence_.amd ? GpuVendor::kAmd : evidence_.cuda ? GpuVendor::kNvidia : GpuVendor::kUnknown;
-      trace_.devices.push_back(d);
+      trace_.AddDevice(d);
     }
   }
   // No compute capability (no deviceProperties, or one without computeMajor): the lowest NVIDIA

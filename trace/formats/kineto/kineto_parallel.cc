@@ -30,6 +30,8 @@ constexpr size_t kPieceMaxWindowBytes = size_t{64} << 20;
 constexpr size_t kPieceWindowBytes = size_t{1} << 20;
 constexpr size_t kMinPieceWindowBytes = size_t{4} << 10;
 constexpr uint64_t kProgressEveryBytes = uint64_t{4} << 20;
+// The calling thread lets go of the input behind it after this much whitespace between units.
+constexpr uint64_t kDrainedPauseBytes = uint64_t{16} << 20;
 
 const std::function<void(uint64_t, uint64_t)>& NoProgress() {
   static const std::function<void(uint64_t, uint64_t)> none;
@@ -108,6 +110,7 @@ class ParallelRead {
       *options_.stats = stats_;
       options_.stats->parse_threads = 1 + static_cast<int>(helpers_started_);
       options_.stats->direct_reads = input_->direct();
+      options_.stats->peak_buffered_bytes = input_->peak_buffered_bytes();
     }
     if (!st.ok()) return st;
     AMPSCOPE_RETURN_IF_ERROR(caller_.builder->CheckTimes());
@@ -213,6 +216,7 @@ class ParallelRead {
     tokenizer.set_stop_at_events_end(true);
     tokenizer.set_window_bytes(std::clamp(2 * plan_.chunk_bytes, kMinPieceWindowBytes, kPieceWindowBytes));
     tokenizer.set_max_window_bytes(kPieceMaxWindowBytes);
+    tokenizer.set_give_up_at(end + kPieceMaxWindowBytes);  // far past its piece: whitespace, the caller's to read
     piece.builder = std::make_unique<TraceBuilder>(name_, options_, tokenizer, /*chunk=*/true);
     piece.status = tokenizer.Run(*piece.builder);
     piece.gave_up = tokenizer.window_cap_hit();
@@ -251,6 +255,7 @@ class ParallelRead {
   void ResumeAt(uint64_t offset, int64_t rank) {
     caller_.reader = input_->Reader(offset, rank);
     caller_.tokenizer = std::make_unique<Tokenizer>(*caller_.reader, name_, options_.progress, offset, caller_.events_framing);
+    caller_.tokenizer->set_drained_pause_bytes(kDrainedPauseBytes);
     caller_.builder->set_input(*caller_.tokenizer);
   }
 
@@ -269,11 +274,22 @@ class ParallelRead {
     caller_.builder->SetNameTextBudget(budget_);
     Focus(0);
     caller_.tokenizer->set_stop_at_boundary(PieceStart(1));
+    caller_.tokenizer->set_drained_pause_bytes(kDrainedPauseBytes);
     Status st = caller_.tokenizer->Run(*caller_.builder);
     bool have_framing = false;
     while (true) {
       AMPSCOPE_RETURN_IF_ERROR(st);
       if (caller_.tokenizer->paused() == Tokenizer::Pause::kNone) return Status::Ok();  // the end
+      if (caller_.tokenizer->paused() == Tokenizer::Pause::kDrained) {
+        // Far into whitespace between two units: what lies behind is done with. The same stop
+        // rule holds (the next event boundary still pauses and merges as usual).
+        const int64_t at = static_cast<int64_t>(caller_.tokenizer->pause_offset() / plan_.chunk_bytes);
+        if (at > shared_.focus) Focus(at);
+        const uint64_t keep = PieceStart(at) >= kLookBehindBytes ? PieceStart(at) - kLookBehindBytes : 0;
+        input_->Release(std::min(caller_.tokenizer->pause_offset(), keep));
+        st = caller_.tokenizer->Run(*caller_.builder);
+        continue;
+      }
       // Paused at the first event boundary at or after the start of the next piece.
       uint64_t boundary = caller_.tokenizer->pause_offset();
       uint64_t tokenizer_at = boundary;

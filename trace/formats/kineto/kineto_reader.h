@@ -31,6 +31,7 @@ struct KinetoReadStats {
   uint64_t pieces_by_caller = 0;  // pieces no helper had started, parsed by the calling thread
   uint64_t pieces_ahead_by_caller = 0;  // pieces the calling thread parsed ahead while a helper had its next one
   bool direct_reads = false;      // each thread read its pieces itself (plain file, string), not through one producer
+  uint64_t peak_buffered_bytes = 0;  // the most input bytes held at once for the threads (through one producer)
 };
 
 struct KinetoReadOptions {

@@ -19,6 +19,12 @@ constexpr size_t kWindowBytes = size_t{4} << 20;
 constexpr size_t kMinWindowBytes = size_t{4} << 10;
 constexpr uint64_t kProgressEveryBytes = uint64_t{4} << 20;
 
+// "64 MiB", or the byte count when it is not a whole number of MiB.
+std::string UnitLimitText(size_t bytes) {
+  if (bytes % (size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 }  // namespace
 
 Status Tokenizer::Fill() {
@@ -30,18 +36,21 @@ Status Tokenizer::Fill() {
   }
   if (window_.empty()) {
     // Small inputs get a small window (tests read thousands of them); gzip may expand ~10x.
-    const uint64_t total = source_.raw_bytes_total() * (source_.compressed() ? 10 : 1) + 16;
+    // A stream (pipe, stdin) has no size: it gets the large window.
+    const uint64_t raw_total = source_.raw_bytes_total();
+    const uint64_t total = raw_total == 0 ? kWindowBytes : raw_total * (source_.compressed() ? 10 : 1) + 16;
     const size_t first = initial_window_bytes_ > 0
                              ? initial_window_bytes_
                              : static_cast<size_t>(std::clamp<uint64_t>(total, kMinWindowBytes, kWindowBytes));
-    window_.Resize(first, 0);
+    window_.Resize(std::min(first, max_window_bytes_), 0);
   }
   if (end_ == window_.size()) {  // a unit larger than the window
-    if (window_.size() * 2 > max_window_bytes_) {
+    if (window_.size() >= max_window_bytes_) {
       window_cap_hit_ = true;
-      return FatalAt(window_offset_, "a single unit is larger than " + std::to_string(max_window_bytes_) + " bytes");
+      return FatalAt(window_offset_, "a single JSON value (one event, or one top-level member) is larger than " +
+                                         UnitLimitText(max_window_bytes_) + ", the most ampscope reads as one unit");
     }
-    window_.Resize(window_.size() * 2, end_);
+    window_.Resize(std::min(window_.size() * 2, max_window_bytes_), end_);
   }
   StatusOr<size_t> n = source_.Read(window_.data() + end_, window_.size() - end_);
   if (!n.ok()) return Status::Error(name_ + ": " + n.status().message());
@@ -151,6 +160,52 @@ Result Tokenizer::ParseEvent(Scanner& sc, RawEvent* ev) {
   }
 }
 
+// One step of traceEvents: the ',' between two events (with the whitespace around it, committed
+// on its own), the ']' that ends the list, or one event.
+Result Tokenizer::StepEvents(Scanner& sc, Status* fatal, EventSink& sink) {
+  // Whitespace around the ',' between two events is skipped and committed, never buffered
+  // (a gigabyte of spaces between events costs no memory); only an event is a unit.
+  char c;
+  if (sc.Peek(&c) != Result::kOk) {
+    Commit(sc);
+    return Result::kNeedMore;
+  }
+  Commit(sc);
+  if (!frame_.events_first && !frame_.after_comma) {
+    const uint64_t at = OffsetOf(sc.pos());
+    if ((c == ',' && at >= stop_boundary_) || (c == ']' && stop_at_events_end_)) {
+      pause_ = c == ',' ? Pause::kBoundary : Pause::kEventsEnd;
+      pause_offset_ = at;
+      return Result::kOk;
+    }
+    if (c == ',') {
+      sc.Advance();
+      frame_.after_comma = true;
+      Commit(sc);
+      return Result::kOk;
+    }
+    if (c != ']') return sc.Fail(sc.pos(), "expected ',' or ']' after an array element, found " + sc.Describe(sc.pos()));
+  }
+  if (c == ']' && !frame_.after_comma) {
+    sc.Advance();
+    frame_.stage = frame_.top_is_array ? Stage::kTrailing : Stage::kTopMember;
+    frame_.first_in_container = false;
+    Commit(sc);
+    return Result::kOk;
+  }
+  Result r = ParseEvent(sc, &event_);
+  if (r != Result::kOk) return r;
+  Status st = sink.OnEvent(event_);
+  if (!st.ok()) {
+    *fatal = st;
+    return Result::kError;
+  }
+  frame_.events_first = false;
+  frame_.after_comma = false;
+  Commit(sc);
+  return Result::kOk;
+}
+
 // Parses as many units as the window holds. begin_ moves past each completed unit, so a
 // kNeedMore restarts the unit that was cut.
 Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
@@ -166,7 +221,10 @@ Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
           if (avail >= 3 && std::memcmp(sc.pos(), kBom, 3) == 0) sc.set_pos(sc.pos() + 3);
         }
         char c;
-        if (sc.Peek(&c) != Result::kOk) return Result::kNeedMore;
+        if (sc.Peek(&c) != Result::kOk) {
+          commit();  // whitespace before the top-level value: skipped, not buffered
+          return Result::kNeedMore;
+        }
         if (c == '{') {
           frame_.stage = Stage::kTopMember;
         } else if (c == '[') {  // Chrome's "JSON Array Format": the array is the event list
@@ -188,9 +246,24 @@ Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
         break;
       }
       case Stage::kTopMember: {
+        // As between events: whitespace and the ',' between two members are committed alone.
+        char c;
+        if (sc.Peek(&c) != Result::kOk) {
+          commit();
+          return Result::kNeedMore;
+        }
+        commit();
+        if (!frame_.first_in_container && !frame_.after_comma && c == ',') {
+          sc.Advance();
+          frame_.after_comma = true;
+          commit();
+          break;
+        }
+        if (frame_.after_comma && c == '}')
+          return sc.Fail(sc.pos(), "expected a member name (a string) in an object, found '}'");
         Value key;
         bool done = false;
-        Result r = sc.NextMember(frame_.first_in_container, &key, &done);
+        Result r = sc.NextMember(frame_.first_in_container || frame_.after_comma, &key, &done);
         if (r != Result::kOk) return r;
         if (done) {
           if (!frame_.saw_trace_events) {
@@ -214,6 +287,7 @@ Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
           sc.Advance();
           frame_.saw_trace_events = true;
           frame_.first_in_container = false;  // for the enclosing object, once we return to it
+          frame_.after_comma = false;
           frame_.stage = Stage::kEvents;
           frame_.events_first = true;
           commit();
@@ -224,39 +298,13 @@ Result Tokenizer::Step(Scanner& sc, Status* fatal, EventSink& sink) {
         if (r != Result::kOk) return r;
         sink.OnTopLevelMember(key.text, v);
         frame_.first_in_container = false;
+        frame_.after_comma = false;
         commit();
         break;
       }
       case Stage::kEvents: {
-        if (!frame_.events_first && (stop_boundary_ != kNoStop || stop_at_events_end_)) {
-          char c;
-          if (sc.Peek(&c) != Result::kOk) return Result::kNeedMore;
-          const uint64_t at = OffsetOf(sc.pos());
-          if ((c == ',' && at >= stop_boundary_) || (c == ']' && stop_at_events_end_)) {
-            commit();
-            pause_ = c == ',' ? Pause::kBoundary : Pause::kEventsEnd;
-            pause_offset_ = at;
-            return Result::kOk;
-          }
-        }
-        bool done = false;
-        Result r = sc.NextElement(frame_.events_first, &done);
-        if (r != Result::kOk) return r;
-        if (done) {
-          frame_.stage = frame_.top_is_array ? Stage::kTrailing : Stage::kTopMember;
-          frame_.first_in_container = false;
-          commit();
-          break;
-        }
-        r = ParseEvent(sc, &event_);
-        if (r != Result::kOk) return r;
-        Status st = sink.OnEvent(event_);
-        if (!st.ok()) {
-          *fatal = st;
-          return Result::kError;
-        }
-        frame_.events_first = false;
-        commit();
+        const Result r = StepEvents(sc, fatal, sink);
+        if (r != Result::kOk || pause_ != Pause::kNone) return r;
         break;
       }
       case Stage::kTrailing: {
@@ -291,6 +339,17 @@ Status Tokenizer::Run(EventSink& sink) {
     }
     if (r == Result::kNeedMore) {
       if (eof_) return Truncated();
+      const uint64_t committed = window_offset_ + begin_;
+      if (begin_ == end_ && drained_pause_bytes_ > 0 && committed - last_drained_pause_ >= drained_pause_bytes_) {
+        last_drained_pause_ = committed;
+        pause_ = Pause::kDrained;
+        pause_offset_ = committed;
+        return Status::Ok();
+      }
+      if (window_offset_ + end_ >= give_up_at_) {
+        window_cap_hit_ = true;
+        return FatalAt(committed, "a speculative piece ran past its limit");
+      }
       AMPSCOPE_RETURN_IF_ERROR(Fill());
     }
   }

@@ -45,9 +45,12 @@ class Tokenizer {
     bool saw_trace_events = false;
     bool first_in_container = true;
     bool events_first = true;
+    bool after_comma = false;  // kEvents: the ',' before the next event is consumed (and committed)
   };
   // Why Run returned before the end of the input (see the stop rules below).
-  enum class Pause : uint8_t { kNone, kBoundary, kEventsEnd };
+  // kDrained: every byte read so far is parsed and committed (whitespace between units): the
+  // caller may let go of the input before pause_offset() and call Run again.
+  enum class Pause : uint8_t { kNone, kBoundary, kEventsEnd, kDrained };
   static constexpr uint64_t kNoStop = ~uint64_t{0};
 
   // `progress` may be empty; it is called every few MB with (raw bytes consumed, raw total).
@@ -69,9 +72,22 @@ class Tokenizer {
   // that ends traceEvents. The pause offset is that of the ',' or the ']'.
   void set_stop_at_boundary(uint64_t offset) { stop_boundary_ = offset; }
   void set_stop_at_events_end(bool stop) { stop_at_events_end_ = stop; }
+  // Pause (kDrained) when the window is empty of unparsed bytes and at least `bytes` more of
+  // the input were committed since the last such pause: a long run of whitespace between two
+  // units then never keeps the input it has passed (the parallel reader releases it). 0: never.
+  void set_drained_pause_bytes(uint64_t bytes) {
+    drained_pause_bytes_ = bytes;
+    last_drained_pause_ = window_offset_ + begin_;
+  }
+  // A speculative tokenizer that must read past this offset gives up (window_cap_hit()), as for
+  // a unit over the window cap: whitespace that runs far past its piece is the calling
+  // thread's to read.
+  void set_give_up_at(uint64_t offset) { give_up_at_ = offset; }
   // A unit larger than this (the window would have to grow past it) ends Run with an error and
-  // window_cap_hit() (a speculative tokenizer gives up rather than buffer a runaway unit).
+  // window_cap_hit() (a speculative tokenizer gives up rather than buffer a runaway unit). The
+  // default is kMaxUnitBytes: the most one event or one top-level member may take.
   void set_max_window_bytes(size_t bytes) { max_window_bytes_ = bytes; }
+  static constexpr size_t kMaxUnitBytes = size_t{64} << 20;
   // The window's first size (default: 4 MiB for large inputs, less for small ones).
   void set_window_bytes(size_t bytes) { initial_window_bytes_ = bytes; }
   Pause paused() const { return pause_; }
@@ -124,6 +140,9 @@ class Tokenizer {
   Status Truncated() const;
   // Each returns kNeedMore when the window ends inside the unit.
   json::Result Step(json::Scanner& sc, Status* fatal, EventSink& sink);
+  json::Result StepEvents(json::Scanner& sc, Status* fatal, EventSink& sink);
+  // Everything before the scanner's position is done with: the window may drop it.
+  void Commit(const json::Scanner& sc) { begin_ = static_cast<size_t>(sc.pos() - window_.data()); }
   json::Result ParseEvent(json::Scanner& sc, RawEvent* ev);
   json::Result ParseArgs(json::Scanner& sc, RawEvent* ev);
 
@@ -141,11 +160,14 @@ class Tokenizer {
   RawEvent event_;
   uint64_t stop_boundary_ = kNoStop;
   bool stop_at_events_end_ = false;
-  size_t max_window_bytes_ = ~size_t{0};
+  size_t max_window_bytes_ = kMaxUnitBytes;
   size_t initial_window_bytes_ = 0;
   Pause pause_ = Pause::kNone;
   uint64_t pause_offset_ = 0;
   bool window_cap_hit_ = false;
+  uint64_t drained_pause_bytes_ = 0;
+  uint64_t last_drained_pause_ = 0;
+  uint64_t give_up_at_ = kNoStop;
 };
 
 }  // namespace ampscope::kineto

@@ -356,11 +356,8 @@ Status Importer::ReadDevices() {
       d.id = static_cast<int32_t>(id);
       if (warps > 0 && warp_size > 0) d.max_threads_per_sm = static_cast<int32_t>(warps * warp_size);
       d.vendor = GpuVendor::kNvidia;  // Nsight Systems traces NVIDIA GPUs only
-      if (trace_.FindDevice(d.id) != nullptr) {
+      if (trace_.AddDevice(d) == nullptr)
         Diag(DiagCode::kNsysDuplicateDevice, rows.row(), std::string(kGpuTable) + " lists device " + std::to_string(d.id) + " again");
-        continue;
-      }
-      trace_.devices.push_back(d);
     }
   }
   enum CudaCol { kGpuId, kCudaId, kSms };
@@ -382,14 +379,12 @@ Status Importer::ReadDevices() {
       v.MarkBad(DiagCode::kNsysBadValue, "device id " + std::to_string(id) + " is out of range");
       continue;
     }
-    Device* d = nullptr;
-    for (Device& existing : trace_.devices)
-      if (existing.id == id) d = &existing;
+    Device* d = trace_.FindDevice(static_cast<int32_t>(id));
     if (d == nullptr) {
-      trace_.devices.push_back(Device{});
-      d = &trace_.devices.back();
-      d->id = static_cast<int32_t>(id);
-      d->vendor = GpuVendor::kNvidia;
+      Device added;
+      added.id = static_cast<int32_t>(id);
+      added.vendor = GpuVendor::kNvidia;
+      d = trace_.AddDevice(std::move(added));
     }
     if (d->sm_count < 0 && sms > 0) d->sm_count = static_cast<int32_t>(sms);
   }
@@ -487,7 +482,7 @@ void Importer::Finish() {
       Device d;
       d.id = id;
       d.vendor = GpuVendor::kNvidia;
-      trace_.devices.push_back(d);
+      trace_.AddDevice(d);
     }
   }
   if (!missing_tables_.empty()) {

@@ -18,8 +18,8 @@ uint32_t BigEndian32(const unsigned char* p) {
 }
 
 // "file:" URI for sqlite3_open_v2 with the path percent-encoded: '?', '#' and '%' would
-// otherwise end or change the path part.
-std::string ImmutableUri(const std::string& path) {
+// otherwise end or change the path part. `immutable`: no locks, no journal or WAL read.
+std::string FileUri(const std::string& path, bool immutable) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string uri = "file:";
   for (unsigned char c : path) {
@@ -34,7 +34,37 @@ std::string ImmutableUri(const std::string& path) {
     }
   }
   // mode=ro: never opened for writing; immutable=1: no locks, no journal or WAL files.
-  return uri + "?mode=ro&immutable=1";
+  return uri + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
+bool NonEmptyFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+// What lies beside the export: a writer's -wal (committed changes not yet in the file) or
+// -journal (a transaction in progress, or a hot journal left by a writer that was killed).
+struct Companions {
+  bool wal = false;
+  bool journal = false;
+  bool any() const { return wal || journal; }
+};
+
+// The one-line error for a failure of the first read of a file opened with its companions.
+Status CompanionError(const std::string& path, const Companions& c, int extended_code, const std::string& what) {
+  const int primary = extended_code & 0xff;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+    return Status::Error(path + ": locked by a program that is writing it (" + (c.wal ? path + "-wal" : path + "-journal") +
+                         " is in use; an nsys export still running?): wait until it has finished, then run ampscope again");
+  if (extended_code == SQLITE_READONLY_ROLLBACK || (c.journal && primary == SQLITE_READONLY))
+    return Status::Error(path + ": " + path + "-journal is a hot journal left by a writer that was killed: the file holds "
+                         "changes that were never committed. Roll them back by opening it once with write access "
+                         "(sqlite3 '" + path + "' 'PRAGMA quick_check'), then run ampscope again");
+  if (c.wal && (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY))
+    return Status::Error(path + ": " + path + "-wal holds committed changes that are not in the file yet, and reading them "
+                         "needs " + path + "-shm, which cannot be made here (" + what + "). Fold them into the file with "
+                         "sqlite3 '" + path + "' 'PRAGMA wal_checkpoint(TRUNCATE)' where it is writable, then run ampscope again");
+  return Status::Error(path + ": cannot read as SQLite: " + what);
 }
 
 // Checks the 100-byte header against the file size. SQLite itself would read a truncated
@@ -115,25 +145,42 @@ std::string_view SqliteStatement::text(int col) const {
 }
 
 StatusOr<SqliteFile> SqliteFile::Open(const std::string& path) {
-  AMPSCOPE_RETURN_IF_ERROR(CheckHeader(path));
+  // A -wal or -journal beside the export: it is read as SQLite reads it (read-only, with locks:
+  // immutable=1 would ignore them, and show rows a committed delete removed, or a half-written
+  // transaction). Without them, immutable: no lock taken, nothing created next to the input.
+  Companions companions;
+  companions.wal = NonEmptyFile(path + "-wal");
+  companions.journal = NonEmptyFile(path + "-journal");
+  if (!companions.wal) AMPSCOPE_RETURN_IF_ERROR(CheckHeader(path));  // the WAL may hold pages past the file's end
   sqlite3* db = nullptr;
   // NOMUTEX: the connection lives on one thread, so SQLite need not lock it on every
   // sqlite3_column_* call (a sixth of the read time of a large export otherwise).
-  const int rc = sqlite3_open_v2(ImmutableUri(path).c_str(), &db,
+  const int rc = sqlite3_open_v2(FileUri(path, !companions.any()).c_str(), &db,
                                  SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string why = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    const int code = db != nullptr ? sqlite3_extended_errcode(db) : rc;
     sqlite3_close(db);
+    if (companions.any()) return CompanionError(path, companions, code, why);
     return Status::Error(path + ": cannot open as SQLite: " + why);
   }
   SqliteFile file(db);
+  sqlite3_extended_result_codes(db, 1);
+  // A writer that holds the file a moment longer is waited for, briefly.
+  if (companions.any()) sqlite3_busy_timeout(db, 500);
   // Belt and braces: even a statement that tried to write would be refused.
   sqlite3_exec(db, "PRAGMA query_only = 1", nullptr, nullptr, nullptr);
   StatusOr<SqliteStatement> list = file.Prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
-  if (!list.ok()) return Status::Error(path + ": corrupt SQLite schema: " + list.status().message());
+  if (!list.ok()) {
+    if (companions.any()) return CompanionError(path, companions, sqlite3_extended_errcode(db), list.status().message());
+    return Status::Error(path + ": corrupt SQLite schema: " + list.status().message());
+  }
   while (true) {
     StatusOr<bool> row = list->Step();
-    if (!row.ok()) return Status::Error(path + ": corrupt SQLite schema: " + row.status().message());
+    if (!row.ok()) {
+      if (companions.any()) return CompanionError(path, companions, sqlite3_extended_errcode(db), row.status().message());
+      return Status::Error(path + ": corrupt SQLite schema: " + row.status().message());
+    }
     if (!*row) break;
     file.tables_.insert(std::string(list->text(0)));
   }

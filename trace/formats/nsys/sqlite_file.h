@@ -2,7 +2,12 @@
 //
 // The file is opened with SQLITE_OPEN_READONLY and the URI parameter immutable=1, so SQLite
 // takes no locks and never creates a -journal, -wal or -shm file next to the input: reading
-// a trace must not write anything. Before SQLite sees the file, its 100-byte header is
+// a trace must not write anything. Unless a -wal or -journal file lies beside it: immutable
+// would ignore it (and read rows a committed delete removed, or a half-written transaction), so
+// the file is then opened read-only the ordinary way, as sqlite3 reads it (a WAL needs a -shm
+// file, which SQLite creates). A hot journal (a writer killed mid-transaction), a database
+// locked by a writer, and a WAL whose -shm cannot be made each get a message that says what
+// to do. Before SQLite sees the file, its 100-byte header is
 // checked by hand, so a truncated file is reported as truncated (with the byte counts)
 // rather than as whatever page SQLite happens to trip over first.
 #pragma once
@@ -53,7 +58,8 @@ class SqliteStatement {
 
 class SqliteFile {
  public:
-  // Checks the header, opens the file read-only and immutable, and lists its tables.
+  // Checks the header, opens the file read-only (immutable unless a -wal or -journal is
+  // beside it), and lists its tables.
   // Errors name the file and say what is wrong (not SQLite, truncated, corrupt schema).
   static StatusOr<SqliteFile> Open(const std::string& path);
 
