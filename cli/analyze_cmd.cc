@@ -24,6 +24,7 @@
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/stdout_check.h"
+#include "cli/table_outputs.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
 #include "export/sqlite/sqlite_export.h"
@@ -91,7 +92,7 @@ int RunAnalyze(int argc, char** argv) {
   app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
-  std::string peaks_path, ranks_text, summary_path;
+  std::string peaks_path, ranks_text, summary_path, csv_dir;
   bool quiet = false, no_color = false, verbose = false, keep_going = false;
   int jobs = 0;
   app.add_option("traces", inputs, "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite)")->required();
@@ -101,6 +102,10 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--sqlite", sqlite_path,
                  "Write the kernels, ops, steps, copies, syncs, idle gaps, findings, checklist and matrix as a SQLite "
                  "database (tables: docs/sqlite_schema.md)");
+  app.add_option("--csv", csv_dir,
+                 "Write each table of the --sqlite database as DIR/<table>.csv: the same columns and rows, RFC 4180 "
+                 "(DIR is created if missing)")
+      ->type_name("DIR");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
   app.add_option("--summary-out", summary_path,
@@ -179,8 +184,11 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
   }
   if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
+  if (!csv_dir.empty()) {
+    if (Status dir = CheckCsvDir(csv_dir); !dir.ok()) return UsageError("analyze", dir.message());
+  }
 
-  const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty();
+  const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   RankRunOptions run;
   run.analysis = options;
@@ -253,21 +261,37 @@ int RunAnalyze(int argc, char** argv) {
       outputs.push_back({PerRankPath(perfetto_path, ra->rank, inputs.size()),
                          [&traces, &one](std::ostream& o) { return WritePerfettoTrace(traces, one, o); }});
   }
-  if (!sqlite_path.empty()) {
+  if (!sqlite_path.empty() || !csv_dir.empty()) {
     std::vector<const Trace*> sqlite_traces;
     for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
     SqliteExportOptions sqlite_options;
     sqlite_options.tool_version = AMPSCOPE_VERSION;
-    outputs.push_back({sqlite_path, [sqlite_traces, &job, sqlite_options](std::ostream& o) {
-                         return WriteSqliteExport(sqlite_traces, job, sqlite_options, o);
-                       }});
+    if (csv_dir.empty()) {
+      // The database alone: built while the set is written, as the other outputs are rendered.
+      outputs.push_back({sqlite_path, [sqlite_traces, &job, sqlite_options](std::ostream& o) {
+                           return WriteSqliteExport(sqlite_traces, job, sqlite_options, o);
+                         }});
+    } else {
+      // CSV needs the tables' names for its paths: the database is built now, once, for both.
+      StatusOr<std::unique_ptr<AnalysisDatabase>> built = BuildSqliteExport(sqlite_traces, job, sqlite_options);
+      if (!built.ok()) return UsageError("analyze", built.status().message());
+      std::shared_ptr<AnalysisDatabase> database = std::move(built).value();
+      if (!sqlite_path.empty())
+        outputs.push_back({sqlite_path, [database](std::ostream& o) { return database->Serialize(o); }});
+      for (OutputSpec& csv : CsvOutputs(csv_dir, database)) outputs.push_back(std::move(csv));
+    }
   }
   // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
   // input or another output either (two inputs of the same rank would share one).
   std::vector<std::string> output_paths;
   for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
   if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) return UsageError("analyze", paths.message());
+  CsvDir csv(csv_dir);
+  if (!csv_dir.empty()) {
+    if (Status created = csv.Create(); !created.ok()) return UsageError("analyze", created.message());
+  }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
+    csv.RemoveIfCreated();
     return UsageError("analyze", written.message());
   }
   PrintTerminalSummary(report, {quiet, no_color, verbose});
@@ -282,7 +306,7 @@ int RunAnalyze(int argc, char** argv) {
 
 }  // namespace
 
-AMPSCOPE_REGISTER_COMMAND("analyze", "analyse traces and write reports (JSON, HTML, Markdown, Chrome trace, Perfetto, SQLite)",
+AMPSCOPE_REGISTER_COMMAND("analyze", "analyse traces and write reports (JSON, HTML, Markdown, Chrome trace, Perfetto, SQLite, CSV)",
                           RunAnalyze);
 
 }  // namespace ampscope::cli

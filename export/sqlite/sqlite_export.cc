@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "analyzers/roofline/roofline_result.h"
 #include "export/analysis_tracks.h"
 #include "export/event_sink.h"
+#include "export/sqlite/csv_table.h"
 #include "export/sqlite/sqlite_db.h"
 #include "reports/fields_json.h"
 
@@ -291,15 +293,16 @@ Status WriteSqliteExport(const std::vector<Trace>& traces, const JobAnalysis& an
   return WriteSqliteExport(pointers, analysis, options, out);
 }
 
-Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
-                         const SqliteExportOptions& options, std::ostream& out) {
-  Db db;
-  db.Exec(kSchema);
+StatusOr<std::unique_ptr<AnalysisDatabase>> BuildSqliteExport(const std::vector<const Trace*>& traces,
+                                                              const JobAnalysis& analysis,
+                                                              const SqliteExportOptions& options) {
+  auto db = std::make_unique<Db>();
+  db->Exec(kSchema);
   {
-    Statements st(db);
-    db.Exec("BEGIN");
+    Statements st(*db);
+    db->Exec("BEGIN");
     WriteMeta(st, traces, analysis, options);
-    for (size_t i = 0; i < traces.size() && db.status().ok(); ++i) {
+    for (size_t i = 0; i < traces.size() && db->status().ok(); ++i) {
       const RankAnalysis* rank = trace_export::FindRankAnalysis(traces, i, analysis);
       SqliteRankSink sink(st, *traces[i], rank, RankKey{false, RankNumber(*traces[i], rank, i)});
       trace_export::WalkRank(*traces[i], rank, sink);
@@ -312,10 +315,29 @@ Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnaly
       for (const DimensionResult& d : analysis.job.matrix) job.Dimension(d);
     }
   }  // statements finalised before COMMIT
-  db.Exec("COMMIT");
-  db.Exec(kIndexes);
-  db.Exec("ANALYZE");
-  return db.Serialize(out);
+  db->Exec("COMMIT");
+  db->Exec(kIndexes);
+  db->Exec("ANALYZE");
+  if (!db->status().ok()) return db->status();
+  return std::make_unique<AnalysisDatabase>(std::move(db));
+}
+
+Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
+                         const SqliteExportOptions& options, std::ostream& out) {
+  StatusOr<std::unique_ptr<AnalysisDatabase>> db = BuildSqliteExport(traces, analysis, options);
+  if (!db.ok()) return db.status();
+  return (*db)->Serialize(out);
+}
+
+AnalysisDatabase::AnalysisDatabase(std::unique_ptr<Db> db) : db_(std::move(db)) {}
+AnalysisDatabase::~AnalysisDatabase() = default;
+
+Status AnalysisDatabase::Serialize(std::ostream& out) { return db_->Serialize(out); }
+
+std::vector<std::string> AnalysisDatabase::Tables() { return sqlite_export::ListTables(db_->handle()); }
+
+Status AnalysisDatabase::WriteCsv(const std::string& table, std::ostream& out) {
+  return sqlite_export::WriteTableCsv(db_->handle(), table, out);
 }
 
 }  // namespace ampscope
