@@ -17,9 +17,9 @@ docs/python.md is the walk-through.
 from ._cli import AnalysisError, find_cli
 from .compare import GateResult, diff, gate
 from .profiler import ProfilerHandler, profiler_handler
-from .report import Report, analyze
+from .report import Report, analyze, merge
 
 __version__ = "0.1.0"
 
-__all__ = ["AnalysisError", "GateResult", "ProfilerHandler", "Report", "analyze", "diff", "find_cli", "gate",
+__all__ = ["AnalysisError", "GateResult", "ProfilerHandler", "Report", "analyze", "diff", "find_cli", "gate", "merge",
            "profiler_handler"]

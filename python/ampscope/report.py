@@ -45,7 +45,7 @@ def _as_paths(paths):
         return [os.fspath(paths)]
     paths = [os.fspath(p) for p in paths]
     if not paths:
-        raise ValueError("analyze() needs at least one trace file")
+        raise ValueError("no input given")
     return paths
 
 
@@ -60,7 +60,7 @@ def analyze(paths, output_dir=None, name="report", cli=None, timeout=None, table
     ``options``: the CLI's options of ``ampscope analyze --help`` with ``_`` for ``-``:
     ``steps="2..5"`` (or ``(2, 5)``, ``range(2, 6)``), ``step_pattern``, ``gpu``, ``gpu_peaks``,
     ``jobs``, ``ranks=[0, 7]``, ``keep_going=True``, ``verbose=True`` (the summary's),
-    ``markdown``, ``chrome_trace``, ``perfetto``, ``csv`` (paths of further outputs).
+    ``markdown``, ``chrome_trace``, ``perfetto``, ``csv``, ``summary_out`` (further outputs).
     ``cli``: the ampscope binary (default: ``$AMPSCOPE_CLI``, else ``ampscope`` on PATH).
 
     Returns a ``Report``. Raises ``AnalysisError`` (``.message``, ``.exit_code``) when the CLI fails.
@@ -68,6 +68,20 @@ def analyze(paths, output_dir=None, name="report", cli=None, timeout=None, table
     inputs = _as_paths(paths)
     if "steps" in options and options["steps"] is not None:
         options["steps"] = _steps_text(options["steps"])
+    return _run("analyze", inputs, output_dir, name, cli, timeout, tables, html, options)
+
+
+def merge(summaries, output_dir=None, name="report", cli=None, timeout=None, html=True, **options):
+    """The job report from per-rank summaries (``ampscope merge``; docs/scale.md): each rank's
+    ``analyze(..., summary_out="rankN.summary.json")``, then one merge. The Report has the JSON
+    and HTML reports and the summary; it has no tables (summaries carry no events).
+    ``options``: ``jobs``, ``verbose``, ``markdown``. Raises ``AnalysisError`` like ``analyze``."""
+    return _run("merge", _as_paths(summaries), output_dir, name, cli, timeout, False, html, options)
+
+
+def _run(command, inputs, output_dir, name, cli, timeout, tables, html, options):
+    """Runs ``ampscope COMMAND`` writing NAME.json (and .html, .sqlite) into ``output_dir`` or a
+    temporary directory owned by the returned Report."""
     flags = _cli.option_args(options, reserved=_RESERVED)
     temporary = output_dir is None
     directory = tempfile.mkdtemp(prefix="ampscope-") if temporary else os.fspath(output_dir)
@@ -79,7 +93,7 @@ def analyze(paths, output_dir=None, name="report", cli=None, timeout=None, table
             files["html"] = os.path.join(directory, name + ".html")
         if tables:
             files["sqlite"] = os.path.join(directory, name + ".sqlite")
-        args = ["analyze", "--no-color", "-o", files["json"]]
+        args = [command, "--no-color", "-o", files["json"]]
         if html:
             args += ["--html", files["html"]]
         if tables:
@@ -137,7 +151,7 @@ class Report:
     def _connect(self):
         path = self.files.get("sqlite")
         if path is None:
-            raise ValueError("this report was made with tables=False: it has no database")
+            raise ValueError("this report has no database (made with tables=False, or by merge)")
         uri = "file:" + urllib.request.pathname2url(os.path.abspath(path)) + "?mode=ro"
         return sqlite3.connect(uri, uri=True)
 

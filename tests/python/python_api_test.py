@@ -137,6 +137,22 @@ class OtherInputs(unittest.TestCase):
             self.assertEqual(int((r.checklist["rank"] == n).sum()), len(rank["checklist_status"]), "rank %d" % n)
             self.assertEqual(int((r.steps["rank"] == n).sum()), rank["steps"]["count"], "rank %d" % n)
 
+    def test_merge_of_per_rank_summaries_is_the_job(self):
+        # docs/scale.md: a summary per rank, then one merge, is the report of analysing them together.
+        together = ampscope.analyze([ts.shared(p) for p in ts.DLRM], html=False, tables=False)
+        with tempfile.TemporaryDirectory() as tmp:
+            summaries = []
+            for i, p in enumerate(ts.DLRM):
+                summaries.append(os.path.join(tmp, "rank%d.summary.json.gz" % i))
+                ampscope.analyze(ts.shared(p), summary_out=summaries[-1], html=False, tables=False)
+            merged = ampscope.merge(summaries)
+            self.assertEqual(merged.json["job"]["ranks"], 2)
+            self.assertEqual([f["id"] for f in merged.json["findings"]], [f["id"] for f in together.json["findings"]])
+            self.assertEqual(merged.json["steps"], together.json["steps"])
+            self.assertIn("<", merged.html)
+            with self.assertRaises(ValueError):
+                merged.kernels  # a merged report has no database
+
     def test_small_trace_written_here(self):
         # 4 steps x 3 kernels, other names and sizes than any shared trace (a hand count).
         with tempfile.TemporaryDirectory() as tmp:
