@@ -27,7 +27,6 @@
 #include "cli/table_outputs.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
-#include "export/sqlite/sqlite_export.h"
 #include "reports/json_report.h"
 #include "reports/progress.h"
 #include "reports/summary_json.h"
@@ -264,22 +263,9 @@ int RunAnalyze(int argc, char** argv) {
   if (!sqlite_path.empty() || !csv_dir.empty()) {
     std::vector<const Trace*> sqlite_traces;
     for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
-    SqliteExportOptions sqlite_options;
-    sqlite_options.tool_version = AMPSCOPE_VERSION;
-    if (csv_dir.empty()) {
-      // The database alone: built while the set is written, as the other outputs are rendered.
-      outputs.push_back({sqlite_path, [sqlite_traces, &job, sqlite_options](std::ostream& o) {
-                           return WriteSqliteExport(sqlite_traces, job, sqlite_options, o);
-                         }});
-    } else {
-      // CSV needs the tables' names for its paths: the database is built now, once, for both.
-      StatusOr<std::unique_ptr<AnalysisDatabase>> built = BuildSqliteExport(sqlite_traces, job, sqlite_options);
-      if (!built.ok()) return UsageError("analyze", built.status().message());
-      std::shared_ptr<AnalysisDatabase> database = std::move(built).value();
-      if (!sqlite_path.empty())
-        outputs.push_back({sqlite_path, [database](std::ostream& o) { return database->Serialize(o); }});
-      for (OutputSpec& csv : CsvOutputs(csv_dir, database)) outputs.push_back(std::move(csv));
-    }
+    if (Status tables = AddTableOutputs(sqlite_path, csv_dir, sqlite_traces, job, AMPSCOPE_VERSION, outputs);
+        !tables.ok())
+      return UsageError("analyze", tables.message());
   }
   // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
   // input or another output either (two inputs of the same rank would share one).

@@ -29,6 +29,25 @@ std::vector<OutputSpec> CsvOutputs(const std::string& dir, const std::shared_ptr
   return outputs;
 }
 
+Status AddTableOutputs(const std::string& sqlite_path, const std::string& csv_dir, const std::vector<const Trace*>& traces,
+                       const JobAnalysis& job, const std::string& tool_version, std::vector<OutputSpec>& outputs) {
+  SqliteExportOptions options;
+  options.tool_version = tool_version;
+  if (csv_dir.empty()) {
+    if (!sqlite_path.empty())
+      outputs.push_back({sqlite_path, [traces, &job, options](std::ostream& o) {
+                           return WriteSqliteExport(traces, job, options, o);
+                         }});
+    return Status::Ok();
+  }
+  StatusOr<std::unique_ptr<AnalysisDatabase>> built = BuildSqliteExport(traces, job, options);
+  if (!built.ok()) return built.status();
+  std::shared_ptr<AnalysisDatabase> database = std::move(built).value();
+  if (!sqlite_path.empty()) outputs.push_back({sqlite_path, [database](std::ostream& o) { return database->Serialize(o); }});
+  for (OutputSpec& csv : CsvOutputs(csv_dir, database)) outputs.push_back(std::move(csv));
+  return Status::Ok();
+}
+
 Status CsvDir::Create() {
   namespace fs = std::filesystem;
   std::vector<fs::path> missing;

@@ -20,6 +20,13 @@ Status CheckCsvDir(const std::string& dir);
 // DIR/<table>.csv for every table of `db`, in the database's table order.
 std::vector<OutputSpec> CsvOutputs(const std::string& dir, const std::shared_ptr<AnalysisDatabase>& db);
 
+// Appends the outputs of `--sqlite sqlite_path` and `--csv csv_dir` (either may be empty) for
+// `traces` (the kept ranks) of `job`. The SQLite file alone is built while the set is written;
+// with CSV the database is built here, once, for both (the CSV paths need its tables' names).
+// `traces` and `job` must outlive the writing of the set.
+Status AddTableOutputs(const std::string& sqlite_path, const std::string& csv_dir, const std::vector<const Trace*>& traces,
+                       const JobAnalysis& job, const std::string& tool_version, std::vector<OutputSpec>& outputs);
+
 // The CSV directory, created for the write of the set (with its missing parents) and removed
 // again when the set fails and it is still empty, so that a failed run leaves nothing behind.
 class CsvDir {
