@@ -24,6 +24,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stdout
 
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_support as ts  # noqa: E402
 
