@@ -27,9 +27,9 @@
 #include "cli/report_outputs.h"
 #include "cli/snapshot_inputs.h"
 #include "cli/stdout_check.h"
+#include "cli/table_outputs.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
-#include "export/sqlite/sqlite_export.h"
 #include "trace/formats/ncu/ncu_reader.h"
 #include "reports/json_report.h"
 #include "reports/progress.h"
@@ -96,7 +96,7 @@ int RunAnalyze(int argc, char** argv) {
   app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
   std::vector<std::string> inputs;
   std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
-  std::string peaks_path, ranks_text, summary_path;
+  std::string peaks_path, ranks_text, summary_path, csv_dir;
   std::vector<std::string> ncu_paths;
   bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
   int jobs = 0;
@@ -115,6 +115,10 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--sqlite", sqlite_path,
                  "Write the kernels, ops, steps, copies, syncs, idle gaps, findings, checklist and matrix as a SQLite "
                  "database (tables: docs/sqlite_schema.md)");
+  app.add_option("--csv", csv_dir,
+                 "Write each table of the --sqlite database as DIR/<table>.csv: the same columns and rows, RFC 4180 "
+                 "(DIR is created if missing)")
+      ->type_name("DIR");
   app.add_option("--html", html_path, "Write a self-contained HTML report");
   app.add_option("--markdown", markdown_path, "Write a Markdown summary");
   app.add_option("--summary-out", summary_path,
@@ -200,14 +204,18 @@ int RunAnalyze(int argc, char** argv) {
     return 2;
   }
   if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
+  if (!csv_dir.empty()) {
+    if (Status dir = CheckCsvDir(csv_dir); !dir.ok()) return UsageError("analyze", dir.message());
+  }
   // Nsight Compute CSVs: analysed alone (no timeline: the timeline outputs and step options have
   // nothing to work on), or read once for --ncu.
   StatusOr<NcuInputs> ncu_inputs = ClassifyNcuInputs(inputs);
   if (!ncu_inputs.ok()) return UsageError("analyze", ncu_inputs.status().message());
   if (*ncu_inputs == NcuInputs::kAll) {
-    if (!chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !summary_path.empty() ||
+    if (!chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty() ||
+        !summary_path.empty() ||
         !steps_text.empty() || !ncu_paths.empty())
-      return UsageError("analyze", "an Nsight Compute CSV alone has no timeline: --chrome-trace, --perfetto, --sqlite, "
+      return UsageError("analyze", "an Nsight Compute CSV alone has no timeline: --chrome-trace, --perfetto, --sqlite, --csv, "
                                    "--summary-out, --steps and --ncu need a trace (give the CSV with --ncu beside it)");
     StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(inputs);
     if (!report.ok()) return UsageError("analyze", report.status().message());
@@ -230,10 +238,10 @@ int RunAnalyze(int argc, char** argv) {
   StatusOr<SnapshotPairing> pairing = PairSnapshots(inputs);
   if (!pairing.ok()) return UsageError("analyze", pairing.status().message());
   const std::vector<std::string>& rank_paths = pairing->rank_inputs;
-  StatusOr<std::vector<std::shared_ptr<const MemorySnapshotResult>>> snapshots = AnalyzeSnapshots(*pairing, !sqlite_path.empty());
+  StatusOr<std::vector<std::shared_ptr<const MemorySnapshotResult>>> snapshots = AnalyzeSnapshots(*pairing, !sqlite_path.empty() || !csv_dir.empty());
   if (!snapshots.ok()) return UsageError("analyze", snapshots.status().message());
 
-  const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty();
+  const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   RankRunOptions run;
   run.analysis = options;
@@ -308,21 +316,24 @@ int RunAnalyze(int argc, char** argv) {
       outputs.push_back({PerRankPath(perfetto_path, ra->rank, rank_paths.size()),
                          [&traces, &one](std::ostream& o) { return WritePerfettoTrace(traces, one, o); }});
   }
-  if (!sqlite_path.empty()) {
+  if (!sqlite_path.empty() || !csv_dir.empty()) {
     std::vector<const Trace*> sqlite_traces;
     for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
-    SqliteExportOptions sqlite_options;
-    sqlite_options.tool_version = AMPSCOPE_VERSION;
-    outputs.push_back({sqlite_path, [sqlite_traces, &job, sqlite_options](std::ostream& o) {
-                         return WriteSqliteExport(sqlite_traces, job, sqlite_options, o);
-                       }});
+    if (Status tables = AddTableOutputs(sqlite_path, csv_dir, sqlite_traces, job, AMPSCOPE_VERSION, outputs);
+        !tables.ok())
+      return UsageError("analyze", tables.message());
   }
   // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
   // input or another output either (two inputs of the same rank would share one).
   std::vector<std::string> output_paths;
   for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
   if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) return UsageError("analyze", paths.message());
+  CsvDir csv(csv_dir);
+  if (!csv_dir.empty()) {
+    if (Status created = csv.Create(); !created.ok()) return UsageError("analyze", created.message());
+  }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
+    csv.RemoveIfCreated();
     return UsageError("analyze", written.message());
   }
   PrintTerminalSummary(report, {quiet, no_color, verbose});
@@ -337,7 +348,7 @@ int RunAnalyze(int argc, char** argv) {
 
 }  // namespace
 
-AMPSCOPE_REGISTER_COMMAND("analyze", "analyse traces and write reports (JSON, HTML, Markdown, Chrome trace, Perfetto, SQLite)",
+AMPSCOPE_REGISTER_COMMAND("analyze", "analyse traces and write reports (JSON, HTML, Markdown, Chrome trace, Perfetto, SQLite, CSV)",
                           RunAnalyze);
 
 }  // namespace ampscope::cli

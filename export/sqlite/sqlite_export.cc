@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "analyzers/roofline/roofline_result.h"
 #include "export/analysis_tracks.h"
 #include "export/event_sink.h"
+#include "export/sqlite/csv_table.h"
 #include "export/sqlite/sqlite_db.h"
 #include "export/sqlite/sqlite_memory.h"
 #include "reports/fields_json.h"
@@ -293,21 +295,22 @@ Status WriteSqliteExport(const std::vector<Trace>& traces, const JobAnalysis& an
   return WriteSqliteExport(pointers, analysis, options, out);
 }
 
-Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
-                         const SqliteExportOptions& options, std::ostream& out) {
-  Db db;
-  db.Exec(kSchema);
-  db.Exec(sqlite_export::kMemorySnapshotSchema);
+StatusOr<std::unique_ptr<AnalysisDatabase>> BuildSqliteExport(const std::vector<const Trace*>& traces,
+                                                              const JobAnalysis& analysis,
+                                                              const SqliteExportOptions& options) {
+  auto db = std::make_unique<Db>();
+  db->Exec(kSchema);
+  db->Exec(sqlite_export::kMemorySnapshotSchema);
   {
-    Statements st(db);
-    db.Exec("BEGIN");
+    Statements st(*db);
+    db->Exec("BEGIN");
     WriteMeta(st, traces, analysis, options);
-    for (size_t i = 0; i < traces.size() && db.status().ok(); ++i) {
+    for (size_t i = 0; i < traces.size() && db->status().ok(); ++i) {
       const RankAnalysis* rank = trace_export::FindRankAnalysis(traces, i, analysis);
       SqliteRankSink sink(st, *traces[i], rank, RankKey{false, RankNumber(*traces[i], rank, i)});
       trace_export::WalkRank(*traces[i], rank, sink);
       if (rank != nullptr && rank->memory_snapshot != nullptr)
-        sqlite_export::WriteMemorySnapshotRows(db, RankNumber(*traces[i], rank, i), *rank->memory_snapshot);
+        sqlite_export::WriteMemorySnapshotRows(*db, RankNumber(*traces[i], rank, i), *rank->memory_snapshot);
     }
     // Several ranks: the job's own findings, checklist and matrix, with rank NULL.
     if (analysis.ranks.size() > 1) {
@@ -317,10 +320,29 @@ Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnaly
       for (const DimensionResult& d : analysis.job.matrix) job.Dimension(d);
     }
   }  // statements finalised before COMMIT
-  db.Exec("COMMIT");
-  db.Exec(kIndexes);
-  db.Exec("ANALYZE");
-  return db.Serialize(out);
+  db->Exec("COMMIT");
+  db->Exec(kIndexes);
+  db->Exec("ANALYZE");
+  if (!db->status().ok()) return db->status();
+  return std::make_unique<AnalysisDatabase>(std::move(db));
+}
+
+Status WriteSqliteExport(const std::vector<const Trace*>& traces, const JobAnalysis& analysis,
+                         const SqliteExportOptions& options, std::ostream& out) {
+  StatusOr<std::unique_ptr<AnalysisDatabase>> db = BuildSqliteExport(traces, analysis, options);
+  if (!db.ok()) return db.status();
+  return (*db)->Serialize(out);
+}
+
+AnalysisDatabase::AnalysisDatabase(std::unique_ptr<Db> db) : db_(std::move(db)) {}
+AnalysisDatabase::~AnalysisDatabase() = default;
+
+Status AnalysisDatabase::Serialize(std::ostream& out) { return db_->Serialize(out); }
+
+std::vector<std::string> AnalysisDatabase::Tables() { return sqlite_export::ListTables(db_->handle()); }
+
+Status AnalysisDatabase::WriteCsv(const std::string& table, std::ostream& out) {
+  return sqlite_export::WriteTableCsv(db_->handle(), table, out);
 }
 
 }  // namespace ampscope
