@@ -13,7 +13,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       sqlite3 python3-pandas  # the --sqlite test: the sqlite3 shell and pandas run docs/sqlite_schema.md's queries
       python3-distributed  # scripts/dask_analyze.py: the per-rank map as Dask tasks (and its CTest)
       python3-venv python3-wheel  # README.md's offline `pip install ./python` into a venv (python_pip_install)
-      tmux)  # tmux: the terminal-width test runs the CLI in 80- and 120-column windows
+      tmux  # tmux: the terminal-width test runs the CLI in 80- and 120-column windows
+      lld)  # the linker of every tree (CMakeLists.txt, AMPSCOPE_USE_LLD): links in ~40% of GNU ld's CPU time
 for arg in "$@"; do
   case "$arg" in
     --browser) pkgs+=(chromium) ;;

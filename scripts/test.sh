@@ -49,8 +49,35 @@ fi
 cmake -S . -B "$build" -G Ninja "${compilers[@]}" "${options[@]}"
 [ "$configure_only" = 1 ] && exit 0
 
+# CPU seconds (user + sys) of this shell's finished children into $cpu_s, from bash's `times`
+# (run in this shell, not a subshell, whose children are not ours): unlike wall time, it does not
+# grow when other work shares the machine.
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+children_cpu() {
+  times > "$times_file"
+  cpu_s=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] } printf "%d", t }' "$times_file")
+}
+took() {  # took START_SECONDS START_CPU: $took_text = "W min S s wall, C min S s CPU"
+  local wall=$((SECONDS - $1))
+  children_cpu
+  local cpu=$((cpu_s - $2))
+  took_text="$((wall / 60)) min $((wall % 60)) s wall, $((cpu / 60)) min $((cpu % 60)) s CPU"
+}
+
 jobs=$(nproc)
+children_cpu
+start=$SECONDS start_cpu=$cpu_s
 cmake --build "$build" -j "$jobs"
+took "$start" "$start_cpu"
+built=$took_text
+children_cpu
+start=$SECONDS start_cpu=$cpu_s
 # The JUnit file is what scripts/check_tests_ran.sh reads (LastTest.log is rewritten by any
 # later ctest call, even `ctest -N`).
-ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" --output-junit "$PWD/$build/ctest-junit.xml"
+rc=0
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" --output-junit "$PWD/$build/ctest-junit.xml" || rc=$?
+took "$start" "$start_cpu"
+echo
+echo "test.sh: $build: build $built; tests $took_text"
+exit "$rc"

@@ -63,6 +63,7 @@ constexpr const char* kIndexes = R"sql(
 CREATE INDEX kernels_rank_start ON kernels (rank, start_ns);
 CREATE INDEX kernels_name ON kernels (name);
 CREATE INDEX ops_rank_start ON ops (rank, start_ns);
+CREATE INDEX ops_rank_id ON ops (rank, id);
 CREATE INDEX ops_name ON ops (name);
 CREATE INDEX memcpy_rank_start ON memcpy (rank, start_ns);
 CREATE INDEX syncs_rank_start ON syncs (rank, start_ns);

@@ -175,9 +175,13 @@ def main():
             check(ranged > 0, "tb_plugin: no finding has time ranges")
             check(len(joined) > 0, "tb_plugin: the kernels-to-findings join found no kernel")
             # Every kernel's op is a CPU op row with that name.
-            check(count(con, """SELECT COUNT(*) FROM kernels k LEFT JOIN ops o ON o.rank = k.rank AND o.id = k.op_id
-                                WHERE k.op_id IS NOT NULL AND (o.name IS NULL OR o.name != k.op)""") == 0,
-                  "tb_plugin: kernels.op_id does not name its op")
+            op_join = """SELECT COUNT(*) FROM kernels k LEFT JOIN ops o ON o.rank = k.rank AND o.id = k.op_id
+                         WHERE k.op_id IS NOT NULL AND (o.name IS NULL OR o.name != k.op)"""
+            check(count(con, op_join) == 0, "tb_plugin: kernels.op_id does not name its op")
+            # ... through the (rank, id) index: without it SQLite scans all ops once per kernel
+            # (23,622 x 8,772 rows here, half a minute).
+            plan = " ".join(row[-1] for row in con.execute("EXPLAIN QUERY PLAN " + op_join))
+            check("SCAN o" not in plan, f"tb_plugin: the kernels-to-ops join scans ops: {plan}")
             check(count(con, "SELECT COUNT(*) FROM ops WHERE kernels > 0") > 0, "tb_plugin: no op launched a kernel")
             con.close()
             shutil.copy(db, os.path.join(tmp, "out.db"))
