@@ -17,9 +17,12 @@ void RuleDeviceCopies(const Facts& in, FindingSink& out) {
   TimeNs time = 0, exposed = 0;
   std::map<std::string, std::pair<uint64_t, TimeNs>> by_ops;  // launching op chain -> (copies, time)
   std::vector<Interval> spans;
+  std::vector<uint32_t> removed;
   const auto& kernels = in.ctx.busy().kernels_by_device;
-  for (const MemcpyEvent& m : in.t.memcpys) {
+  for (size_t i = 0; i < in.t.memcpys.size(); ++i) {
+    const MemcpyEvent& m = in.t.memcpys[i];
     if (m.kind != MemcpyKind::kDtoD || !in.ctx.InWindows(m.start_ns)) continue;
+    removed.push_back(static_cast<uint32_t>(i));
     const TimeNs d = m.duration_ns();
     ++copies;
     bytes += m.bytes;
@@ -41,7 +44,6 @@ void RuleDeviceCopies(const Facts& in, FindingSink& out) {
   }
   const double time_pct = in.PctOfWindow(static_cast<double>(time));
   if (copies == 0 || time_pct < kDeviceCopyPct) return;
-  const double pct = in.PctOfWindow(static_cast<double>(exposed));
   std::vector<std::pair<TimeNs, std::string>> top;
   for (const auto& [ops, v] : by_ops) top.emplace_back(v.second, ops);
   std::sort(top.rbegin(), top.rend());
@@ -58,7 +60,7 @@ void RuleDeviceCopies(const Facts& in, FindingSink& out) {
   for (size_t i = 0; i < in.t.ranges.size() && !ddp; ++i)
     ddp = ClassifyHostRange(in.t.str(in.t.ranges[i].name)) == HostRangeRole::kDataParallelForward;
   Finding& x = out.Add(
-      "device_to_device_copies", pct,
+      "device_to_device_copies", 0.0,
       fmt::format("{:.0f} device-to-device copies per step take {:.1f}% of the step", static_cast<double>(copies) / in.nsteps, time_pct),
       fmt::format("Copies within GPU memory ({:.1f} MB per step) move data without computing on it. Issued by: {}. Look "
                   "for .contiguous() after transpose/permute/expand, torch.cat/torch.stack in a loop, .clone() and "
@@ -74,7 +76,9 @@ void RuleDeviceCopies(const Facts& in, FindingSink& out) {
                 {"pct_of_step", Round(time_pct), Unit::kPctOfStep},
                 {"not_overlapped_us", NsToUsRounded3(exposed), Unit::kUs},
                 {"by_ops", ops},
-                {"estimate", "the copies' time that no kernel on their GPU overlaps (what removing them gives back)"}};
+                {"estimate", "replayed: the device-to-device copies removed (a view, an out= argument or a preallocated "
+                             "buffer avoids them)"}};
+  out.Fix(x, graph::ScaleCopies(in.t, std::move(removed), 0.0, "the device-to-device copies in the window"));
   std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) { return a.end_ns - a.start_ns > b.end_ns - b.start_ns; });
   for (size_t i = 0; i < spans.size() && i < 8; ++i) x.time_ranges.emplace_back(spans[i].start_ns, spans[i].end_ns);
   std::sort(x.time_ranges.begin(), x.time_ranges.end());

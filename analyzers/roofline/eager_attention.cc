@@ -211,6 +211,7 @@ class Finder {
     for (NodeId op : x.ops) {
       const double us = static_cast<double>(tree_.subtree_kernel_ns(op)) / 1e3;
       e.kernel_time_us += us;
+      for (uint32_t k : tree_.subtree_kernels(op)) e.kernels.push_back(k);
       if (op == x.qk || op == x.pv) e.gemm_time_us += us;
       if (op == x.softmax) e.softmax_time_us += us;
       for (NodeId f = op; f < tree_.subtree_end(op); ++f) {
@@ -219,6 +220,7 @@ class Finder {
         for (NodeId b : it->second) {
           const double bus = static_cast<double>(tree_.subtree_kernel_ns(b)) / 1e3;
           e.kernel_time_us += bus;
+          for (uint32_t k : tree_.subtree_kernels(b)) e.kernels.push_back(k);
           e.backward_time_us += bus;
           if (op == x.qk || op == x.pv) {
             e.gemm_time_us += bus;

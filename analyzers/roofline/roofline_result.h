@@ -161,6 +161,9 @@ struct EagerAttention {
     bool backward = false;
   };
   std::vector<GemmRow> gemm_rows;
+  // The kernels counted in kernel_time_us (indices into the trace's kernels): what the SDPA fix
+  // re-times (diagnosis' eager_attention replay). Not in summaries.
+  std::vector<uint32_t> kernels;
 };
 
 struct RooflineResult {
