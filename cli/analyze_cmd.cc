@@ -327,10 +327,15 @@ int RunAnalyze(int argc, char** argv) {
   // input or another output either (two inputs of the same rank would share one).
   std::vector<std::string> output_paths;
   for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
-  if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) return UsageError("analyze", paths.message());
+  // The --csv folder exists before the paths are checked (each output's folder must take files);
+  // a folder made here goes again when the set fails.
   CsvDir csv(csv_dir);
   if (!csv_dir.empty()) {
     if (Status created = csv.Create(); !created.ok()) return UsageError("analyze", created.message());
+  }
+  if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) {
+    csv.RemoveIfCreated();
+    return UsageError("analyze", paths.message());
   }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
     csv.RemoveIfCreated();

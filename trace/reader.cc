@@ -56,6 +56,11 @@ StatusOr<Trace> ReadTraceStream(int fd, const std::string& name, const ReadOptio
     return Status::Error(name + ": " + head.status().message());
   }
   const auto* bytes = reinterpret_cast<const unsigned char*>(head->data());
+  if (LooksLikePickle(bytes, head->size())) {
+    ::close(fd);
+    return Status::Error(name + ": byte 0: a PyTorch memory snapshot (pickle), not a trace: save it to a file and give "
+                                "it to `ampscope analyze` alone or beside the trace of the same run");
+  }
   const DetectedFormat format = Detect(name, bytes, head->size());
   if (format != DetectedFormat::kKineto) {
     ::close(fd);

@@ -111,6 +111,7 @@ void RuleOptimizer(const Facts& in, FindingSink& out) {
       fused.Normalize();
       const graph::Transform launches = graph::CudaGraphLaunch(in.ctx, k.all, "");
       graph::Transform fix = graph::Combine({&fused, &launches});
+      fix.name = graph::kFusedOptimizer;
       fix.selection = "the kernels inside Optimizer.step ranges as one fused pass per step (2 x the longest kernel), one launch";
       out.Fix(x, std::move(fix));
     }

@@ -32,6 +32,7 @@ inline constexpr const char* kNoUnrecordedHost = "no_unrecorded_host_time";
 inline constexpr const char* kRemoveHostTime = "remove_host_time";
 inline constexpr const char* kRemoveSteps = "remove_steps";
 inline constexpr const char* kNoStraggler = "no_straggler_delay";
+inline constexpr const char* kFusedOptimizer = "fused_optimizer";  // scale_kernels + cuda_graph_launch on one step's optimizer
 inline constexpr const char* kCombined = "all_fixes";
 
 // A CUDA graph replays its kernels back to back: the delay kept between a collapsed launch and

@@ -63,7 +63,13 @@ TEST(CausesSharedTraces, SandboxPageableBatchIsACopyProblem) {
   EXPECT_TRUE(Has(pageable->recommendation, "pin_memory=True")) << pageable->recommendation;
   EXPECT_TRUE(Has(pageable->recommendation, "non_blocking=True")) << pageable->recommendation;
   EXPECT_EQ(FieldNumber(pageable->evidence, "blocking_input_copies").value_or(-1), 6);
-  EXPECT_EQ(ra.findings.front().id, "pageable_h2d_copies");
+  // The first finding with a concrete fix. Replayed, the host time with no events after each copy
+  // (README: ~2 ms per step) would save more, and is said as low_gpu_utilization: the residual.
+  for (const Finding& f : ra.findings) {
+    if (f.id == "low_gpu_utilization") continue;
+    EXPECT_EQ(f.id, "pageable_h2d_copies");
+    break;
+  }
   for (const DimensionResult& d : ra.matrix)
     if (d.id == "task_parallelism") {
       const auto* causes = std::get_if<FieldList>(&FindField(d.metrics, "idle_by_cause_pct")->value);

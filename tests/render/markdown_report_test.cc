@@ -212,7 +212,7 @@ TEST(MarkdownReport, SnapshotOfTheHandBuiltReport) {
       R"(### Critical path)",
       R"(Critical path of the 6 steps \(mean 108\.0 ms per step\): GPU compute 55\.0%, Host-bound \(recorded ops\) 30\.0%, Unrecorded host time 10\.0%, Kernel-launch delay 2\.0%\.)",
       R"(\| 55\.0% \| 356\.4 ms \| GPU compute \|)",
-      R"(\| 2\.0% \| 12\.96 ms \| Sync wait \|)",
+      R"(\| 2\.0% \| 13\.0 ms \| Sync wait \|)",  // 12,960 µs at three significant digits
       R"(\| 1\.0% \| 6\.48 ms \| GPU memory ops \|)",
       R"(_Replaying the run's dependency graph reproduces every step within 0\.40% \(worst: step 7\); every saving below is a replay of its fix on this graph\._)",
       R"(### Top kernels by GPU time)",

@@ -1,5 +1,7 @@
 #include "trace/formats/memory_snapshot/memory_snapshot.h"
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <unordered_map>
 
@@ -46,6 +48,10 @@ const char* BlockStateName(BlockState s) {
 bool LooksLikePickle(const unsigned char* head, size_t n) { return n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5; }
 
 bool IsMemorySnapshotInput(const std::string& path) {
+  // Only regular files: a pipe, a FIFO or stdin ("-") read here would lose its first bytes for the
+  // trace reader that follows (which refuses a pickle from the stream's own first bytes).
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   StatusOr<std::unique_ptr<ByteSource>> src = OpenByteSource(path);
   if (!src.ok()) return false;
   unsigned char head[2] = {0, 0};
