@@ -1,8 +1,7 @@
 # Sourced by .ci/run: the run's time budget. Every command runs with what is left of it (GNU
 # timeout, which stops the command's whole process group), so a run that passes the budget
 # stops there and fails with one clear line, instead of running on to CI's own hard limit.
-#   budget_start MINUTES [TARGET]  the budget, counted from the start of the script (bash's
-#                           SECONDS); past TARGET minutes (optional) budget_done warns
+#   budget_start MINUTES    the budget, counted from the start of the script (bash's SECONDS)
 #   budget_step TITLE       prints the step's title and the minutes so far
 #   budget_run CMD ARGS...  runs CMD within what is left; exits with its status, or 1 past the budget
 #   budget_done             prints the total; fails if it is past the budget
@@ -13,7 +12,6 @@ budget_start() {
     ''|*[!0-9]*|0) echo ".ci/run: the budget must be a whole number of minutes, got '${1:-}'" >&2; exit 2 ;;
   esac
   _budget_s=$(($1 * 60))
-  _budget_target_s=$((${2:-$1} * 60))
   _budget_step="start"
 }
 
@@ -47,9 +45,5 @@ budget_run() {
 
 budget_done() {
   [ "$SECONDS" -ge "$_budget_s" ] && _budget_over
-  if [ "$SECONDS" -ge "$_budget_target_s" ]; then
-    echo "=== .ci/run: WARNING: $(_budget_clock), past the target of $((_budget_target_s / 60)) min" \
-         "(docs/fuzzing.md, \"Measured time of .ci/run\": trim what a second tree rebuilds for nothing)" >&2
-  fi
   budget_step "done in $(_budget_clock)"
 }
