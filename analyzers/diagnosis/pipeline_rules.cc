@@ -146,13 +146,13 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                      fmt::format("{:.1f} pageable host-to-device copies per step ({:.1f} MB/step at {:.1f} GB/s)",
                                  static_cast<double>(pg_count) / in.nsteps, pg_bytes / 1e6 / in.nsteps,
                                  pg_ns > 0 ? static_cast<double>(pg_bytes) / static_cast<double>(pg_ns) : 0.0),
-                     in.run.dataloader
-                         ? "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
-                           "after the transfer). Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and "
-                           ".to('cuda', non_blocking=True)."
-                         : "Copies from pageable memory are staged by the driver and block the host (cudaMemcpyAsync returns only "
-                           "after the transfer). Copy from pinned memory (tensor.pin_memory(), or allocate the host buffers with "
-                           "pin_memory=True) with .to('cuda', non_blocking=True).");
+                     fmt::format("Copies from pageable memory are staged by the driver and block the host ({} returns only "
+                                 "after the transfer). {}",
+                                 in.gpu.amd ? "hipMemcpyAsync" : "cudaMemcpyAsync",
+                                 in.run.dataloader
+                                     ? "Use DataLoader(pin_memory=True) (or tensor.pin_memory()) and .to('cuda', non_blocking=True)."
+                                     : "Copy from pinned memory (tensor.pin_memory(), or allocate the host buffers with "
+                                       "pin_memory=True) with .to('cuda', non_blocking=True)."));
     uint64_t blocking = 0;  // sync points that are blocking input copies (the copy, and PyTorch's stream sync after it)
     for (const SyncPoint& p : in.ctx.sync_points()) blocking += p.input_copy;
     x.evidence = {{"copies", pg_count, Unit::kCount}, {"bytes", pg_bytes, Unit::kBytes}, {"time_us", NsToUsRounded3(pg_ns), Unit::kUs},

@@ -37,8 +37,9 @@ double CausePct(const RankAnalysis& ra, const std::string& cause) {
 // then 1440 µs of host time with no events before an 800 µs GEMM launched at 2100, running
 // [2105, 2905]. Before issue 32 the two stream syncs were 2 user syncs per step: a
 // host_device_sync finding charged with the 1.5 ms gap.
-RankAnalysis InputCopySteps(MemoryKind batch_memory) {
+RankAnalysis InputCopySteps(MemoryKind batch_memory, bool amd = false) {
   TraceBuilder b;
+  if (amd) b.SetDevice("AMD Instinct MI300X", 9, 4, GpuVendor::kAmd);
   for (int s = 0; s < 2; ++s) {
     const double base = s * 3000.0;
     b.Step(s, base, base + 3000);
@@ -78,6 +79,18 @@ TEST(Causes, BlockingInputCopiesAreNotUserSyncs) {
       EXPECT_EQ(FieldNumber(d.metrics, "syncs_per_step_beyond_grad_scaler").value_or(-1), 0.0);
       EXPECT_EQ(FieldNumber(d.metrics, "input_copy_syncs_per_step").value_or(-1), 2.0);
     }
+}
+
+TEST(Causes, PageableCopyAdviceNamesTheRuntimeOfTheGpu) {
+  // The advice names the runtime call the trace's GPU uses: hipMemcpyAsync on an AMD GPU.
+  const Finding* nvidia = FindFinding(InputCopySteps(MemoryKind::kPageable), "pageable_h2d_copies");
+  ASSERT_NE(nvidia, nullptr);
+  EXPECT_NE(nvidia->recommendation.find("cudaMemcpyAsync returns"), std::string::npos) << nvidia->recommendation;
+  const RankAnalysis amd = InputCopySteps(MemoryKind::kPageable, /*amd=*/true);
+  const Finding* f = FindFinding(amd, "pageable_h2d_copies");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->recommendation.find("hipMemcpyAsync returns"), std::string::npos) << f->recommendation;
+  EXPECT_EQ(f->recommendation.find("cudaMemcpy"), std::string::npos) << f->recommendation;
 }
 
 TEST(Causes, PinnedCopyWithoutNonBlockingIsAnInputCopy) {
