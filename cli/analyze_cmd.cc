@@ -288,7 +288,7 @@ int RunAnalyze(int argc, char** argv) {
   }
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
   const ReportPaths report_paths{report_path, html_path, markdown_path};
-  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths));
+  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths, !quiet));
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
   std::vector<OutputSpec> outputs = ReportOutputs(report, job, report_paths);
