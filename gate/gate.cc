@@ -9,10 +9,16 @@
 #include <fmt/format.h>
 
 #include "gate/mann_whitney.h"
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/format.h"
 
 namespace ampscope::gate {
+
+// The report is read through the contract's reader (reports/contract/).
+using reports::FindPath;
+using reports::NumberAt;
+using reports::StringAt;
+using reports::StepDurationsUs;
 
 // Values are printed by the one formatting module of the outputs people read.
 using render::FormatDelta;

@@ -7,12 +7,17 @@
 
 #include <fmt/format.h>
 
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
 #include "render/text_table.h"
 
 namespace ampscope::gate {
+
+// The report is read through the contract's reader (reports/contract/).
+using reports::FindPath;
+using reports::NumberAt;
+using reports::StringAt;
 
 // Values are printed by the one formatting module of the outputs people read.
 using render::FormatDelta;

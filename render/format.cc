@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/contract/report_reader.h"
+
 namespace ampscope::render {
 
 using nlohmann::json;
@@ -19,15 +21,8 @@ const json& Empty() {
   return kEmpty;
 }
 
-const json* At(const json& j, const char* pointer) {
-  try {
-    json::json_pointer p(pointer);
-    if (!j.contains(p)) return nullptr;
-    return &j.at(p);
-  } catch (const std::exception&) {
-    return nullptr;  // a path through a non-object, or a malformed pointer
-  }
-}
+// The contract's one pointer lookup (reports/contract/report_reader.h).
+const json* At(const json& j, const char* pointer) { return reports::FindPath(j, pointer); }
 
 // Trims trailing zeros of a fixed-point number: "12.50" -> "12.5", "3.00" -> "3".
 std::string Trim(std::string s) {

@@ -1,4 +1,4 @@
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 
 #include <cerrno>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "base/read_file.h"
 
-namespace ampscope::gate {
+namespace ampscope::reports {
 namespace {
 
 using nlohmann::json;
@@ -251,4 +251,4 @@ std::vector<double> StepDurationsUs(const json& report) {
   return out;
 }
 
-}  // namespace ampscope::gate
+}  // namespace ampscope::reports
