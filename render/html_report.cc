@@ -293,6 +293,7 @@ void Matrix(std::string& h, const json& r) {
     std::string status = String(d, "/status", "unknown");
     const json& hl = Section(d, "/headline");
     std::string value = hl.is_object() && hl.contains("value") ? Value(hl["value"], String(hl, "/unit")) : "n/a";
+    value += OfRank(d, "/metrics/numbers_of_rank");
     h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
     h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
     const std::string name = String(hl, "/name");
@@ -407,7 +408,7 @@ std::string EvidenceHtml(const json& f, const StepClock& clock) {
 
 void Findings(std::string& h, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
-  const StepClock clock(r);
+  const StepClock report_clock(r);
   h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), ranked by estimated step-time saving</h2>\n",
                    findings.size());
   if (findings.empty()) {
@@ -417,6 +418,7 @@ void Findings(std::string& h, const json& r) {
   h += "<ol class=\"findings\">\n";
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
+    const StepClock clock = FindingClock(r, f, report_clock);
     std::string id = String(f, "/id");
     std::string severity = String(f, "/severity", "info");
     h += "<li id=\"finding-" + Anchor(id) + "\">";

@@ -103,7 +103,7 @@ std::string MarkdownCode(std::string_view text, bool in_table) {
 std::string RenderMarkdown(const json& r) {
   std::string md;
   auto line = [&](const std::string& s = "") { md += s + "\n"; };
-  const StepClock clock(r);
+  const StepClock report_clock(r);
 
   line("## ampscope: " + Esc(InputsSummary(r)));
   line();
@@ -132,7 +132,8 @@ std::string RenderMarkdown(const json& r) {
   line(Number(r, "/steps/count").value_or(0) > 0 ? "| GPU time (share of the steps) | |"
                                                   : "| GPU time (share of the window: no steps) | |");
   line("|---|---:|");
-  line("| GPU busy | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
+  const std::string gpu_job = JobDefinition(r, "gpu");
+  line("| GPU busy" + (gpu_job.empty() ? "" : " (" + Esc(gpu_job) + ")") + " | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
   line("| &nbsp;&nbsp;kernels | " + Pct(Number(r, "/gpu/kernel_busy_pct")) + " |");
   line("| idle: host\\_wait (waiting for the CPU) | " + Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")) + " |");
   line("| idle: kernel\\_wait (gaps between kernels) | " + Pct(Number(r, "/gpu/idle_breakdown_pct/kernel_wait")) + " |");
@@ -159,6 +160,7 @@ std::string RenderMarkdown(const json& r) {
       const json& d = m[id];
       const json& h = Section(d, "/headline");
       std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
+      value += OfRank(d, "/metrics/numbers_of_rank");
       std::string name = String(h, "/name");
       line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
                        name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));
@@ -191,6 +193,7 @@ std::string RenderMarkdown(const json& r) {
   if (findings.empty()) line("No findings: nothing to fix was detected.");
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
+    const StepClock clock = FindingClock(r, f, report_clock);
     std::string severity = String(f, "/severity", "info");
     std::string entry = fmt::format("{}. {} **{}** {} {}", i + 1, SeverityIcon(severity), Esc(severity),
                                     Code(String(f, "/id")), Esc(RelativeTimes(String(f, "/title"), clock)));

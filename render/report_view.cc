@@ -159,6 +159,32 @@ std::vector<const json*> RankedFindings(const json& report) {
   return out;
 }
 
+// ---- job-level numbers ----
+
+std::string JobDefinition(const json& report, const char* section) {
+  if (Number(report, "/job/ranks").value_or(1) <= 1) return "";
+  const json& definitions = Section(report, "/job/definitions");
+  if (!definitions.is_object() || !definitions.contains(section) || !definitions[section].is_string()) return "";
+  return definitions[section].get<std::string>();
+}
+
+std::string OfRank(const json& record, const char* pointer) {
+  auto rank = Number(record, pointer);
+  return rank ? fmt::format(" (rank {})", static_cast<int64_t>(*rank)) : std::string();
+}
+
+StepClock FindingClock(const json& report, const json& finding, const StepClock& report_clock) {
+  auto rank = Number(finding, "/evidence/numbers_of_rank");
+  const json& ranks = Section(report, "/ranks");
+  if (!rank || !ranks.is_array()) return report_clock;
+  for (const json& section : ranks) {
+    if (Number(section, "/rank") != rank) continue;
+    StepClock own(section);
+    return own.empty() ? report_clock : own;
+  }
+  return report_clock;
+}
+
 // ---- times relative to the steps ----
 
 StepClock::StepClock(const json& report) {

@@ -121,7 +121,9 @@ void TraceIntegrity(Out& o, const json& r) {
 
 void GpuTime(Out& o, const json& r) {
   const bool steps = Number(r, "/steps/count").value_or(0) > 0;
-  o.Heading(steps ? "GPU time (share of the analysed steps)" : "GPU time (share of the analysed window: no steps)");
+  const std::string job = JobDefinition(r, "gpu");
+  o.Heading(std::string(steps ? "GPU time (share of the analysed steps" : "GPU time (share of the analysed window: no steps") +
+            (job.empty() ? "" : "; " + job) + ")");
   TextTable t({Col(""), Col("", Align::kRight), Col("", Align::kLeft, Overflow::kWrap, 12)});
   auto busy = Number(r, "/gpu/busy_pct");
   Color busy_color = !busy ? Color::kDim : *busy >= 80 ? Color::kGreen : *busy >= 60 ? Color::kYellow : Color::kRed;
@@ -171,6 +173,7 @@ void Matrix(Out& o, const json& r) {
     std::string status = String(d, "/status", "unknown");
     const json& h = Section(d, "/headline");
     std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
+    value += OfRank(d, "/metrics/numbers_of_rank");
     std::string findings;
     const json& f = Section(d, "/findings");
     if (f.is_array())
@@ -224,7 +227,7 @@ void Checklist(Out& o, const json& r) {
 
 void Findings(Out& o, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
-  const StepClock clock(r);
+  const StepClock report_clock(r);
   o.Heading(fmt::format("Findings ({}, ranked by estimated step-time saving)", findings.size()));
   if (findings.empty()) {
     o.Paragraph(kIndent, "", "no findings: nothing to fix was detected");
@@ -233,6 +236,7 @@ void Findings(Out& o, const json& r) {
   const bool verbose = o.options().verbose;
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
+    const StepClock clock = FindingClock(r, f, report_clock);
     std::string severity = String(f, "/severity", "info");
     auto saving = Number(f, "/est_saving_pct");
     std::string head = fmt::format("[{}] {}", severity, String(f, "/id"));
