@@ -280,8 +280,12 @@ int RunAnalyze(int argc, char** argv) {
   for (size_t r = 0; r < rank_inputs.size(); ++r) ApplyMemorySnapshot((*snapshots)[rank_inputs[r]], ran->ranks[r]);
   // The summary keeps the trace's own rank (-1 when it names none): its place in a job is the
   // merge's to give, as analysing the files together gives it.
-  const std::string summary_text =
-      summary_path.empty() || ran->ranks.empty() ? std::string() : RankSummaryBytes(ran->ranks.front(), options, summary_path);
+  std::string summary_text;
+  if (!summary_path.empty() && !ran->ranks.empty()) {
+    StatusOr<std::string> bytes = RankSummaryBytes(ran->ranks.front(), options, summary_path);
+    if (!bytes.ok()) return UsageError("analyze", summary_path + ": " + bytes.status().message());
+    summary_text = std::move(*bytes);
+  }
   JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
   if (job.ranks.empty()) {
     return UsageError("analyze", "no trace could be analysed");
