@@ -64,9 +64,9 @@ json UnitsOf(json units, bool no_steps) {
 json StepMetricsJson(const StepMetrics& s) {
   json j = {{"number", s.number},
             {"name", s.name},
-            {"start_us", static_cast<double>(s.start_ns) / 1e3},
-            {"end_us", static_cast<double>(s.end_ns) / 1e3},
-            {"duration_us", static_cast<double>(s.duration_ns()) / 1e3},
+            {"start_us", NsToUs(s.start_ns)},
+            {"end_us", NsToUs(s.end_ns)},
+            {"duration_us", NsToUs(s.duration_ns())},
             {"busy_pct", s.busy_pct},
             {"kernel_busy_pct", s.kernel_busy_pct},
             {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
