@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "reports/contract/report_reader.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
 
@@ -381,7 +382,7 @@ std::string ChecklistUnit(const json& item) {
 std::string ChecklistFindings(const json& item) {
   const std::string status = String(item, "/status");
   if (status != "fail" && status != "warn") return "";
-  const json& f = Section(item, "/findings");
+  const json& f = Section(item, report_field::kFindings);
   std::string ids;
   if (f.is_array())
     for (const json& id : f)
@@ -392,7 +393,7 @@ std::string ChecklistFindings(const json& item) {
 std::vector<std::string> DimensionOrder(const json& report) {
   std::vector<std::string> ids = {"compute_intensity", "memory_bandwidth", "instruction_efficiency", "data_locality",
                                   "task_parallelism"};
-  const json& m = Section(report, "/matrix");
+  const json& m = Section(report, report_field::kMatrix);
   if (m.is_object())
     for (const auto& [k, v] : m.items())
       if (std::find(ids.begin(), ids.end(), k) == ids.end()) ids.push_back(k);

@@ -420,7 +420,7 @@ json JobSection(const JobAnalysis& analysis) {
              {"missing_ranks", analysis.missing_ranks},
              {"world_size", analysis.world_size > 0 ? json(analysis.world_size) : json(nullptr)}};
   job["definitions"] = several ? json{{"steps", "slowest rank: each job step lasts as long as its slowest rank's step"},
-                                      {"gpu", "mean over ranks"},
+                                      {"gpu", "window-weighted mean over ranks"},
                                       {"tensor_cores", "mean over ranks of each rank's share"},
                                       {"kernels", "sum over ranks (shares of the job's summed kernel time)"},
                                       {"memory_traffic", "sum over ranks"},

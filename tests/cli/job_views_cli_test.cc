@@ -31,12 +31,12 @@ using testing::MakeTempDir;
 using testing::ReadFile;
 using testing::SharedPath;
 
-struct Run {
+struct CliRun {
   int exit_code;
   std::string out;
 };
 
-Run Ampscope(const std::string& args) {
+CliRun Ampscope(const std::string& args) {
   std::string cmd = "COLUMNS=160 " + BinaryPath("cli/ampscope") + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
@@ -80,13 +80,13 @@ class JobViews : public ::testing::Test {
     AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared traces (../shared/traces/kineto/param_dlrm_8ranks)");
     dir_ = MakeTempDir("ampscope_job_views");
     const std::string files = DlrmFiles();
-    Run all = Ampscope("analyze" + files + " --no-color -j 1 -o " + dir_ + "/r.json --markdown " + dir_ +
+    CliRun all = Ampscope("analyze" + files + " --no-color -j 1 -o " + dir_ + "/r.json --markdown " + dir_ +
                        "/r.md --html " + dir_ + "/r.html --sqlite " + dir_ + "/r.db");
     ASSERT_EQ(all.exit_code, 0) << all.out;
     terminal_ = all.out;
     // Without --html: the terminal and Markdown must be the same (issue: the per-rank views
     // depended on --html).
-    Run no_html = Ampscope("analyze" + files + " --no-color -j 1 --markdown " + dir_ + "/plain.md");
+    CliRun no_html = Ampscope("analyze" + files + " --no-color -j 1 --markdown " + dir_ + "/plain.md");
     ASSERT_EQ(no_html.exit_code, 0) << no_html.out;
     terminal_without_html_ = no_html.out;
     report_ = json::parse(ReadFile(dir_ + "/r.json"));
@@ -127,21 +127,27 @@ TEST_F(JobViews, PerRankViewsDoNotDependOnOtherOutputs) {
   }
 }
 
-// The header's GPU busy is the mean over ranks (job.definitions.gpu), and says so everywhere.
-TEST_F(JobViews, GpuBusyIsTheMeanOverRanksInEveryOutput) {
-  ASSERT_EQ(report_["job"]["definitions"]["gpu"], "mean over ranks");
-  double sum = 0;
-  for (const json& r : report_["ranks"]) sum += r["gpu"]["busy_pct"].get<double>();
-  const double mean = sum / 8;
+// The header's GPU busy is the window-weighted mean over ranks (job.definitions.gpu: the ranks'
+// summed busy time over their summed window), and says so everywhere. (Its plain mean over the
+// ranks' shares would be 41.8%, not the 43.7% shown: the definition matters.)
+TEST_F(JobViews, GpuBusyIsTheWindowWeightedMeanInEveryOutput) {
+  ASSERT_EQ(report_["job"]["definitions"]["gpu"], "window-weighted mean over ranks");
+  double busy_us = 0, window_us = 0;
+  for (const json& r : report_["ranks"]) {
+    const double w = r["gpu"]["window_us"].get<double>();
+    busy_us += r["gpu"]["busy_pct"].get<double>() / 100 * w;
+    window_us += w;
+  }
   const double job_busy = report_["gpu"]["busy_pct"].get<double>();
-  // Rank values are rounded to 0.01 in the report: their mean is within that of the job's.
-  EXPECT_NEAR(job_busy, mean, 0.05);
+  EXPECT_NEAR(job_busy, 100 * busy_us / window_us, 0.05);
   const std::string shown = fmt::format("{:.1f}%", job_busy);
-  EXPECT_NE(terminal_.find("GPU time (share of the analysed steps; mean over ranks)"), std::string::npos) << terminal_;
+  EXPECT_NE(terminal_.find("GPU time (share of the analysed steps; window-weighted mean over ranks)"), std::string::npos)
+      << terminal_;
   EXPECT_TRUE(std::regex_search(terminal_, std::regex("GPU busy +" + std::regex_replace(shown, std::regex("[.%]"), "\\$&"))))
       << terminal_;
-  EXPECT_NE(markdown_.find("| GPU busy (mean over ranks) | **" + shown + "** |"), std::string::npos) << markdown_;
-  EXPECT_NE(html_.find("GPU busy (mean over ranks)"), std::string::npos);
+  EXPECT_NE(markdown_.find("| GPU busy (window-weighted mean over ranks) | **" + shown + "** |"), std::string::npos)
+      << markdown_;
+  EXPECT_NE(html_.find("GPU busy (window-weighted mean over ranks)"), std::string::npos);
   EXPECT_NE(html_.find(shown), std::string::npos);
 }
 

@@ -256,7 +256,7 @@ TEST(StepClock, TimesRelativeToTheSteps) {
 TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
   json r;
   r["job"]["ranks"] = 2;
-  r["job"]["definitions"]["gpu"] = "mean over ranks";
+  r["job"]["definitions"]["gpu"] = "window-weighted mean over ranks";
   r["steps"]["windows"] = json::array({{{"number", 42}, {"start_us", 5000.0}, {"end_us", 25000.0}}});
   r["ranks"] = json::array(
       {{{"rank", 3}, {"steps", {{"windows", json::array({{{"number", 42}, {"start_us", 5000.0}, {"end_us", 25000.0}}})}}}},
@@ -271,7 +271,7 @@ TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
   EXPECT_EQ(FindingClock(r, json{{"id", "y"}}, job_clock).At(7000), "step 42 +2.00 ms");
   EXPECT_EQ(FindingClock(r, json{{"evidence", {{"numbers_of_rank", 5}}}}, job_clock).At(7000), "step 42 +2.00 ms");
   // What a job-level number is, from the report's own definitions; nothing for one rank.
-  EXPECT_EQ(JobDefinition(r, "gpu"), "mean over ranks");
+  EXPECT_EQ(JobDefinition(r, "gpu"), "window-weighted mean over ranks");
   EXPECT_EQ(JobDefinition(r, "matrix"), "");
   json one = r;
   one["job"]["ranks"] = 1;
