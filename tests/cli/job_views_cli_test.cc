@@ -127,6 +127,24 @@ TEST_F(JobViews, PerRankViewsDoNotDependOnOtherOutputs) {
   }
 }
 
+// `merge` (the README's many-ranks command) shows the per-rank views too, without --html.
+TEST_F(JobViews, MergeShowsThePerRankViewsWithoutHtml) {
+  std::string summaries;
+  for (const auto& e : std::filesystem::directory_iterator(SharedPath("traces/kineto/param_dlrm_8ranks"))) {
+    const std::string out = dir_ + "/" + e.path().filename().string() + ".summary.json";
+    ASSERT_EQ(Ampscope("analyze -q -j 1 " + e.path().string() + " --summary-out " + out).exit_code, 0);
+    summaries += " " + out;
+  }
+  CliRun merged = Ampscope("merge --no-color" + summaries + " --markdown " + dir_ + "/merged.md");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  const std::string merged_md = ReadFile(dir_ + "/merged.md");
+  for (const std::string& text : {merged.out, merged_md}) {
+    EXPECT_NE(text.find("Imbalance (max"), std::string::npos) << text;
+    EXPECT_EQ(text.find("No roofline: computed per rank"), std::string::npos) << text;
+  }
+  EXPECT_NE(merged.out.find("Ranks (8)"), std::string::npos) << merged.out;
+}
+
 // The header's GPU busy is the window-weighted mean over ranks (job.definitions.gpu: the ranks'
 // summed busy time over their summed window), and says so everywhere. (Its plain mean over the
 // ranks' shares would be 41.8%, not the 43.7% shown: the definition matters.)
