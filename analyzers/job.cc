@@ -240,12 +240,17 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   job.precision = first.precision;
   job.top_kernels = SumKernels(ranks);
 
-  // Matrix and checklist: worst status over ranks.
+  // Matrix and checklist: worst status over ranks. A dimension's numbers are that rank's (the
+  // first of the worst), and it says which: metrics.numbers_of_rank.
   job.matrix = first.matrix;
+  for (DimensionResult& j : job.matrix) SetField(j.metrics, {"numbers_of_rank", first.rank});
   for (const RankAnalysis& r : ranks)
     for (const DimensionResult& d : r.matrix)
       for (DimensionResult& j : job.matrix)
-        if (j.id == d.id && DimensionSeverity(d.status) > DimensionSeverity(j.status)) j = d;
+        if (j.id == d.id && DimensionSeverity(d.status) > DimensionSeverity(j.status)) {
+          j = d;
+          SetField(j.metrics, {"numbers_of_rank", r.rank});
+        }
   job.checklist = first.checklist;
   for (const RankAnalysis& r : ranks)
     for (const ChecklistItem& c : r.checklist)
@@ -257,7 +262,11 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   for (const RankAnalysis& r : ranks) {
     for (const Finding& f : r.findings) {
       auto it = findings.find(f.id);
-      if (it == findings.end() || f.est_saving_pct > it->second.est_saving_pct) findings[f.id] = f;
+      if (it == findings.end() || f.est_saving_pct > it->second.est_saving_pct) {
+        // Its numbers, texts and times are that rank's (times on that rank's steps).
+        Finding& kept = findings[f.id] = f;
+        SetField(kept.evidence, {"numbers_of_rank", r.rank});
+      }
       finding_ranks[f.id].insert(r.rank);
     }
   }

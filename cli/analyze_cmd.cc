@@ -280,15 +280,19 @@ int RunAnalyze(int argc, char** argv) {
   for (size_t r = 0; r < rank_inputs.size(); ++r) ApplyMemorySnapshot((*snapshots)[rank_inputs[r]], ran->ranks[r]);
   // The summary keeps the trace's own rank (-1 when it names none): its place in a job is the
   // merge's to give, as analysing the files together gives it.
-  const std::string summary_text =
-      summary_path.empty() || ran->ranks.empty() ? std::string() : RankSummaryBytes(ran->ranks.front(), options, summary_path);
+  std::string summary_text;
+  if (!summary_path.empty() && !ran->ranks.empty()) {
+    StatusOr<std::string> bytes = RankSummaryBytes(ran->ranks.front(), options, summary_path);
+    if (!bytes.ok()) return UsageError("analyze", summary_path + ": " + bytes.status().message());
+    summary_text = std::move(*bytes);
+  }
   JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
   if (job.ranks.empty()) {
     return UsageError("analyze", "no trace could be analysed");
   }
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
   const ReportPaths report_paths{report_path, html_path, markdown_path};
-  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths));
+  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths, !quiet));
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
   std::vector<OutputSpec> outputs = ReportOutputs(report, job, report_paths);

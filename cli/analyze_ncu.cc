@@ -48,7 +48,7 @@ int AnalyzeNcuAloneCommand(std::shared_ptr<const NcuReport> report, const Analys
   std::vector<RankAnalysis> ranks;
   ranks.push_back(AnalyzeNcuAlone(std::move(report), options));
   JobAnalysis job = BuildJob(std::move(ranks));
-  const nlohmann::json json = BuildJsonReport(job, options, 0, ReportNeedsRanks(paths));
+  const nlohmann::json json = BuildJsonReport(job, options, 0, ReportNeedsRanks(paths, !style.quiet));
   std::vector<OutputSpec> outputs = ReportOutputs(json, job, paths);
   if (Status written = WriteOutputs(outputs); !written.ok()) return UsageError("analyze", written.message());
   PrintTerminalSummary(json, style);

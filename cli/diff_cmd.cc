@@ -13,7 +13,7 @@
 #include "cli/command.h"
 #include "cli/stdout_check.h"
 #include "gate/report_diff.h"
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/terminal.h"
 
 namespace {
@@ -39,12 +39,12 @@ int RunDiffCommand(int argc, char** argv) {
       !ampscope::cli::ParseIntOption("diff", top_text, "--top", 0, std::numeric_limits<int>::max(), &top))
     return kExitUsage;
 
-  auto a = ampscope::gate::LoadReport(a_path, ampscope::gate::ReportUse::kDiff);
+  auto a = ampscope::reports::LoadReport(a_path, ampscope::reports::ReportUse::kDiff);
   if (!a.ok()) {
     std::fprintf(stderr, "ampscope diff: %s\n", a.status().message().c_str());
     return kExitUsage;
   }
-  auto b = ampscope::gate::LoadReport(b_path, ampscope::gate::ReportUse::kDiff);
+  auto b = ampscope::reports::LoadReport(b_path, ampscope::reports::ReportUse::kDiff);
   if (!b.ok()) {
     std::fprintf(stderr, "ampscope diff: %s\n", b.status().message().c_str());
     return kExitUsage;

@@ -18,7 +18,7 @@
 #include "gate/gate.h"
 #include "gate/gate_config.h"
 #include "gate/gate_output.h"
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/terminal.h"
 
 namespace {
@@ -73,9 +73,9 @@ int RunGateCommand(int argc, char** argv) {
   if (baseline_path.empty() || current_path.empty())
     return Fail("--baseline and --current are required (see 'ampscope gate --help')");
 
-  auto baseline = ampscope::gate::LoadReport(baseline_path, ampscope::gate::ReportUse::kGate);
+  auto baseline = ampscope::reports::LoadReport(baseline_path, ampscope::reports::ReportUse::kGate);
   if (!baseline.ok()) return Fail(baseline.status().message());
-  auto current = ampscope::gate::LoadReport(current_path, ampscope::gate::ReportUse::kGate);
+  auto current = ampscope::reports::LoadReport(current_path, ampscope::reports::ReportUse::kGate);
   if (!current.ok()) return Fail(current.status().message());
 
   ampscope::gate::GateOptions options;

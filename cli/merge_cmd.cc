@@ -75,7 +75,7 @@ int RunMerge(int argc, char** argv) {
   summaries->clear();
   JobAnalysis job = BuildJob(std::move(ranks));
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "merge", w.c_str());
-  nlohmann::json report = BuildJsonReport(job, options, threads, ReportNeedsRanks(paths));
+  nlohmann::json report = BuildJsonReport(job, options, threads, ReportNeedsRanks(paths, !style.quiet));
   if (Status written = WriteOutputs(ReportOutputs(report, job, paths)); !written.ok()) return UsageError("merge", written.message());
   PrintTerminalSummary(report, style);
   // A thousand ranks take longer to free than to write: the process is about to exit, and the

@@ -11,7 +11,11 @@
 
 namespace ampscope::cli {
 
-bool ReportNeedsRanks(const ReportPaths& paths) { return !paths.html.empty(); }
+// The per-rank views (table, imbalance line, roofline) are read from "ranks" by the terminal
+// summary, Markdown and HTML alike: a report one of them shows holds it, whatever else is written.
+bool ReportNeedsRanks(const ReportPaths& paths, bool terminal_summary) {
+  return terminal_summary || !paths.html.empty() || !paths.markdown.empty();
+}
 
 std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const JobAnalysis& job, const ReportPaths& paths) {
   std::vector<OutputSpec> outputs;

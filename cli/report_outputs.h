@@ -16,9 +16,10 @@ struct ReportPaths {
   std::string json, html, markdown;  // empty: not written
 };
 
-// Whether the report must hold its "ranks" member (BuildJsonReport's with_ranks): only the HTML
-// report reads it; the JSON writes the ranks' sections from the job itself.
-bool ReportNeedsRanks(const ReportPaths& paths);
+// Whether the report must hold its "ranks" member (BuildJsonReport's with_ranks): the terminal
+// summary, Markdown and HTML read the per-rank views from it, so it is there whenever one of them
+// is shown; the JSON alone writes the ranks' sections from the job itself.
+bool ReportNeedsRanks(const ReportPaths& paths, bool terminal_summary);
 // The outputs of `paths`, rendered from `report` and `job` (to be written with the rest of the
 // set; the JSON is written as the set is written, so both must outlive that).
 std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const JobAnalysis& job, const ReportPaths& paths);

@@ -114,11 +114,10 @@ AnalysisCounter StepCounter(const std::string& name, const std::string& series, 
   return c;
 }
 
-std::optional<double> NumberAt(const nlohmann::json& per_step, size_t i, const char* key) {
-  if (!per_step.is_array() || i >= per_step.size()) return std::nullopt;
-  const nlohmann::json& s = per_step[i];
-  if (!s.is_object() || !s.contains(key) || !s[key].is_number()) return std::nullopt;
-  double v = s[key].get<double>();
+// A step's metric from the typed per-step results (RankAnalysis::per_step, in step order).
+std::optional<double> MetricAt(const std::vector<StepMetrics>& per_step, size_t i, double StepMetrics::*metric) {
+  if (i >= per_step.size()) return std::nullopt;
+  double v = per_step[i].*metric;
   if (!std::isfinite(v)) return std::nullopt;
   return v;
 }
@@ -129,7 +128,7 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
   AnalysisTracks out;
   TrackBuilder b(out);
   const std::vector<StepWindow>& steps = rank.steps.steps;
-  const nlohmann::json per_step = PerStepJson(rank.per_step);
+  const std::vector<StepMetrics>& per_step = rank.per_step;
 
   // Steps: one span per analysed step.
   {
@@ -142,9 +141,14 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
                              {"duration_us", NsToUs(w.duration_ns())},
                              {"cpu_start_us", NsToUs(w.cpu_start_ns)},
                              {"cpu_end_us", NsToUs(w.cpu_end_ns)}};
-      if (per_step.is_array() && i < per_step.size() && per_step[i].is_object())
-        for (const char* key : {"busy_pct", "kernel_busy_pct", "tensor_core_kernel_pct", "kernels", "syncs"})
-          if (per_step[i].contains(key)) args[key] = per_step[i][key];
+      if (i < per_step.size()) {
+        const StepMetrics& m = per_step[i];
+        args["busy_pct"] = m.busy_pct;
+        args["kernel_busy_pct"] = m.kernel_busy_pct;
+        args["tensor_core_kernel_pct"] = m.tensor_core_kernel_pct;
+        args["kernels"] = m.kernels;
+        args["syncs"] = m.syncs;
+      }
       std::string name = w.name.empty() ? "step " + std::to_string(w.number) : w.name;
       spans.push_back({w.start_ns, w.end_ns, b.Name(name), b.Args(std::move(args)), SpanColor::kStep, false});
     }
@@ -247,14 +251,15 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
     static constexpr struct {
       const char* key;
       const char* name;
+      double StepMetrics::*metric;
     } kCounters[] = {
-        {"busy_pct", "GPU busy per step"},
-        {"kernel_busy_pct", "GPU kernel busy per step"},
-        {"tensor_core_kernel_pct", "Tensor Core kernel share per step"},
+        {"busy_pct", "GPU busy per step", &StepMetrics::busy_pct},
+        {"kernel_busy_pct", "GPU kernel busy per step", &StepMetrics::kernel_busy_pct},
+        {"tensor_core_kernel_pct", "Tensor Core kernel share per step", &StepMetrics::tensor_core_kernel_pct},
     };
     for (const auto& c : kCounters) {
       std::vector<std::optional<double>> values;
-      for (size_t i = 0; i < steps.size(); ++i) values.push_back(NumberAt(per_step, i, c.key));
+      for (size_t i = 0; i < steps.size(); ++i) values.push_back(MetricAt(per_step, i, c.metric));
       AnalysisCounter counter = StepCounter(c.name, c.key, steps, values);
       if (!counter.samples.empty()) out.counters.push_back(std::move(counter));
     }

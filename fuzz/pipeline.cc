@@ -24,7 +24,7 @@
 #include "gate/gate_config.h"
 #include "gate/gate_output.h"
 #include "gate/report_diff.h"
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/html_report.h"
 #include "render/markdown_report.h"
 #include "render/terminal_summary.h"
@@ -115,9 +115,9 @@ void AnalyseAndRender(const std::vector<Trace>& traces) {
   (void)WritePerfettoTrace(traces, job, perfetto);  // may refuse negative timestamps, never crash
 
   // The report as gate and diff read it back (from its text, as they would from a file).
-  auto loaded = gate::ParseJsonText(report_text, "report.json");
+  auto loaded = reports::ParseJsonText(report_text, "report.json");
   if (!loaded.ok()) PropertyFailed("JSON report", "the gate cannot read it: " + loaded.status().message());
-  if (gate::ValidateReport(*loaded, "report.json", gate::ReportUse::kDiff).ok()) GateAndDiff(*loaded, *loaded);
+  if (reports::ValidateReport(*loaded, "report.json", reports::ReportUse::kDiff).ok()) GateAndDiff(*loaded, *loaded);
 }
 
 Outcome AnalyseTraces(std::vector<Trace> traces) {
@@ -386,14 +386,14 @@ bool RunSummary(std::string_view text) {
 Outcome RunReportPipeline(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   if (RunSummary(text)) return kAccepted;
-  auto parsed = gate::ParseJsonText(text, "report.json");
+  auto parsed = reports::ParseJsonText(text, "report.json");
   if (!parsed.ok()) return kRejected;
   const nlohmann::json& report = *parsed;
-  const bool for_diff = gate::ValidateReport(report, "report.json", gate::ReportUse::kDiff).ok();
-  const bool for_gate = gate::ValidateReport(report, "report.json", gate::ReportUse::kGate).ok();
+  const bool for_diff = reports::ValidateReport(report, "report.json", reports::ReportUse::kDiff).ok();
+  const bool for_gate = reports::ValidateReport(report, "report.json", reports::ReportUse::kGate).ok();
   if (for_gate && !for_diff) PropertyFailed("ValidateReport", "accepted for the gate but not for diff");
   if (!for_diff) return kRejected;
-  (void)gate::StepDurationsUs(report);
+  (void)reports::StepDurationsUs(report);
   const FixedReports& fixed = Fixed();
   gate::ReportDiff diff = gate::DiffReports(fixed.healthy, report, gate::DiffOptions{});
   (void)gate::FormatDiffText(diff);
@@ -409,7 +409,7 @@ Outcome RunReportPipeline(const uint8_t* data, size_t size) {
 
 Outcome RunGateConfigPipeline(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto parsed = gate::ParseJsonText(text, "gate.json");
+  auto parsed = reports::ParseJsonText(text, "gate.json");
   if (!parsed.ok()) return kRejected;
   auto config = gate::ParseGateConfig(*parsed, "gate.json");
   if (!config.ok()) return kRejected;

@@ -9,10 +9,17 @@
 #include <fmt/format.h>
 
 #include "gate/mann_whitney.h"
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/format.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::gate {
+
+// The report is read through the contract's reader (reports/contract/).
+using reports::FindPath;
+using reports::NumberAt;
+using reports::StringAt;
+using reports::StepDurationsUs;
 
 // Values are printed by the one formatting module of the outputs people read.
 using render::FormatDelta;
@@ -27,7 +34,7 @@ using nlohmann::json;
 // ---------------------------------------------------------------- environment
 
 std::optional<std::string> EnvironmentValue(const json& report, const std::string& field) {
-  const json* env = FindPath(report, "/environment");
+  const json* env = FindPath(report, report_field::kEnvironment);
   if (env == nullptr || !env->is_object()) return std::nullopt;
   auto it = env->find(field);
   if (it == env->end() || it->is_null()) return std::nullopt;
@@ -325,7 +332,7 @@ bool IsLowerPrecision(const std::string& precision) {
 
 // nullopt when kernels.top is absent.
 std::optional<GemmKernels> GemmKernelsOf(const json& report) {
-  const json* top = FindPath(report, "/kernels/top");
+  const json* top = FindPath(report, report_field::kKernelsTop);
   if (top == nullptr || !top->is_array()) return std::nullopt;
   GemmKernels out;
   for (const json& k : *top) {
@@ -438,7 +445,7 @@ std::vector<GateCheck> CheckChecklist(const json& baseline, const json& current,
   std::vector<std::string> order;
   std::map<std::string, std::string> base_status, cur_status;
   auto collect = [&order](const json& report, std::map<std::string, std::string>* out) {
-    const json* list = FindPath(report, "/checklist");
+    const json* list = FindPath(report, report_field::kChecklist);
     if (list == nullptr || !list->is_array()) return;
     for (const json& item : *list) {
       auto id = StringAt(item, "/id");
@@ -477,7 +484,7 @@ std::vector<GateCheck> CheckChecklist(const json& baseline, const json& current,
       check.message = fmt::format("checklist item {} went from {} to {}", id, check.baseline, check.current);
       if (c != cur_status.end()) {
         // Surface the analyzer's evidence for the new status when the report has one.
-        const json* list = FindPath(current, "/checklist");
+        const json* list = FindPath(current, report_field::kChecklist);
         for (const json& item : *list)
           if (StringAt(item, "/id") == id) {
             if (auto evidence = StringAt(item, "/evidence"); evidence && !evidence->empty())
@@ -522,7 +529,7 @@ GateCheck CheckFindings(const json& baseline, const json& current, const Finding
   // id -> highest severity seen in the report.
   auto collect = [&](const json& report) {
     std::map<std::string, Seen> out;
-    const json* list = FindPath(report, "/findings");
+    const json* list = FindPath(report, report_field::kFindings);
     if (list == nullptr || !list->is_array()) return out;
     for (const json& f : *list) {
       auto id = StringAt(f, "/id");

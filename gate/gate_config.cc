@@ -6,9 +6,12 @@
 
 #include <fmt/format.h>
 
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 
 namespace ampscope::gate {
+
+// The report is read through the contract's reader (reports/contract/).
+using reports::LoadJsonFile;
 namespace {
 
 using nlohmann::json;

@@ -7,12 +7,18 @@
 
 #include <fmt/format.h>
 
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
 #include "render/text_table.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::gate {
+
+// The report is read through the contract's reader (reports/contract/).
+using reports::FindPath;
+using reports::NumberAt;
+using reports::StringAt;
 
 // Values are printed by the one formatting module of the outputs people read.
 using render::FormatDelta;
@@ -33,18 +39,18 @@ struct FixedMetric {
   MetricUnit unit;
 };
 constexpr FixedMetric kFixedMetrics[] = {
-    {"steps", "steps.count", "/steps/count", MetricUnit::kCount},
-    {"steps", "steps.time_us.median", "/steps/time_us/median", MetricUnit::kMicroseconds},
-    {"steps", "steps.time_us.mean", "/steps/time_us/mean", MetricUnit::kMicroseconds},
-    {"steps", "steps.time_us.p90", "/steps/time_us/p90", MetricUnit::kMicroseconds},
-    {"gpu", "gpu.busy_pct", "/gpu/busy_pct", MetricUnit::kPct},
-    {"gpu", "gpu.kernel_busy_pct", "/gpu/kernel_busy_pct", MetricUnit::kPct},
-    {"gpu", "gpu.idle_pct", "/gpu/idle_pct", MetricUnit::kPct},
-    {"idle", "gpu.idle_breakdown_pct.host_wait", "/gpu/idle_breakdown_pct/host_wait", MetricUnit::kPct},
-    {"idle", "gpu.idle_breakdown_pct.kernel_wait", "/gpu/idle_breakdown_pct/kernel_wait", MetricUnit::kPct},
-    {"idle", "gpu.idle_breakdown_pct.other", "/gpu/idle_breakdown_pct/other", MetricUnit::kPct},
-    {"tensor_cores", "tensor_cores.kernel_time_pct", "/tensor_cores/kernel_time_pct", MetricUnit::kPct},
-    {"tensor_cores", "tensor_cores.active_pct", "/tensor_cores/active_pct", MetricUnit::kPct},
+    {"steps", "steps.count", report_field::kStepCount, MetricUnit::kCount},
+    {"steps", "steps.time_us.median", report_field::kStepTimeMedianUs, MetricUnit::kMicroseconds},
+    {"steps", "steps.time_us.mean", report_field::kStepTimeMeanUs, MetricUnit::kMicroseconds},
+    {"steps", "steps.time_us.p90", report_field::kStepTimeP90Us, MetricUnit::kMicroseconds},
+    {"gpu", "gpu.busy_pct", report_field::kGpuBusyPct, MetricUnit::kPct},
+    {"gpu", "gpu.kernel_busy_pct", report_field::kGpuKernelBusyPct, MetricUnit::kPct},
+    {"gpu", "gpu.idle_pct", report_field::kGpuIdlePct, MetricUnit::kPct},
+    {"idle", "gpu.idle_breakdown_pct.host_wait", report_field::kGpuIdleHostWaitPct, MetricUnit::kPct},
+    {"idle", "gpu.idle_breakdown_pct.kernel_wait", report_field::kGpuIdleKernelWaitPct, MetricUnit::kPct},
+    {"idle", "gpu.idle_breakdown_pct.other", report_field::kGpuIdleOtherPct, MetricUnit::kPct},
+    {"tensor_cores", "tensor_cores.kernel_time_pct", report_field::kTensorCoreKernelTimePct, MetricUnit::kPct},
+    {"tensor_cores", "tensor_cores.active_pct", report_field::kTensorCoreActivePct, MetricUnit::kPct},
 };
 
 // Object-valued sections whose keys vary between reports; keys are the union of both sides.
@@ -54,9 +60,9 @@ struct DynamicSection {
   const char* pointer;
 };
 constexpr DynamicSection kDynamicSections[] = {
-    {"precision", "gpu.kernel_time_by_precision_pct.", "/gpu/kernel_time_by_precision_pct"},
-    {"category", "gpu.kernel_time_by_category_pct.", "/gpu/kernel_time_by_category_pct"},
-    {"gate_metrics", "gate_metrics.", "/gate_metrics"},
+    {"precision", "gpu.kernel_time_by_precision_pct.", report_field::kKernelTimeByPrecisionPct},
+    {"category", "gpu.kernel_time_by_category_pct.", report_field::kKernelTimeByCategoryPct},
+    {"gate_metrics", "gate_metrics.", report_field::kGateMetrics},
 };
 
 constexpr const char* kEnvironmentFields[] = {"gpu", "driver", "cuda", "cupti", "framework", "host"};
@@ -94,7 +100,7 @@ struct KernelEntry {
 // kernels.top by name; nullopt when the report has no kernels.top. Duplicate names (should not
 // happen) are summed.
 std::optional<std::map<std::string, KernelEntry>> TopKernels(const json& report) {
-  const json* top = FindPath(report, "/kernels/top");
+  const json* top = FindPath(report, report_field::kKernelsTop);
   if (top == nullptr || !top->is_array()) return std::nullopt;
   std::map<std::string, KernelEntry> out;
   for (const json& k : *top) {
@@ -123,7 +129,7 @@ std::map<std::string, double> CategoryTimes(const json& report, const std::map<s
                                             bool use_table) {
   std::map<std::string, double> out;
   if (use_table) {
-    const json* node = FindPath(report, "/gpu/kernel_time_by_category_us");
+    const json* node = FindPath(report, report_field::kKernelTimeByCategoryUs);
     for (auto it = node->begin(); it != node->end(); ++it)
       if (it->is_number()) out[it.key()] = it->get<double>();
     return out;
@@ -173,7 +179,7 @@ ReportDiff DiffReports(const json& a, const json& b, const DiffOptions& options)
   // Checklist statuses by id, in B's order then A-only ids.
   auto statuses = [](const json& report) {
     std::vector<std::pair<std::string, std::string>> out;
-    const json* list = FindPath(report, "/checklist");
+    const json* list = FindPath(report, report_field::kChecklist);
     if (list == nullptr || !list->is_array()) return out;
     for (const json& item : *list) {
       auto id = StringAt(item, "/id");
@@ -206,8 +212,8 @@ ReportDiff DiffReports(const json& a, const json& b, const DiffOptions& options)
   // Kernel-level changes.
   auto a_top = TopKernels(a);
   auto b_top = TopKernels(b);
-  const double a_steps = NumberAt(a, "/steps/count").value_or(0);
-  const double b_steps = NumberAt(b, "/steps/count").value_or(0);
+  const double a_steps = NumberAt(a, report_field::kStepCount).value_or(0);
+  const double b_steps = NumberAt(b, report_field::kStepCount).value_or(0);
   diff.per_step = a_steps > 0 && b_steps > 0;
   const double a_div = diff.per_step ? a_steps : 1.0;
   const double b_div = diff.per_step ? b_steps : 1.0;
@@ -253,10 +259,10 @@ ReportDiff DiffReports(const json& a, const json& b, const DiffOptions& options)
     for (auto it = common.rbegin(); it != common.rend(); ++it)
       if (it->delta_us_per_step() < 0 && diff.faster.size() < top) diff.faster.push_back(*it);
 
-    const bool use_table = FindPath(a, "/gpu/kernel_time_by_category_us") != nullptr &&
-                           FindPath(a, "/gpu/kernel_time_by_category_us")->is_object() &&
-                           FindPath(b, "/gpu/kernel_time_by_category_us") != nullptr &&
-                           FindPath(b, "/gpu/kernel_time_by_category_us")->is_object();
+    const bool use_table = FindPath(a, report_field::kKernelTimeByCategoryUs) != nullptr &&
+                           FindPath(a, report_field::kKernelTimeByCategoryUs)->is_object() &&
+                           FindPath(b, report_field::kKernelTimeByCategoryUs) != nullptr &&
+                           FindPath(b, report_field::kKernelTimeByCategoryUs)->is_object();
     auto a_cat = CategoryTimes(a, &*a_top, use_table);
     auto b_cat = CategoryTimes(b, &*b_top, use_table);
     std::set<std::string> cats;

@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "reports/contract/report_reader.h"
+#include "reports/contract/report_fields.h"
+
 namespace ampscope::render {
 
 using nlohmann::json;
@@ -19,15 +22,8 @@ const json& Empty() {
   return kEmpty;
 }
 
-const json* At(const json& j, const char* pointer) {
-  try {
-    json::json_pointer p(pointer);
-    if (!j.contains(p)) return nullptr;
-    return &j.at(p);
-  } catch (const std::exception&) {
-    return nullptr;  // a path through a non-object, or a malformed pointer
-  }
-}
+// The contract's one pointer lookup (reports/contract/report_reader.h).
+const json* At(const json& j, const char* pointer) { return reports::FindPath(j, pointer); }
 
 // Trims trailing zeros of a fixed-point number: "12.50" -> "12.5", "3.00" -> "3".
 std::string Trim(std::string s) {
@@ -386,7 +382,7 @@ std::string ChecklistUnit(const json& item) {
 std::string ChecklistFindings(const json& item) {
   const std::string status = String(item, "/status");
   if (status != "fail" && status != "warn") return "";
-  const json& f = Section(item, "/findings");
+  const json& f = Section(item, report_field::kFindings);
   std::string ids;
   if (f.is_array())
     for (const json& id : f)
@@ -397,7 +393,7 @@ std::string ChecklistFindings(const json& item) {
 std::vector<std::string> DimensionOrder(const json& report) {
   std::vector<std::string> ids = {"compute_intensity", "memory_bandwidth", "instruction_efficiency", "data_locality",
                                   "task_parallelism"};
-  const json& m = Section(report, "/matrix");
+  const json& m = Section(report, report_field::kMatrix);
   if (m.is_object())
     for (const auto& [k, v] : m.items())
       if (std::find(ids.begin(), ids.end(), k) == ids.end()) ids.push_back(k);

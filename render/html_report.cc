@@ -14,6 +14,7 @@
 #include "render/kernel_names.h"
 #include "render/ncu_section.h"
 #include "render/report_view.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
 
@@ -63,8 +64,8 @@ double NumberOr(const json& j, const char* key, double fallback) {
 }
 
 json StepData(const json& r) {
-  const json& per_step = Section(r, "/steps/per_step");
-  const json& durations = Section(r, "/steps/durations_us");
+  const json& per_step = Section(r, report_field::kStepPerStep);
+  const json& durations = Section(r, report_field::kStepDurationsUs);
   std::vector<std::string> labels;
   std::vector<double> dur_ms, busy, kbusy, tc;
   bool have_busy = false;
@@ -96,7 +97,7 @@ json StepData(const json& r) {
   const size_t n = dur_ms.size();
   const size_t bucket = (n + kMaxChartSteps - 1) / kMaxChartSteps;
   out["bucket_size"] = bucket;
-  out["median_ms"] = Number(r, "/steps/time_us/median").value_or(0) / 1e3;
+  out["median_ms"] = Number(r, report_field::kStepTimeMedianUs).value_or(0) / 1e3;
   if (bucket <= 1) {
     out["labels"] = labels;
     out["duration_ms"] = Series(dur_ms);
@@ -151,7 +152,7 @@ json SharesData(const json& obj) {
 }
 
 json RanksData(const json& r) {
-  const json& ranks = Section(r, "/ranks");
+  const json& ranks = Section(r, report_field::kRanks);
   json a = json::array();
   if (!ranks.is_array() || ranks.size() < 2) return a;
   const size_t bucket = (ranks.size() + kMaxChartRanks - 1) / kMaxChartRanks;
@@ -160,8 +161,8 @@ json RanksData(const json& r) {
     double step = 0, busy = 0;
     size_t ns = 0, nb = 0;
     for (size_t k = i; k < end; ++k) {
-      if (auto v = Number(ranks[k], "/steps/time_us/mean")) step += *v / 1e3, ++ns;
-      if (auto v = Number(ranks[k], "/gpu/busy_pct")) busy += *v, ++nb;
+      if (auto v = Number(ranks[k], report_field::kStepTimeMeanUs)) step += *v / 1e3, ++ns;
+      if (auto v = Number(ranks[k], report_field::kGpuBusyPct)) busy += *v, ++nb;
     }
     std::string label = Count(Number(ranks[i], "/rank"));
     if (end - i > 1) label += "-" + Count(Number(ranks[end - 1], "/rank"));
@@ -203,15 +204,15 @@ size_t KernelClassIndex(bool tensor_core, const std::string& precision) {
 json ChartData(const json& r) {
   json d;
   d["steps"] = StepData(r);
-  d["categories"] = SharesData(Section(r, "/gpu/kernel_time_by_category_pct"));
-  d["precision"] = SharesData(Section(r, "/gpu/kernel_time_by_precision_pct"));
-  d["idle"] = {{"busy", Number(r, "/gpu/busy_pct").value_or(0)},
-               {"host_wait", Number(r, "/gpu/idle_breakdown_pct/host_wait").value_or(0)},
-               {"kernel_wait", Number(r, "/gpu/idle_breakdown_pct/kernel_wait").value_or(0)},
-               {"other", Number(r, "/gpu/idle_breakdown_pct/other").value_or(0)}};
+  d["categories"] = SharesData(Section(r, report_field::kKernelTimeByCategoryPct));
+  d["precision"] = SharesData(Section(r, report_field::kKernelTimeByPrecisionPct));
+  d["idle"] = {{"busy", Number(r, report_field::kGpuBusyPct).value_or(0)},
+               {"host_wait", Number(r, report_field::kGpuIdleHostWaitPct).value_or(0)},
+               {"kernel_wait", Number(r, report_field::kGpuIdleKernelWaitPct).value_or(0)},
+               {"other", Number(r, report_field::kGpuIdleOtherPct).value_or(0)}};
   json top = json::array();
   std::vector<bool> used(std::size(kKernelClasses), false);
-  const json& kernels = Section(r, "/kernels/top");
+  const json& kernels = Section(r, report_field::kKernelsTop);
   if (kernels.is_array())
     for (size_t i = 0; i < kernels.size() && i < kMaxChartKernels; ++i) {
       const json& k = kernels[i];
@@ -256,22 +257,22 @@ void Header(std::string& h, const json& r) {
   h += "<div class=\"cards\">\n";
   h += HtmlCard("Device", DevicesSummary(r), DriverLabel(String(r, "/environment/driver")));
   // A job of several ranks: each card says which definition it shows (report "job.definitions").
-  const bool job = Number(r, "/job/ranks").value_or(1) > 1;
-  h += HtmlCard("Steps", Count(Number(r, "/steps/count")), StepsSummary(r));
+  const bool job = Number(r, report_field::kJobRanks).value_or(1) > 1;
+  h += HtmlCard("Steps", Count(Number(r, report_field::kStepCount)), StepsSummary(r));
   h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)",
-                DurationUs(Number(r, "/steps/time_us/mean")),
-                "median " + DurationUs(Number(r, "/steps/time_us/median")) + ", p90 " +
-                    DurationUs(Number(r, "/steps/time_us/p90")) +
+                DurationUs(Number(r, report_field::kStepTimeMeanUs)),
+                "median " + DurationUs(Number(r, report_field::kStepTimeMedianUs)) + ", p90 " +
+                    DurationUs(Number(r, report_field::kStepTimeP90Us)) +
                     (job && Number(r, "/job/imbalance/step_time")
                          ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *Number(r, "/job/imbalance/step_time"))
                          : std::string()));
-  h += HtmlCard(job ? "GPU busy (mean over ranks)" : "GPU busy", Pct(Number(r, "/gpu/busy_pct")),
-            "kernels " + Pct(Number(r, "/gpu/kernel_busy_pct")) + ", host_wait " +
-                Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")));
-  h += HtmlCard(job ? "Tensor Core kernel time (mean over ranks)" : "Tensor Core kernel time", Pct(Number(r, "/tensor_cores/kernel_time_pct")),
-            String(r, "/tensor_cores/source", "estimated") +
-                (Number(r, "/tensor_cores/active_pct")
-                     ? ", active " + Pct(Number(r, "/tensor_cores/active_pct")) + " (sampled)"
+  h += HtmlCard(job ? "GPU busy (" + JobDefinition(r, "gpu") + ")" : "GPU busy", Pct(Number(r, report_field::kGpuBusyPct)),
+            "kernels " + Pct(Number(r, report_field::kGpuKernelBusyPct)) + ", host_wait " +
+                Pct(Number(r, report_field::kGpuIdleHostWaitPct)));
+  h += HtmlCard(job ? "Tensor Core kernel time (mean over ranks)" : "Tensor Core kernel time", Pct(Number(r, report_field::kTensorCoreKernelTimePct)),
+            String(r, report_field::kTensorCoreSource, "estimated") +
+                (Number(r, report_field::kTensorCoreActivePct)
+                     ? ", active " + Pct(Number(r, report_field::kTensorCoreActivePct)) + " (sampled)"
                      : ""));
   std::vector<const json*> findings = RankedFindings(r);
   if (!findings.empty()) {
@@ -284,7 +285,7 @@ void Header(std::string& h, const json& r) {
 }
 
 void Matrix(std::string& h, const json& r) {
-  const json& m = Section(r, "/matrix");
+  const json& m = Section(r, report_field::kMatrix);
   h += "<section id=\"matrix\">\n<h2>Five-dimension matrix</h2>\n<div class=\"matrix\">\n";
   if (!m.is_object() || m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
   for (const std::string& id : DimensionOrder(r)) {
@@ -293,6 +294,7 @@ void Matrix(std::string& h, const json& r) {
     std::string status = String(d, "/status", "unknown");
     const json& hl = Section(d, "/headline");
     std::string value = hl.is_object() && hl.contains("value") ? Value(hl["value"], String(hl, "/unit")) : "n/a";
+    value += OfRank(d, "/metrics/numbers_of_rank");
     h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
     h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
     const std::string name = String(hl, "/name");
@@ -311,7 +313,7 @@ void Matrix(std::string& h, const json& r) {
       if (!rows.empty()) h += "<details class=\"mm\"><summary>metrics</summary><table class=\"ev\"><tbody>" + rows +
                               "</tbody></table></details>";
     }
-    const json& f = Section(d, "/findings");
+    const json& f = Section(d, report_field::kFindings);
     if (f.is_array() && !f.empty()) {
       h += "<div class=\"fl\">findings: ";
       bool first = true;
@@ -350,7 +352,7 @@ std::string ChecklistValueText(const json& item, const std::string& status) {
 }
 
 void Checklist(std::string& h, const json& r) {
-  const json& c = Section(r, "/checklist");
+  const json& c = Section(r, report_field::kChecklist);
   h += "<section id=\"checklist\">\n<h2>Optimization checklist</h2>\n";
   if (!c.is_array() || c.empty()) {
     h += "<p class=\"empty\">No checklist in this report.</p>\n</section>\n";
@@ -407,7 +409,7 @@ std::string EvidenceHtml(const json& f, const StepClock& clock) {
 
 void Findings(std::string& h, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
-  const StepClock clock(r);
+  const StepClock report_clock(r);
   h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), ranked by estimated step-time saving</h2>\n",
                    findings.size());
   if (findings.empty()) {
@@ -417,6 +419,7 @@ void Findings(std::string& h, const json& r) {
   h += "<ol class=\"findings\">\n";
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
+    const StepClock clock = FindingClock(r, f, report_clock);
     std::string id = String(f, "/id");
     std::string severity = String(f, "/severity", "info");
     h += "<li id=\"finding-" + Anchor(id) + "\">";
@@ -425,7 +428,7 @@ void Findings(std::string& h, const json& r) {
     h += "<div class=\"t\">" + H(RelativeTimes(String(f, "/title"), clock)) + "</div>";
     h += "<div class=\"meta\"><span class=\"badge sev-" + Anchor(severity) + "\">" + H(severity) + "</span> <code>" +
          H(id) + "</code>";
-    std::string dim = String(f, "/dimension"), check = String(f, "/checklist");
+    std::string dim = String(f, "/dimension"), check = String(f, report_field::kChecklist);
     if (!dim.empty()) h += " \xC2\xB7 " + H(DimensionTitle(dim));
     if (!check.empty()) h += " \xC2\xB7 checklist: " + H(ChecklistTitle(check));
     h += "</div>";
@@ -458,7 +461,7 @@ void Charts(std::string& h, const json& r, const json& data) {
   size_t bucket = data["steps"].value("bucket_size", size_t{1});
   Chart(h, "step-time", "Step time per step",
         bucket > 1 ? fmt::format("{} steps; each bar is the mean of {} steps (line: min to max)",
-                                 Count(Number(r, "/steps/count")), bucket)
+                                 Count(Number(r, report_field::kStepCount)), bucket)
                    : "");
   Chart(h, "busy-timeline", "GPU busy / idle per step", "share of each step's window (copies/memsets = busy minus kernels)");
   Chart(h, "idle-breakdown", "GPU busy and idle breakdown (all steps)",
@@ -466,7 +469,7 @@ void Charts(std::string& h, const json& r, const json& data) {
   Chart(h, "gpu-categories", "GPU kernel time by category", "share of kernel time");
   Chart(h, "precision", "Precision mix", "share of kernel time by math precision");
   Chart(h, "top-kernels", "Top kernels", "share of kernel time; colour: Tensor Core use and precision (legend below)");
-  const json& ranks = Section(r, "/ranks");
+  const json& ranks = Section(r, report_field::kRanks);
   if (ranks.is_array() && ranks.size() > 1) Chart(h, "ranks", "Step time by rank", "");
   h += "</div>\n</section>\n";
 }
@@ -493,7 +496,7 @@ void CriticalPath(std::string& h, const json& r) {
 }
 
 void Kernels(std::string& h, const json& r) {
-  const json& top = Section(r, "/kernels/top");
+  const json& top = Section(r, report_field::kKernelsTop);
   h += "<section id=\"kernels\">\n<h2>Top kernels</h2>\n";
   if (!top.is_array() || top.empty()) {
     h += "<p class=\"empty\">No kernels in the analysed window.</p>\n</section>\n";
@@ -518,7 +521,7 @@ void Kernels(std::string& h, const json& r) {
 }
 
 void Ranks(std::string& h, const json& r) {
-  const json& ranks = Section(r, "/ranks");
+  const json& ranks = Section(r, report_field::kRanks);
   if (!ranks.is_array() || ranks.size() < 2) return;
   h += "<section id=\"ranks\">\n<h2>Ranks</h2>\n";
   h += fmt::format("<details{}><summary>Per-rank numbers ({} ranks)</summary>\n",
@@ -531,18 +534,18 @@ void Ranks(std::string& h, const json& r) {
   for (size_t i = 0; i < rows; ++i) {
     const json& rk = ranks[i];
     h += "<tr><td class=\"num\">" + H(Count(Number(rk, "/rank"))) + "</td><td class=\"num\">" +
-         H(Count(Number(rk, "/steps/count"))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(rk, "/steps/time_us/mean"))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(rk, "/steps/time_us/p90"))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, "/gpu/busy_pct"))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, "/gpu/kernel_busy_pct"))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait"))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, "/tensor_cores/kernel_time_pct"))) + "</td><td>" + H(String(rk, "/device")) +
+         H(Count(Number(rk, report_field::kStepCount))) + "</td><td class=\"num\">" +
+         H(DurationUs(Number(rk, report_field::kStepTimeMeanUs))) + "</td><td class=\"num\">" +
+         H(DurationUs(Number(rk, report_field::kStepTimeP90Us))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, report_field::kGpuBusyPct))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, report_field::kGpuKernelBusyPct))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, report_field::kGpuIdleHostWaitPct))) + "</td><td class=\"num\">" +
+         H(Pct(Number(rk, report_field::kTensorCoreKernelTimePct))) + "</td><td>" + H(String(rk, "/device")) +
          "</td><td class=\"name\">" + H(String(rk, "/input")) + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   // What the job's top-level numbers are (report job.definitions) and how uneven the ranks are.
-  const json& imb = Section(r, "/job/imbalance");
+  const json& imb = Section(r, report_field::kJobImbalance);
   auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
   if (imb.is_object())
     h += "<p>Imbalance (max / mean over ranks): step time " + H(factor(Number(imb, "/step_time"))) + ", compute " +
@@ -638,7 +641,7 @@ std::string RenderHtml(const json& report) {
   Ranks(h, report);
   Diagnostics(h, report);
   h += "<footer>Generated by ampscope " + H(String(report, "/tool/version")) + " from a report with schema " +
-       H(String(report, "/schema")) + ". This page is self-contained and loads nothing from the network.</footer>\n";
+       H(String(report, report_field::kSchema)) + ". This page is self-contained and loads nothing from the network.</footer>\n";
   h += "</main>\n<script type=\"application/json\" id=\"ampscope-data\">" + ScriptJson(data) + "</script>\n";
   h += "<script>" + std::string(html_assets::kScript) + "</script>\n</body>\n</html>\n";
   return h;

@@ -11,6 +11,7 @@
 #include "render/memory_snapshot_render.h"
 #include "render/ncu_section.h"
 #include "render/report_view.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
 
@@ -103,14 +104,14 @@ std::string MarkdownCode(std::string_view text, bool in_table) {
 std::string RenderMarkdown(const json& r) {
   std::string md;
   auto line = [&](const std::string& s = "") { md += s + "\n"; };
-  const StepClock clock(r);
+  const StepClock report_clock(r);
 
   line("## ampscope: " + Esc(InputsSummary(r)));
   line();
   std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
-  if (auto mean = Number(r, "/steps/time_us/mean"))
+  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
     head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
-                        DurationUs(Number(r, "/steps/time_us/median")), DurationUs(Number(r, "/steps/time_us/p90")));
+                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
   line(head);
   line();
 
@@ -129,18 +130,19 @@ std::string RenderMarkdown(const json& r) {
     line();
   }
 
-  line(Number(r, "/steps/count").value_or(0) > 0 ? "| GPU time (share of the steps) | |"
+  line(Number(r, report_field::kStepCount).value_or(0) > 0 ? "| GPU time (share of the steps) | |"
                                                   : "| GPU time (share of the window: no steps) | |");
   line("|---|---:|");
-  line("| GPU busy | **" + Pct(Number(r, "/gpu/busy_pct")) + "** |");
-  line("| &nbsp;&nbsp;kernels | " + Pct(Number(r, "/gpu/kernel_busy_pct")) + " |");
-  line("| idle: host\\_wait (waiting for the CPU) | " + Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait")) + " |");
-  line("| idle: kernel\\_wait (gaps between kernels) | " + Pct(Number(r, "/gpu/idle_breakdown_pct/kernel_wait")) + " |");
-  line("| idle: other | " + Pct(Number(r, "/gpu/idle_breakdown_pct/other")) + " |");
-  line("| Tensor Core kernel time (" + Esc(String(r, "/tensor_cores/source", "estimated")) + ") | " +
-       Pct(Number(r, "/tensor_cores/kernel_time_pct")) + " |");
-  if (auto active = Number(r, "/tensor_cores/active_pct")) line("| Tensor Core active (sampled) | " + Pct(active) + " |");
-  auto precs = SortedShares(Section(r, "/gpu/kernel_time_by_precision_pct"));
+  const std::string gpu_job = JobDefinition(r, "gpu");
+  line("| GPU busy" + (gpu_job.empty() ? "" : " (" + Esc(gpu_job) + ")") + " | **" + Pct(Number(r, report_field::kGpuBusyPct)) + "** |");
+  line("| &nbsp;&nbsp;kernels | " + Pct(Number(r, report_field::kGpuKernelBusyPct)) + " |");
+  line("| idle: host\\_wait (waiting for the CPU) | " + Pct(Number(r, report_field::kGpuIdleHostWaitPct)) + " |");
+  line("| idle: kernel\\_wait (gaps between kernels) | " + Pct(Number(r, report_field::kGpuIdleKernelWaitPct)) + " |");
+  line("| idle: other | " + Pct(Number(r, report_field::kGpuIdleOtherPct)) + " |");
+  line("| Tensor Core kernel time (" + Esc(String(r, report_field::kTensorCoreSource, "estimated")) + ") | " +
+       Pct(Number(r, report_field::kTensorCoreKernelTimePct)) + " |");
+  if (auto active = Number(r, report_field::kTensorCoreActivePct)) line("| Tensor Core active (sampled) | " + Pct(active) + " |");
+  auto precs = SortedShares(Section(r, report_field::kKernelTimeByPrecisionPct));
   if (!precs.empty()) {
     std::string mix;
     for (const auto& [p, v] : precs) mix += (mix.empty() ? "" : ", ") + Esc(p) + " " + Pct(v);
@@ -148,7 +150,7 @@ std::string RenderMarkdown(const json& r) {
   }
   line();
 
-  const json& m = Section(r, "/matrix");
+  const json& m = Section(r, report_field::kMatrix);
   if (m.is_object() && !m.empty()) {
     line("### Five-dimension matrix");
     line();
@@ -159,6 +161,7 @@ std::string RenderMarkdown(const json& r) {
       const json& d = m[id];
       const json& h = Section(d, "/headline");
       std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
+      value += OfRank(d, "/metrics/numbers_of_rank");
       std::string name = String(h, "/name");
       line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
                        name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));
@@ -166,7 +169,7 @@ std::string RenderMarkdown(const json& r) {
     line();
   }
 
-  const json& c = Section(r, "/checklist");
+  const json& c = Section(r, report_field::kChecklist);
   if (c.is_array() && !c.empty()) {
     line("### Checklist");
     line();
@@ -191,6 +194,7 @@ std::string RenderMarkdown(const json& r) {
   if (findings.empty()) line("No findings: nothing to fix was detected.");
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
+    const StepClock clock = FindingClock(r, f, report_clock);
     std::string severity = String(f, "/severity", "info");
     std::string entry = fmt::format("{}. {} **{}** {} {}", i + 1, SeverityIcon(severity), Esc(severity),
                                     Code(String(f, "/id")), Esc(RelativeTimes(String(f, "/title"), clock)));
@@ -235,7 +239,7 @@ std::string RenderMarkdown(const json& r) {
   if (const std::string ncu = NcuMarkdownSection(r); !ncu.empty()) {
     md += ncu;
   }
-  const json& top = Section(r, "/kernels/top");
+  const json& top = Section(r, report_field::kKernelsTop);
   if (top.is_array() && !top.empty()) {
     line("### Top kernels by GPU time");
     line();
@@ -250,12 +254,12 @@ std::string RenderMarkdown(const json& r) {
     line();
   }
 
-  const json& ranks = Section(r, "/ranks");
+  const json& ranks = Section(r, report_field::kRanks);
   if (ranks.is_array() && ranks.size() > 1) {
     std::vector<const json*> order;
     for (const json& rk : ranks) order.push_back(&rk);
     std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
-      return Number(*a, "/steps/time_us/mean").value_or(0) > Number(*b, "/steps/time_us/mean").value_or(0);
+      return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
     });
     line(fmt::format("### Ranks ({}), slowest first", ranks.size()));
     line();
@@ -264,11 +268,11 @@ std::string RenderMarkdown(const json& r) {
     for (size_t i = 0; i < order.size() && i < kMaxRanks; ++i) {
       const json& rk = *order[i];
       line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")),
-                       DurationUs(Number(rk, "/steps/time_us/mean")), Pct(Number(rk, "/gpu/busy_pct")),
-                       Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait")), Pct(Number(rk, "/tensor_cores/kernel_time_pct")),
+                       DurationUs(Number(rk, report_field::kStepTimeMeanUs)), Pct(Number(rk, report_field::kGpuBusyPct)),
+                       Pct(Number(rk, report_field::kGpuIdleHostWaitPct)), Pct(Number(rk, report_field::kTensorCoreKernelTimePct)),
                        Esc(String(rk, "/device")), CellCode(String(rk, "/input"))));
     }
-    const json& imb = Section(r, "/job/imbalance");
+    const json& imb = Section(r, report_field::kJobImbalance);
     auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
     if (imb.is_object())
       line(fmt::format("\nImbalance (max / mean over ranks): step time {}, compute {}, communication {}. The job's "
@@ -296,7 +300,7 @@ std::string RenderMarkdown(const json& r) {
     }
     line();
   }
-  line("ampscope " + Esc(String(r, "/tool/version")) + " \xC2\xB7 report schema " + Code(String(r, "/schema")));
+  line("ampscope " + Esc(String(r, "/tool/version")) + " \xC2\xB7 report schema " + Code(String(r, report_field::kSchema)));
   return md;
 }
 

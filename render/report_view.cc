@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "render/format.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
 
@@ -83,7 +84,7 @@ std::string DriverLabel(const std::string& driver) {
 }
 
 std::string StepsSummary(const json& report) {
-  std::optional<double> count = Number(report, "/steps/count");
+  std::optional<double> count = Number(report, report_field::kStepCount);
   std::string source = String(report, "/steps/source", "none");
   size_t warmup = 0, cut = 0;
   const json& flagged = Section(report, "/steps/flagged");
@@ -103,7 +104,7 @@ std::string StepsSummary(const json& report) {
 }
 
 std::string StepWords(const json& report, std::string text) {
-  if (Number(report, "/steps/count").value_or(0) > 0) return text;
+  if (Number(report, report_field::kStepCount).value_or(0) > 0) return text;
   for (const char* from : {"per step", "Per step"}) {
     const std::string to = from[0] == 'P' ? "In the window" : "in the window";
     for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, 8, to);
@@ -147,7 +148,7 @@ std::vector<std::pair<std::string, double>> SortedShares(const json& obj) {
 
 std::vector<const json*> RankedFindings(const json& report) {
   std::vector<const json*> out;
-  const json& findings = Section(report, "/findings");
+  const json& findings = Section(report, report_field::kFindings);
   if (!findings.is_array()) return out;
   for (const json& f : findings)
     if (f.is_object()) out.push_back(&f);
@@ -159,10 +160,36 @@ std::vector<const json*> RankedFindings(const json& report) {
   return out;
 }
 
+// ---- job-level numbers ----
+
+std::string JobDefinition(const json& report, const char* section) {
+  if (Number(report, report_field::kJobRanks).value_or(1) <= 1) return "";
+  const json& definitions = Section(report, report_field::kJobDefinitions);
+  if (!definitions.is_object() || !definitions.contains(section) || !definitions[section].is_string()) return "";
+  return definitions[section].get<std::string>();
+}
+
+std::string OfRank(const json& record, const char* pointer) {
+  auto rank = Number(record, pointer);
+  return rank ? fmt::format(" (rank {})", static_cast<int64_t>(*rank)) : std::string();
+}
+
+StepClock FindingClock(const json& report, const json& finding, const StepClock& report_clock) {
+  auto rank = Number(finding, "/evidence/numbers_of_rank");
+  const json& ranks = Section(report, report_field::kRanks);
+  if (!rank || !ranks.is_array()) return report_clock;
+  for (const json& section : ranks) {
+    if (Number(section, "/rank") != rank) continue;
+    StepClock own(section);
+    return own.empty() ? report_clock : own;
+  }
+  return report_clock;
+}
+
 // ---- times relative to the steps ----
 
 StepClock::StepClock(const json& report) {
-  for (const char* pointer : {"/steps/windows", "/steps/per_step"}) {
+  for (const char* pointer : {report_field::kStepWindows, report_field::kStepPerStep}) {
     const json& list = Section(report, pointer);
     if (!list.is_array()) continue;
     for (size_t i = 0; i < list.size(); ++i) {
@@ -288,7 +315,7 @@ std::vector<DiagnosticEntry> Diagnostics(const json& report) {
 const json& RooflineToShow(const json& report, std::string* note) {
   const json& top = Section(report, "/roofline");
   if (top.is_object() && top.value("available", false)) return top;
-  const json& ranks = Section(report, "/ranks");
+  const json& ranks = Section(report, report_field::kRanks);
   if (ranks.is_array() && ranks.size() > 1) {
     const json& r0 = Section(ranks[0], "/roofline");
     if (r0.is_object()) {

@@ -93,6 +93,18 @@ struct DiagnosticEntry {
 };
 std::vector<DiagnosticEntry> Diagnostics(const nlohmann::json& report);
 
+// Job reports (several ranks): what a job-level number is, as the report defines it
+// (job.definitions.<section>: "mean over ranks", "worst rank per dimension", ...); "" in a
+// one-rank report.
+std::string JobDefinition(const nlohmann::json& report, const char* section);
+// " (rank 3)" when `record` carries numbers_of_rank at `pointer` (a job's matrix dimension or
+// finding: its numbers are that rank's), else "".
+std::string OfRank(const nlohmann::json& record, const char* pointer);
+// The steps a finding's times are said against: in a job report, those of the rank whose numbers
+// it carries (evidence.numbers_of_rank, that rank's section in ranks[]): each rank's times are
+// relative to its own steps. Else `report_clock`.
+StepClock FindingClock(const nlohmann::json& report, const nlohmann::json& finding, const StepClock& report_clock);
+
 // The `roofline` object to show: the top level for one rank, else rank 0's (and `note` says so);
 // a null json when the report has none.
 const nlohmann::json& RooflineToShow(const nlohmann::json& report, std::string* note);

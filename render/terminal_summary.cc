@@ -13,6 +13,7 @@
 #include "render/ncu_section.h"
 #include "render/report_view.h"
 #include "render/text_table.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
 
@@ -91,9 +92,9 @@ void Overview(Out& o, const json& r) {
   row("Input", InputsSummary(r));
   row("Device", DevicesSummary(r));
   row("Steps", StepsSummary(r));
-  if (Number(r, "/steps/time_us/mean"))
-    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(Number(r, "/steps/time_us/mean")),
-                                 DurationUs(Number(r, "/steps/time_us/median")), DurationUs(Number(r, "/steps/time_us/p90"))));
+  if (Number(r, report_field::kStepTimeMeanUs))
+    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(Number(r, report_field::kStepTimeMeanUs)),
+                                 DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us))));
 }
 
 // What the trace can be trusted for: each check that is not ok with its evidence, the rest by name
@@ -120,26 +121,28 @@ void TraceIntegrity(Out& o, const json& r) {
 }
 
 void GpuTime(Out& o, const json& r) {
-  const bool steps = Number(r, "/steps/count").value_or(0) > 0;
-  o.Heading(steps ? "GPU time (share of the analysed steps)" : "GPU time (share of the analysed window: no steps)");
+  const bool steps = Number(r, report_field::kStepCount).value_or(0) > 0;
+  const std::string job = JobDefinition(r, "gpu");
+  o.Heading(std::string(steps ? "GPU time (share of the analysed steps" : "GPU time (share of the analysed window: no steps") +
+            (job.empty() ? "" : "; " + job) + ")");
   TextTable t({Col(""), Col("", Align::kRight), Col("", Align::kLeft, Overflow::kWrap, 12)});
-  auto busy = Number(r, "/gpu/busy_pct");
+  auto busy = Number(r, report_field::kGpuBusyPct);
   Color busy_color = !busy ? Color::kDim : *busy >= 80 ? Color::kGreen : *busy >= 60 ? Color::kYellow : Color::kRed;
   t.AddRow({{"GPU busy"}, {Pct(busy), busy_color}, {"any GPU work (kernels, copies, memsets)"}});
-  t.AddRow({{"  kernels"}, {Pct(Number(r, "/gpu/kernel_busy_pct"))}, {"what TensorBoard calls GPU utilization"}});
-  t.AddRow({{"GPU idle"}, {Pct(Number(r, "/gpu/idle_pct"))}, {""}});
-  t.AddRow({{"  host_wait"}, {Pct(Number(r, "/gpu/idle_breakdown_pct/host_wait"))}, {"waiting for the CPU to launch work"}});
-  t.AddRow({{"  kernel_wait"}, {Pct(Number(r, "/gpu/idle_breakdown_pct/kernel_wait"))}, {"short gaps between launched kernels"}});
-  t.AddRow({{"  other"}, {Pct(Number(r, "/gpu/idle_breakdown_pct/other"))}, {"syncs, events, anything else"}});
-  std::string tc_source = String(r, "/tensor_cores/source", "estimated");
-  t.AddRow({{"Tensor Cores"}, {Pct(Number(r, "/tensor_cores/kernel_time_pct"))},
+  t.AddRow({{"  kernels"}, {Pct(Number(r, report_field::kGpuKernelBusyPct))}, {"what TensorBoard calls GPU utilization"}});
+  t.AddRow({{"GPU idle"}, {Pct(Number(r, report_field::kGpuIdlePct))}, {""}});
+  t.AddRow({{"  host_wait"}, {Pct(Number(r, report_field::kGpuIdleHostWaitPct))}, {"waiting for the CPU to launch work"}});
+  t.AddRow({{"  kernel_wait"}, {Pct(Number(r, report_field::kGpuIdleKernelWaitPct))}, {"short gaps between launched kernels"}});
+  t.AddRow({{"  other"}, {Pct(Number(r, report_field::kGpuIdleOtherPct))}, {"syncs, events, anything else"}});
+  std::string tc_source = String(r, report_field::kTensorCoreSource, "estimated");
+  t.AddRow({{"Tensor Cores"}, {Pct(Number(r, report_field::kTensorCoreKernelTimePct))},
             {"of kernel time in Tensor Core kernels (" + tc_source + ")"}});
-  if (auto active = Number(r, "/tensor_cores/active_pct"))
+  if (auto active = Number(r, report_field::kTensorCoreActivePct))
     t.AddRow({{"  active"}, {Pct(active)}, {"sampled Tensor Core activity"}});
   o.Table(t, false);
 
-  auto cats = SortedShares(Section(r, "/gpu/kernel_time_by_category_pct"));
-  auto precs = SortedShares(Section(r, "/gpu/kernel_time_by_precision_pct"));
+  auto cats = SortedShares(Section(r, report_field::kKernelTimeByCategoryPct));
+  auto precs = SortedShares(Section(r, report_field::kKernelTimeByPrecisionPct));
   if (cats.empty() && precs.empty()) return;
   o.Heading("Kernel time by category and precision");
   TextTable kt({Col("CATEGORY", Align::kLeft, Overflow::kTruncate), Col("TIME", Align::kRight), Col(""),
@@ -160,7 +163,7 @@ std::string Headline(const json& r, const json& h) {
 }
 
 void Matrix(Out& o, const json& r) {
-  const json& m = Section(r, "/matrix");
+  const json& m = Section(r, report_field::kMatrix);
   if (!m.is_object() || m.empty()) return;
   o.Heading("Five-dimension matrix");
   TextTable t({Col("DIMENSION", Align::kLeft, Overflow::kWrap, 9, 1), Col("STATUS"), Col("VALUE", Align::kRight),
@@ -171,8 +174,9 @@ void Matrix(Out& o, const json& r) {
     std::string status = String(d, "/status", "unknown");
     const json& h = Section(d, "/headline");
     std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
+    value += OfRank(d, "/metrics/numbers_of_rank");
     std::string findings;
-    const json& f = Section(d, "/findings");
+    const json& f = Section(d, report_field::kFindings);
     if (f.is_array())
       for (const json& fid : f)
         if (fid.is_string()) findings += (findings.empty() ? "" : ", ") + fid.get<std::string>();
@@ -189,7 +193,7 @@ std::string ChecklistValue(const json& item, const std::string& status) {
 }
 
 void Checklist(Out& o, const json& r) {
-  const json& c = Section(r, "/checklist");
+  const json& c = Section(r, report_field::kChecklist);
   if (!c.is_array() || c.empty()) return;
   o.Heading("Optimization checklist");
   TextTable t({Col("ITEM", Align::kLeft, Overflow::kWrap, 10, 1), Col("STATUS"), Col("VALUE", Align::kRight, Overflow::kWrap, 10, 1),
@@ -224,7 +228,7 @@ void Checklist(Out& o, const json& r) {
 
 void Findings(Out& o, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
-  const StepClock clock(r);
+  const StepClock report_clock(r);
   o.Heading(fmt::format("Findings ({}, ranked by estimated step-time saving)", findings.size()));
   if (findings.empty()) {
     o.Paragraph(kIndent, "", "no findings: nothing to fix was detected");
@@ -233,6 +237,7 @@ void Findings(Out& o, const json& r) {
   const bool verbose = o.options().verbose;
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
     const json& f = *findings[i];
+    const StepClock clock = FindingClock(r, f, report_clock);
     std::string severity = String(f, "/severity", "info");
     auto saving = Number(f, "/est_saving_pct");
     std::string head = fmt::format("[{}] {}", severity, String(f, "/id"));
@@ -272,7 +277,7 @@ std::string KernelClass(const json& k) {
 }
 
 void TopKernels(Out& o, const json& r) {
-  const json& top = Section(r, "/kernels/top");
+  const json& top = Section(r, report_field::kKernelsTop);
   if (!top.is_array() || top.empty()) return;
   const bool verbose = o.options().verbose;
   o.Heading("Top kernels by GPU time");
@@ -363,28 +368,28 @@ void CriticalPath(Out& o, const json& r) {
 }
 
 void Ranks(Out& o, const json& r) {
-  const json& ranks = Section(r, "/ranks");
+  const json& ranks = Section(r, report_field::kRanks);
   if (!ranks.is_array() || ranks.size() < 2) return;
   o.Heading(fmt::format("Ranks ({})", ranks.size()));
   // The slowest ranks first: in a synchronous job they set the pace.
   std::vector<const json*> order;
   for (const json& rk : ranks) order.push_back(&rk);
   std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
-    return Number(*a, "/steps/time_us/mean").value_or(0) > Number(*b, "/steps/time_us/mean").value_or(0);
+    return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
   });
   TextTable t({Col("RANK", Align::kRight), Col("STEP MEAN", Align::kRight), Col("BUSY", Align::kRight),
                Col("KERNELS", Align::kRight), Col("HOST_WAIT", Align::kRight), Col("TC", Align::kRight),
                Col("DEVICE", Align::kLeft), Col("FILE", Align::kLeft)});
   for (size_t i = 0; i < order.size() && i < kMaxRankRows; ++i) {
     const json& rk = *order[i];
-    t.AddRow({{Count(Number(rk, "/rank"))}, {DurationUs(Number(rk, "/steps/time_us/mean"))}, {Pct(Number(rk, "/gpu/busy_pct"))},
-              {Pct(Number(rk, "/gpu/kernel_busy_pct"))}, {Pct(Number(rk, "/gpu/idle_breakdown_pct/host_wait"))},
-              {Pct(Number(rk, "/tensor_cores/kernel_time_pct"))}, {String(rk, "/device")},
+    t.AddRow({{Count(Number(rk, "/rank"))}, {DurationUs(Number(rk, report_field::kStepTimeMeanUs))}, {Pct(Number(rk, report_field::kGpuBusyPct))},
+              {Pct(Number(rk, report_field::kGpuKernelBusyPct))}, {Pct(Number(rk, report_field::kGpuIdleHostWaitPct))},
+              {Pct(Number(rk, report_field::kTensorCoreKernelTimePct))}, {String(rk, "/device")},
               {std::filesystem::path(String(rk, "/input")).filename().string()}});
   }
   o.Table(t);
   // Imbalance = max / mean over ranks; the job's step time is its slowest rank's.
-  const json& imb = Section(r, "/job/imbalance");
+  const json& imb = Section(r, report_field::kJobImbalance);
   auto Factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
   if (imb.is_object())
     o.Paragraph(kIndent, "", fmt::format("Imbalance (max/mean over ranks): step time {}, compute {}, communication {}",

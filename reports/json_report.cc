@@ -64,9 +64,9 @@ json UnitsOf(json units, bool no_steps) {
 json StepMetricsJson(const StepMetrics& s) {
   json j = {{"number", s.number},
             {"name", s.name},
-            {"start_us", static_cast<double>(s.start_ns) / 1e3},
-            {"end_us", static_cast<double>(s.end_ns) / 1e3},
-            {"duration_us", static_cast<double>(s.duration_ns()) / 1e3},
+            {"start_us", NsToUs(s.start_ns)},
+            {"end_us", NsToUs(s.end_ns)},
+            {"duration_us", NsToUs(s.duration_ns())},
             {"busy_pct", s.busy_pct},
             {"kernel_busy_pct", s.kernel_busy_pct},
             {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
@@ -420,7 +420,7 @@ json JobSection(const JobAnalysis& analysis) {
              {"missing_ranks", analysis.missing_ranks},
              {"world_size", analysis.world_size > 0 ? json(analysis.world_size) : json(nullptr)}};
   job["definitions"] = several ? json{{"steps", "slowest rank: each job step lasts as long as its slowest rank's step"},
-                                      {"gpu", "mean over ranks"},
+                                      {"gpu", "window-weighted mean over ranks"},
                                       {"tensor_cores", "mean over ranks of each rank's share"},
                                       {"kernels", "sum over ranks (shares of the job's summed kernel time)"},
                                       {"memory_traffic", "sum over ranks"},

@@ -9,10 +9,9 @@
 
 #include "analyzers/analysis.h"
 #include "base/status.h"
+#include "reports/contract/report_schema.h"
 
 namespace ampscope {
-
-inline constexpr const char* kReportSchema = "ampscope.report/1";
 
 // Builds the report of a job from its analysis alone (each rank's InputInfo says what its file
 // was): the traces may be gone, or the ranks read back from summaries (reports/summary_json.h).

@@ -13,7 +13,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -50,11 +49,9 @@ struct Writer {
 // Reading a summary back: a pull parser over the text (the trace readers' JSON scanner), straight
 // into the typed structs. A merge reads a thousand summaries of ~100 kB; building a DOM of each
 // first cost most of the merge.
-// A summary that cannot be read: what, and where (the byte offset in the file's text).
-struct SummaryError : std::runtime_error {
-  SummaryError(const std::string& what, uint64_t at) : std::runtime_error(what), offset(at) {}
-  uint64_t offset;
-};
+// A summary that cannot be read stops the parser at its first error (what, and where: the byte
+// offset in the file's text); every later call is a no-op that returns an empty value, so the
+// walk over the field lists ends quickly and the caller asks failed(). No exceptions.
 
 class Pull {
  public:
@@ -63,10 +60,18 @@ class Pull {
   explicit Pull(std::string_view text, uint64_t base = 0)
       : s_(text.data(), text.data() + text.size()), begin_(text.data()), base_(base) {}
 
-  [[noreturn]] void Fail(const std::string& what) const {
-    throw SummaryError(what, base_ + static_cast<uint64_t>(s_.pos() - begin_));
+  void Fail(const std::string& what) {
+    if (failed_) return;  // the first error is the one to report
+    failed_ = true;
+    error_ = what;
+    error_offset_ = base_ + static_cast<uint64_t>(s_.pos() - begin_);
+    s_.set_pos(s_.end());
   }
+  bool failed() const { return failed_; }
+  const std::string& error() const { return error_; }
+  uint64_t error_offset() const { return error_offset_; }
   void Check(js::Result r) {
+    if (failed_) return;
     if (r == js::Result::kError) {
       s_.set_pos(s_.error_at());
       Fail(s_.error());
@@ -78,8 +83,9 @@ class Pull {
   }
   char Peek() {
     char c = 0;
+    if (failed_) return c;
     Check(s_.Peek(&c));
-    return c;
+    return failed_ ? '\0' : c;
   }
   // null is consumed; anything else is left for the caller.
   bool Null() {
@@ -89,19 +95,23 @@ class Pull {
   }
   js::Value Scalar(js::Kind kind, const char* what) {
     js::Value v;
+    if (failed_) return v;
     Check(s_.ParseValue(&v));
+    if (failed_) return js::Value{};
     if (v.kind != kind) Fail(std::string(what) + " expected, found " + js::KindName(v.kind));
     return v;
   }
   std::string_view Raw() {  // the next value's text, whole
     js::Value v;
+    if (failed_) return {};
     Check(s_.ParseValue(&v));
-    return v.text;
+    return failed_ ? std::string_view() : v.text;
   }
   void Skip() { (void)Raw(); }
   uint64_t Offset() const { return base_ + static_cast<uint64_t>(s_.pos() - begin_); }
   std::string String() {
     const js::Value v = Scalar(js::Kind::kString, "a string");
+    if (failed_) return {};
     if (!v.escaped) return std::string(v.text);
     std::string out;
     if (!js::DecodeString(v.text, &out)) Fail("bad escape in a string");
@@ -110,57 +120,67 @@ class Pull {
   bool Bool() { return Scalar(js::Kind::kBool, "a boolean").bool_value; }
   int64_t Int() {
     int64_t n = 0;
-    if (!js::ParseInt64(Scalar(js::Kind::kNumber, "an integer").text, &n)) Fail("integer expected");
-    return n;
+    const std::string_view t = Scalar(js::Kind::kNumber, "an integer").text;
+    if (failed_) return 0;
+    if (!js::ParseInt64(t, &n)) Fail("integer expected");
+    return failed_ ? 0 : n;
   }
   uint64_t UInt() {
     const std::string_view t = Scalar(js::Kind::kNumber, "an integer").text;
     uint64_t n = 0;
+    if (failed_) return 0;
     auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
     if (ec != std::errc() || end != t.data() + t.size()) Fail("unsigned integer expected");
-    return n;
+    return failed_ ? 0 : n;
   }
   double Double() {
     double d = 0;
-    if (!js::ParseDouble(Scalar(js::Kind::kNumber, "a number").text, &d)) Fail("number expected");
-    return d;
+    const std::string_view t = Scalar(js::Kind::kNumber, "a number").text;
+    if (failed_) return 0;
+    if (!js::ParseDouble(t, &d)) Fail("number expected");
+    return failed_ ? 0 : d;
   }
   // Calls member(key) with the position at each member's value; member must consume it.
   template <typename F> void Object(F&& member) {
-    if (Peek() != '{') Fail("an object expected");
+    if (Peek() != '{') return Fail("an object expected");
     s_.Advance();
     std::string decoded;
     for (bool first = true;; first = false) {
       js::Value key;
       bool done = false;
       Check(s_.NextMember(first, &key, &done));
-      if (done) return;
+      if (failed_ || done) return;
       std::string_view name = key.text;
       if (key.escaped) {
-        if (!js::DecodeString(key.text, &decoded)) Fail("bad escape in a member name");
+        if (!js::DecodeString(key.text, &decoded)) return Fail("bad escape in a member name");
         name = decoded;
       }
       member(name);
+      if (failed_) return;
     }
   }
   template <typename F> void Array(F&& element) {
-    if (Peek() != '[') Fail("an array expected");
+    if (Peek() != '[') return Fail("an array expected");
     s_.Advance();
     for (bool first = true;; first = false) {
       bool done = false;
       Check(s_.NextElement(first, &done));
-      if (done) return;
+      if (failed_ || done) return;
       element();
+      if (failed_) return;
     }
   }
   void End() {
-    if (s_.SkipWs()) Fail("text after the summary");
+    if (!failed_ && s_.SkipWs()) Fail("text after the summary");
   }
 
  private:
   js::Scanner s_;
   const char* begin_;
   uint64_t base_ = 0;
+  bool failed_ = false;
+  std::string error_;
+  uint64_t error_offset_ = 0;
 };
 
 // The walker of a struct's field list for one member of its object: reads the member into the
@@ -311,7 +331,7 @@ template <typename T> void FromScan(Pull& p, T& v) {
   } else if constexpr (IsArray<T>::value) {
     size_t n = 0;
     p.Array([&] {
-      if (n == v.size()) p.Fail("array of the wrong size");
+      if (n == v.size()) return p.Fail("array of the wrong size");
       FromScan(p, v[n++]);
     });
     if (n != v.size()) p.Fail("array of the wrong size");
@@ -540,7 +560,7 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
   std::string_view options_text, rank_text, collectives_text;
   std::optional<std::string> schema, version;
   uint64_t version_at = 0;
-  try {
+  {
     summary::Pull top(text);
     top.Object([&](std::string_view key) {
       if (key == "schema" && top.Peek() == '"') schema = top.String();
@@ -551,13 +571,12 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
       else top.Skip();
     });
     top.End();
-  } catch (const summary::SummaryError&) {
-    try {  // JSON, but not an object of members (an array, a number ...), goes on to the schema check
+    if (top.failed()) {  // JSON, but not an object of members (an array, a number ...), goes on to the schema check
       summary::Pull any(text);
       any.Skip();
       any.End();
-    } catch (const summary::SummaryError& e) {
-      return error(e.offset, std::string("not JSON (expected an ampscope rank summary): ") + e.what());
+      if (any.failed())
+        return error(any.error_offset(), std::string("not JSON (expected an ampscope rank summary): ") + any.error());
     }
   }
   if (schema != kSummarySchema)
@@ -569,16 +588,12 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view text, const std::string&
   for (auto [name, raw] : {std::pair{"analysis_options", options_text}, {"rank", rank_text}, {"collectives", collectives_text}})
     if (raw.empty()) return error(0, std::string("bad rank summary: missing field '") + name + "'");
   RankSummary out;
-  try {
-    summary::Pull options(options_text, at(options_text));
-    summary::FromScan(options, out.options);
-    summary::Pull rank(rank_text, at(rank_text));
-    summary::FromScan(rank, out.rank);
-  } catch (const summary::SummaryError& e) {
-    return error(e.offset, std::string("bad rank summary: ") + e.what());
-  } catch (const std::exception& e) {
-    return error(at(rank_text), std::string("bad rank summary: ") + e.what());
-  }
+  summary::Pull options(options_text, at(options_text));
+  summary::FromScan(options, out.options);
+  if (options.failed()) return error(options.error_offset(), "bad rank summary: " + options.error());
+  summary::Pull rank(rank_text, at(rank_text));
+  summary::FromScan(rank, out.rank);
+  if (rank.failed()) return error(rank.error_offset(), "bad rank summary: " + rank.error());
   // The NCCL calls are a few kB a rank, read by their own field list (collectives_json.h).
   const nlohmann::json collectives = nlohmann::json::parse(collectives_text, nullptr, /*allow_exceptions=*/false);
   if (collectives.is_discarded()) return error(at(collectives_text), "bad rank summary: \"collectives\" is not JSON");
@@ -592,10 +607,10 @@ namespace {
 bool SummaryPathIsGzip(std::string_view path) { return path.size() > 3 && path.substr(path.size() - 3) == ".gz"; }
 
 // One gzip member (header with no name and no time, so the same summary gives the same bytes).
-std::string Gzip(std::string_view text) {
+StatusOr<std::string> Gzip(std::string_view text) {
   z_stream z{};
   if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("deflateInit2 failed");
+    return Status::Error("cannot compress the rank summary (zlib's deflateInit2 failed)");
   std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
   z.avail_in = static_cast<uInt>(text.size());
@@ -604,15 +619,16 @@ std::string Gzip(std::string_view text) {
   const int rc = deflate(&z, Z_FINISH);
   out.resize(z.total_out);
   deflateEnd(&z);
-  if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
+  if (rc != Z_STREAM_END) return Status::Error("cannot compress the rank summary (zlib's deflate did not finish)");
   return out;
 }
 
 }  // namespace
 
-std::string RankSummaryBytes(const RankAnalysis& rank, const AnalysisOptions& options, std::string_view path) {
+StatusOr<std::string> RankSummaryBytes(const RankAnalysis& rank, const AnalysisOptions& options, std::string_view path) {
   std::string text = RankSummaryText(rank, options);
-  return SummaryPathIsGzip(path) ? Gzip(text) : text;
+  if (!SummaryPathIsGzip(path)) return text;
+  return Gzip(text);
 }
 
 StatusOr<RankSummary> ReadRankSummary(const std::string& path) {

@@ -32,8 +32,9 @@ struct RankSummary {
 
 nlohmann::json RankSummaryJson(const RankAnalysis& rank, const AnalysisOptions& options);
 std::string RankSummaryText(const RankAnalysis& rank, const AnalysisOptions& options);  // compact JSON + "\n"
-// What `analyze --summary-out PATH` writes: the text, gzip'd when PATH ends in ".gz".
-std::string RankSummaryBytes(const RankAnalysis& rank, const AnalysisOptions& options, std::string_view path);
+// What `analyze --summary-out PATH` writes: the text, gzip'd when PATH ends in ".gz" (an error
+// only when zlib cannot compress it).
+StatusOr<std::string> RankSummaryBytes(const RankAnalysis& rank, const AnalysisOptions& options, std::string_view path);
 // A summary is read whole; past this (inflated) size it is not one ampscope wrote.
 inline constexpr uint64_t kMaxSummaryBytes = uint64_t{256} << 20;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -55,7 +56,7 @@ CREATE TABLE finding_ranges (rank INTEGER, finding TEXT NOT NULL, start_ns INTEG
 CREATE TABLE checklist (rank INTEGER, id TEXT NOT NULL, status TEXT, value REAL, unit TEXT,
   threshold TEXT, source TEXT, evidence TEXT, how_to_know TEXT);
 CREATE TABLE matrix (rank INTEGER, id TEXT NOT NULL, status TEXT, headline TEXT, value REAL, unit TEXT,
-  source TEXT, findings TEXT);
+  source TEXT, findings TEXT, numbers_of_rank INTEGER);
 )sql";
 
 // After the rows are in (building an index once is faster than keeping it up to date).
@@ -90,7 +91,7 @@ struct Statements {
         findings(db.Prepare(InsertSql("findings", 10))),
         finding_ranges(db.Prepare(InsertSql("finding_ranges", 4))),
         checklist(db.Prepare(InsertSql("checklist", 9))),
-        matrix(db.Prepare(InsertSql("matrix", 8))) {}
+        matrix(db.Prepare(InsertSql("matrix", 9))) {}
   Insert meta, kernels, ops, steps, memcpy, memset, syncs, idle_gaps, findings, finding_ranges, checklist, matrix;
 };
 
@@ -139,7 +140,10 @@ class ResultRows {
     Insert& s = st_.matrix;
     BindRank(s, rank_);
     s.Text(d.id).Text(DimensionStatusName(d.status)).OptText(d.headline.name).OptReal(d.headline.value);
-    s.OptText(d.headline.unit).OptText(d.headline.source).OptText(findings).Run();
+    // A job's row: the numbers are those of the rank it names (the first rank of the worst status).
+    const std::optional<double> of_rank = FieldNumber(d.metrics, "numbers_of_rank");
+    s.OptText(d.headline.unit).OptText(d.headline.source).OptText(findings);
+    s.OptInt(of_rank.has_value(), static_cast<int64_t>(of_rank.value_or(0))).Run();
   }
 
  private:

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "support/test_support.h"
 
 namespace ampscope::gate {

@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 #include "support/report_builder.h"
 
 namespace ampscope::gate {
+
+// The report is read through the contract's reader (reports/contract/).
+using reports::ValidateReport;
+using reports::ReportUse;
 namespace {
 
 using ampscope::testing::BuildTestReport;

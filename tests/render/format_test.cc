@@ -250,6 +250,36 @@ TEST(StepClock, TimesRelativeToTheSteps) {
             "164 kernels on stream 7 in step 7 at +104.9 ms (aten::fill_)");  // 928196 - 823273 = 104923 µs
 }
 
+// A job of two ranks on two hosts whose clocks differ by 469 s (hand-built: ranks 3 and 11, one
+// ProfilerStep #42 each). A finding whose numbers are rank 11's is said against rank 11's step;
+// against the job's steps (rank 3's clock) the same time read "+469 s after step 42".
+TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
+  json r;
+  r["job"]["ranks"] = 2;
+  r["job"]["definitions"]["gpu"] = "window-weighted mean over ranks";
+  r["steps"]["windows"] = json::array({{{"number", 42}, {"start_us", 5000.0}, {"end_us", 25000.0}}});
+  r["ranks"] = json::array(
+      {{{"rank", 3}, {"steps", {{"windows", json::array({{{"number", 42}, {"start_us", 5000.0}, {"end_us", 25000.0}}})}}}},
+       {{"rank", 11},
+        {"steps", {{"windows", json::array({{{"number", 42}, {"start_us", 469005000.0}, {"end_us", 469020000.0}}})}}}}});
+  const json finding = {{"id", "x"}, {"evidence", {{"numbers_of_rank", 11}}}};
+  const StepClock job_clock(r);
+  const double at = 469005000.0 + 2000;  // rank 11's step 42 + 2 ms
+  EXPECT_EQ(FindingClock(r, finding, job_clock).At(at), "step 42 +2.00 ms");
+  EXPECT_NE(job_clock.At(at).find("after step 42"), std::string::npos) << job_clock.At(at);
+  // No rank named, or a rank the report does not hold: the report's steps.
+  EXPECT_EQ(FindingClock(r, json{{"id", "y"}}, job_clock).At(7000), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, json{{"evidence", {{"numbers_of_rank", 5}}}}, job_clock).At(7000), "step 42 +2.00 ms");
+  // What a job-level number is, from the report's own definitions; nothing for one rank.
+  EXPECT_EQ(JobDefinition(r, "gpu"), "window-weighted mean over ranks");
+  EXPECT_EQ(JobDefinition(r, "matrix"), "");
+  json one = r;
+  one["job"]["ranks"] = 1;
+  EXPECT_EQ(JobDefinition(one, "gpu"), "");
+  EXPECT_EQ(OfRank(finding, "/evidence/numbers_of_rank"), " (rank 11)");
+  EXPECT_EQ(OfRank(json::object(), "/evidence/numbers_of_rank"), "");
+}
+
 TEST(Diagnostics, DescriptionsComeFromTheReport) {
   // The report's messages[] entry says what the code means (reports/json_report.cc copies it
   // from base/'s code table); render only shows it.

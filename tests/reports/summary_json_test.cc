@@ -129,8 +129,8 @@ TEST(RankSummary, SummaryIsAtMostOnePercentOfItsTrace) {
     StatusOr<RankAnalysis> ra = AnalyzeTrace(*t, AnalysisOptions{});
     ASSERT_TRUE(ra.ok());
     EXPECT_EQ(ra->input.bytes, c.inflated_bytes);
-    const std::string plain = RankSummaryBytes(*ra, AnalysisOptions{}, "r.summary.json");
-    const std::string gz = RankSummaryBytes(*ra, AnalysisOptions{}, "r.summary.json.gz");
+    const std::string plain = RankSummaryBytes(*ra, AnalysisOptions{}, "r.summary.json").value();
+    const std::string gz = RankSummaryBytes(*ra, AnalysisOptions{}, "r.summary.json.gz").value();
     EXPECT_EQ(plain, RankSummaryText(*ra, AnalysisOptions{}));
     EXPECT_LE(gz.size() * 100, c.inflated_bytes) << gz.size() << " bytes gzip'd";
     if (c.plain_within) {
@@ -153,7 +153,7 @@ TEST(RankSummary, GzipSummariesReadBackAsThePlainOnes) {
     ASSERT_TRUE(ra.ok());
     const std::string base = dir + "/" + std::filesystem::path(path).filename().string();
     for (const char* ext : {".summary.json", ".summary.json.gz"}) {
-      std::ofstream(base + ext, std::ios::binary) << RankSummaryBytes(*ra, AnalysisOptions{}, base + ext);
+      std::ofstream(base + ext, std::ios::binary) << RankSummaryBytes(*ra, AnalysisOptions{}, base + ext).value();
       StatusOr<RankSummary> back = ReadRankSummary(base + ext);
       ASSERT_TRUE(back.ok()) << back.status().message();
       (std::string(ext).back() == 'z' ? gz : plain).push_back(std::move(back->rank));

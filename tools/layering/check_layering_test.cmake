@@ -96,6 +96,15 @@ expect_check(render_never_sees_analyzer_results "${tree}" "${none}" FALSE "rende
 make_tree("${tree}" ${clean} reports/progress.h "#include \"trace/model.h\"")
 expect_check(pending_render_is_checked_as_render "${tree}" "${none}" FALSE "render -> trace is forbidden")
 
+make_tree("${tree}" ${clean} render/view.cc "#include \"reports/json_report.h\"")
+expect_check(render_reads_through_the_contract "${tree}" "${none}" FALSE "render/ reads the report through reports/contract/")
+
+make_tree("${tree}" ${clean} gate/view.cc "#include \"reports/contract/report_reader.h\"" render/view.cc "#include \"reports/contract/report_reader.h\"")
+expect_check(gate_and_render_may_use_the_contract "${tree}" "${none}" TRUE "no forbidden arrow")
+
+make_tree("${tree}" ${clean} reports/contract/report_reader.h "#include \"analyzers/analysis.h\"")
+expect_check(the_contract_never_sees_the_analyzers "${tree}" "${none}" FALSE "reports/contract/ (the reading side")
+
 make_tree("${tree}" ${clean} gate/bad.cc "#include \"analyzers/analysis.h\"")
 expect_check(gate_works_on_report_json "${tree}" "${none}" FALSE "gate -> analyzers is forbidden")
 

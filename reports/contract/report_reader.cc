@@ -1,4 +1,4 @@
-#include "gate/report_io.h"
+#include "reports/contract/report_reader.h"
 
 #include <cerrno>
 #include <cmath>
@@ -9,8 +9,9 @@
 #include <fmt/format.h>
 
 #include "base/read_file.h"
+#include "reports/contract/report_fields.h"
 
-namespace ampscope::gate {
+namespace ampscope::reports {
 namespace {
 
 using nlohmann::json;
@@ -102,9 +103,9 @@ Status ValidateSchema(const json& report, const std::string& file) {
     return Status::Error(fmt::format("{}: expected a JSON object (an ampscope report), got {}", file, TypeName(report)));
   auto it = report.find("schema");
   if (it == report.end())
-    return FieldError(file, "/schema", fmt::format("missing; expected \"{}\" (not an ampscope report?)", kReportSchema));
+    return FieldError(file, report_field::kSchema, fmt::format("missing; expected \"{}\" (not an ampscope report?)", kReportSchema));
   if (!it->is_string() || it->get_ref<const std::string&>() != kReportSchema)
-    return FieldError(file, "/schema", fmt::format("expected \"{}\", got {}", kReportSchema, it->dump()));
+    return FieldError(file, report_field::kSchema, fmt::format("expected \"{}\", got {}", kReportSchema, it->dump()));
   return Status::Ok();
 }
 
@@ -112,7 +113,7 @@ Status ValidateForGate(const json& report, const std::string& file) {
   // steps.durations_us: the per-step times the timing rule tests.
   AMPSCOPE_RETURN_IF_ERROR(RequireObject(report, "steps", file, "/steps"));
   const json& steps = report["steps"];
-  AMPSCOPE_RETURN_IF_ERROR(RequireArray(steps, "durations_us", file, "/steps/durations_us"));
+  AMPSCOPE_RETURN_IF_ERROR(RequireArray(steps, "durations_us", file, report_field::kStepDurationsUs));
   const json& durations = steps["durations_us"];
   for (size_t i = 0; i < durations.size(); ++i) {
     const json& d = durations[i];
@@ -121,14 +122,14 @@ Status ValidateForGate(const json& report, const std::string& file) {
                         fmt::format("expected a finite number >= 0, got {}", d.is_number() ? d.dump() : TypeName(d)));
   }
 
-  AMPSCOPE_RETURN_IF_ERROR(RequireObject(report, "gate_metrics", file, "/gate_metrics"));
-  AMPSCOPE_RETURN_IF_ERROR(RequireNumberOrNullMembers(report["gate_metrics"], file, "/gate_metrics"));
+  AMPSCOPE_RETURN_IF_ERROR(RequireObject(report, "gate_metrics", file, report_field::kGateMetrics));
+  AMPSCOPE_RETURN_IF_ERROR(RequireNumberOrNullMembers(report["gate_metrics"], file, report_field::kGateMetrics));
 
-  AMPSCOPE_RETURN_IF_ERROR(RequireObject(report, "environment", file, "/environment"));
-  AMPSCOPE_RETURN_IF_ERROR(RequireScalarMembers(report["environment"], file, "/environment"));
+  AMPSCOPE_RETURN_IF_ERROR(RequireObject(report, "environment", file, report_field::kEnvironment));
+  AMPSCOPE_RETURN_IF_ERROR(RequireScalarMembers(report["environment"], file, report_field::kEnvironment));
 
   static const std::vector<std::string> kCheckStatuses = {"pass", "warn", "fail", "unknown", "not_applicable"};
-  AMPSCOPE_RETURN_IF_ERROR(RequireArray(report, "checklist", file, "/checklist"));
+  AMPSCOPE_RETURN_IF_ERROR(RequireArray(report, "checklist", file, report_field::kChecklist));
   const json& checklist = report["checklist"];
   for (size_t i = 0; i < checklist.size(); ++i) {
     std::string where = fmt::format("/checklist/{}", i);
@@ -138,7 +139,7 @@ Status ValidateForGate(const json& report, const std::string& file) {
   }
 
   static const std::vector<std::string> kSeverities = {"info", "warning", "critical"};
-  AMPSCOPE_RETURN_IF_ERROR(RequireArray(report, "findings", file, "/findings"));
+  AMPSCOPE_RETURN_IF_ERROR(RequireArray(report, "findings", file, report_field::kFindings));
   const json& findings = report["findings"];
   for (size_t i = 0; i < findings.size(); ++i) {
     std::string where = fmt::format("/findings/{}", i);
@@ -148,8 +149,8 @@ Status ValidateForGate(const json& report, const std::string& file) {
   }
 
   // kernels.top is optional (only the new-FP32-GEMM rule reads it), but if present it must be usable.
-  if (const json* top = FindPath(report, "/kernels/top")) {
-    if (!top->is_array()) return FieldError(file, "/kernels/top", fmt::format("expected an array, got {}", TypeName(*top)));
+  if (const json* top = FindPath(report, report_field::kKernelsTop)) {
+    if (!top->is_array()) return FieldError(file, report_field::kKernelsTop, fmt::format("expected an array, got {}", TypeName(*top)));
     for (size_t i = 0; i < top->size(); ++i) {
       std::string where = fmt::format("/kernels/top/{}", i);
       if (!(*top)[i].is_object()) return FieldError(file, where, fmt::format("expected an object, got {}", TypeName((*top)[i])));
@@ -243,7 +244,7 @@ std::optional<std::string> StringAt(const json& root, std::string_view pointer) 
 
 std::vector<double> StepDurationsUs(const json& report) {
   std::vector<double> out;
-  const json* durations = FindPath(report, "/steps/durations_us");
+  const json* durations = FindPath(report, report_field::kStepDurationsUs);
   if (durations == nullptr || !durations->is_array()) return out;
   out.reserve(durations->size());
   for (const json& d : *durations)
@@ -251,4 +252,4 @@ std::vector<double> StepDurationsUs(const json& report) {
   return out;
 }
 
-}  // namespace ampscope::gate
+}  // namespace ampscope::reports

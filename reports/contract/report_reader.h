@@ -1,6 +1,7 @@
-// Reading ampscope JSON reports ("ampscope.report/1") for the gate and the diff, and the few
-// file helpers the gate's CLI needs. Knows only the report contract (DESIGN.md and
-// docs/report_schema.md), never the analyzers.
+// The reading side of the report contract ("ampscope.report/1"): parsing and validating a report
+// for gate and diff, and the one JSON-pointer lookup every reader (render/, gate/) uses. Knows
+// only the contract (DESIGN.md, docs/report_schema.md and report_schema.h), never the analyzers:
+// render/ and gate/ include it without seeing what the writer is built from.
 #pragma once
 
 #include <optional>
@@ -11,10 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "reports/contract/report_schema.h"
 
-namespace ampscope::gate {
-
-inline constexpr const char* kReportSchema = "ampscope.report/1";
+namespace ampscope::reports {
 
 // Parses JSON text. On a syntax error the message is one line:
 //   "<display_name>: invalid JSON at byte <offset>: <what the parser expected>"
@@ -38,12 +38,12 @@ Status ValidateReport(const nlohmann::json& report, const std::string& display_n
 // LoadJsonFile + ValidateReport.
 StatusOr<nlohmann::json> LoadReport(const std::string& path, ReportUse use);
 
-// Lenient accessors for already-validated reports: a missing field or a field of another type
-// gives nullopt / nullptr, never an exception.
+// Lenient accessors (RFC 6901 pointers): a missing field, a path through a scalar, a malformed
+// pointer or a field of another type gives nullopt / nullptr, never an exception.
 const nlohmann::json* FindPath(const nlohmann::json& root, std::string_view pointer);
 std::optional<double> NumberAt(const nlohmann::json& root, std::string_view pointer);
 std::optional<std::string> StringAt(const nlohmann::json& root, std::string_view pointer);
 // steps.durations_us (µs per step), in report order.
 std::vector<double> StepDurationsUs(const nlohmann::json& report);
 
-}  // namespace ampscope::gate
+}  // namespace ampscope::reports
