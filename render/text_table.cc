@@ -31,10 +31,51 @@ bool HasHeader(const std::vector<TextTable::Column>& columns, const TableStyle& 
   return style.header && std::any_of(columns.begin(), columns.end(), [](const auto& c) { return !c.header.empty(); });
 }
 
+// `head<args>` cut to `width` columns: the head gives up columns first ("vectorized_el…<FillFunctor
+// <float>>"), keeping at least a few characters of it; when the arguments alone do not fit, the
+// head's start and the end of the name are kept around one "…".
+std::string TruncateHead(const std::string& text, size_t width) {
+  const size_t open = text.find('<');
+  constexpr size_t kMinHead = 6;
+  if (open == std::string::npos || open == 0 || width < kMinHead + 2) return Truncate(text, width);
+  const std::string args = text.substr(open);
+  const size_t args_width = DisplayWidth(args);
+  size_t head_width = 0;
+  std::string tail;
+  if (args_width + 1 + kMinHead <= width) {
+    head_width = width - 1 - args_width;
+    tail = args;
+  } else {
+    // Keep a third for the head, the rest for the name's end (its innermost arguments).
+    head_width = std::max(kMinHead, width / 3);
+    const size_t tail_width = width - head_width - 1;
+    size_t start = text.size();
+    while (start > open && DisplayWidth(std::string_view(text).substr(start - 1)) <= tail_width) --start;
+    // Not inside a UTF-8 sequence.
+    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
+    tail = text.substr(start);
+  }
+  std::string head = Truncate(text.substr(0, open), head_width + 1);  // ends in "…" (it is longer)
+  return head + tail;
+}
+
 // The lines of one cell at `width` columns.
 std::vector<std::string> CellLines(const std::string& text, size_t width, TextTable::Overflow overflow) {
+  if (text.find('\n') != std::string::npos) {
+    // Each line of a multi-line cell on its own (a whole text that fits is still several lines:
+    // padding it as one put the next columns on its last line).
+    std::vector<std::string> lines;
+    size_t start = 0;
+    for (size_t nl = text.find('\n'); ; start = nl + 1, nl = text.find('\n', start)) {
+      for (std::string& l : CellLines(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start), width, overflow))
+        lines.push_back(std::move(l));
+      if (nl == std::string::npos) break;
+    }
+    return lines;
+  }
   if (DisplayWidth(text) <= width) return {text};
   if (overflow == TextTable::Overflow::kTruncate) return {Truncate(text, width)};
+  if (overflow == TextTable::Overflow::kTruncateHead) return {TruncateHead(text, width)};
   return Wrap(text, width);
 }
 
@@ -42,6 +83,16 @@ std::string Pad(const std::string& text, size_t width, TextTable::Align align) {
   const size_t w = DisplayWidth(text);
   const std::string pad(width > w ? width - w : 0, ' ');
   return align == TextTable::Align::kRight ? pad + text : text + pad;
+}
+
+// The width of a cell's widest line.
+size_t WidestLine(const std::string& text) {
+  size_t widest = 0, start = 0;
+  for (size_t nl = text.find('\n'); ; start = nl + 1, nl = text.find('\n', start)) {
+    widest = std::max(widest, DisplayWidth(std::string_view(text).substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
+    if (nl == std::string::npos) break;
+  }
+  return widest;
 }
 
 void TrimRight(std::string& line) {
@@ -57,7 +108,7 @@ std::vector<size_t> TextTable::FitWidths(const TableStyle& style) const {
   for (size_t i = 0; i < n; ++i) natural[i] = header ? DisplayWidth(columns_[i].header) : 0;
   for (const Row& row : rows_) {
     if (row.section) continue;
-    for (size_t i = 0; i < n && i < row.cells.size(); ++i) natural[i] = std::max(natural[i], DisplayWidth(row.cells[i].text));
+    for (size_t i = 0; i < n && i < row.cells.size(); ++i) natural[i] = std::max(natural[i], WidestLine(row.cells[i].text));
   }
   const size_t indent = DisplayWidth(style.indent);
   const size_t gaps = n > 0 ? style.gap * (n - 1) : 0;

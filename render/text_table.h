@@ -31,6 +31,8 @@ class TextTable {
     kKeep,      // never narrower than its widest cell (numbers, statuses)
     kWrap,      // wraps at word boundaries
     kTruncate,  // cut with "…" (one line per row)
+    kTruncateHead,  // a name: cut in its head, keeping its template arguments (what tells
+                    // vectorized_elementwise_kernel<FillFunctor<float>> from <MulFunctor<float>>)
   };
   struct Column {
     std::string header;
