@@ -1,7 +1,9 @@
 #include "render/text_table.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 
 namespace ampscope::render {
 
@@ -57,6 +59,26 @@ std::string TruncateHead(const std::string& text, size_t width) {
   }
   std::string head = Truncate(text.substr(0, open), head_width + 1);  // ends in "…" (it is longer)
   return head + tail;
+}
+
+// For names that TruncateHead cut to the same text: 4 columns of the start, "…", then the name from
+// just before `differs` (where the names part; back to a '_', ':' or '<' close before it), cut at
+// the end if it still does not fit.
+std::string TruncateAtDifference(const std::string& text, size_t width, size_t differs) {
+  constexpr size_t kStart = 4;
+  if (width < kStart + 6 || differs <= kStart + 1) return TruncateHead(text, width);
+  size_t from = differs;
+  for (size_t back = 0; back < 8 && from > kStart; ++back) {
+    const char c = text[from - 1];
+    if (c == '_' || c == ':' || c == '<') break;
+    --from;
+  }
+  if (from <= kStart + 1 || (text[from - 1] != '_' && text[from - 1] != ':' && text[from - 1] != '<'))
+    from = std::max(kStart + 1, differs > 2 ? differs - 2 : differs);
+  while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+  const std::string rest = text.substr(from);
+  const size_t rest_width = width - kStart - 1;
+  return Truncate(text, kStart + 1) + (DisplayWidth(rest) <= rest_width ? rest : Truncate(rest, rest_width));
 }
 
 // The lines of one cell at `width` columns.
@@ -177,17 +199,69 @@ std::string TextTable::RenderBlocks(const TableStyle& style) const {
   return out;
 }
 
+std::map<std::string, std::string> TextTable::HeadCuts(size_t column, size_t width) const {
+  // Each distinct name too wide for the column, first cut by TruncateHead.
+  std::map<std::string, std::string> cuts;
+  for (const Row& row : rows_) {
+    if (row.section || column >= row.cells.size()) continue;
+    const std::string& text = row.cells[column].text;
+    if (text.find('\n') != std::string::npos || DisplayWidth(text) <= width) continue;
+    cuts.emplace(text, TruncateHead(text, width));
+  }
+  auto common_prefix = [](const std::string& a, const std::string& b) {
+    size_t n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+    return n;
+  };
+  // Names that read the same once cut are cut again around where they differ: first from where
+  // the group parts, then (if two still read the same) each from where it parts from its closest
+  // other. A few rounds, since a new cut may meet another group's.
+  for (int round = 0; round < 3; ++round) {
+    std::map<std::string, std::vector<std::string>> by_cut;
+    for (const auto& [text, cut] : cuts) by_cut[cut].push_back(text);
+    bool changed = false;
+    for (const auto& [cut, full] : by_cut) {
+      if (full.size() < 2) continue;
+      changed = true;
+      size_t group_differs = std::string::npos;
+      for (size_t a = 0; a < full.size(); ++a)
+        for (size_t b = a + 1; b < full.size(); ++b) group_differs = std::min(group_differs, common_prefix(full[a], full[b]));
+      std::set<std::string> seen;
+      bool distinct = true;
+      for (const std::string& text : full) {
+        cuts[text] = TruncateAtDifference(text, width, group_differs);
+        distinct &= seen.insert(cuts[text]).second;
+      }
+      if (distinct) continue;
+      for (const std::string& text : full) {
+        size_t differs = 0;
+        for (const std::string& other : full)
+          if (&other != &text) differs = std::max(differs, common_prefix(text, other));
+        cuts[text] = TruncateAtDifference(text, width, differs);
+      }
+    }
+    if (!changed) break;
+  }
+  return cuts;
+}
+
 std::string TextTable::Render(const TableStyle& style) const {
   std::vector<size_t> width = FitWidths(style);
   if (width.empty() && !columns_.empty()) return RenderBlocks(style);
   const std::string gap(style.gap, ' ');
   std::string out;
+  // Names cut in their head: two that would read the same keep their ends instead.
+  std::vector<std::map<std::string, std::string>> head_cuts(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i)
+    if (columns_[i].overflow == Overflow::kTruncateHead) head_cuts[i] = HeadCuts(i, width[i]);
   auto emit = [&](const std::vector<Cell>& cells, bool is_header) {
     std::vector<std::vector<std::string>> lines(columns_.size());
     size_t height = 1;
     for (size_t i = 0; i < columns_.size(); ++i) {
       const std::string& text = i < cells.size() ? cells[i].text : std::string();
-      lines[i] = CellLines(text, width[i], is_header ? Overflow::kWrap : columns_[i].overflow);
+      const auto cut = is_header ? head_cuts[i].end() : head_cuts[i].find(text);
+      lines[i] = cut != head_cuts[i].end() ? std::vector<std::string>{cut->second}
+                                            : CellLines(text, width[i], is_header ? Overflow::kWrap : columns_[i].overflow);
       height = std::max(height, lines[i].size());
     }
     for (size_t l = 0; l < height; ++l) {

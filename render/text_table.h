@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,8 @@ class TextTable {
   // Column widths that fit style.width, or an empty vector when only the block layout fits.
   std::vector<size_t> FitWidths(const TableStyle& style) const;
   std::string RenderBlocks(const TableStyle& style) const;
+  // For a kTruncateHead column `width` wide: each too-wide cell text -> what it is cut to.
+  std::map<std::string, std::string> HeadCuts(size_t column, size_t width) const;
 
   std::vector<Column> columns_;
   std::vector<Row> rows_;
