@@ -25,6 +25,7 @@
 #include "cli/analyze_ncu.h"
 #include "cli/cli_style.h"
 #include "cli/input_dirs.h"
+#include "cli/phase_progress.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/snapshot_inputs.h"
@@ -89,6 +90,12 @@ Status CheckSteps(const Trace& trace, const AnalysisOptions& options, const std:
                  static_cast<long long>(std::max(first, lo)), static_cast<long long>(std::min(last, hi)), chosen,
                  chosen == 1 ? "" : "s", have.c_str());
   return Status::Ok();
+}
+
+// An error after the read: the phase's line is cleared first, so that the error stays on screen.
+int StopAndFail(PhaseProgress& phase, const std::string& message) {
+  phase.Stop();
+  return UsageError("analyze", message);
 }
 
 // --ranks names ranks of this job: one it does not have is an error naming the ones it has
@@ -310,6 +317,7 @@ int RunAnalyze(int argc, char** argv) {
   run.jobs = jobs > 0 ? static_cast<int>(jobs) : cores;
   run.keep_going = keep_going;
   InputsProgress progress(rank_paths);
+  PhaseProgress phase;  // after the read: the analysis, then the reports and exports
   // -j N is the number of threads at work, as make's: with one input its read and its
   // analysis use N threads (all cores by default); with several, N ranks go at once, one
   // thread each.
@@ -325,7 +333,13 @@ int RunAnalyze(int argc, char** argv) {
     ropts.keep_export_only_events = exporting;
     ropts.progress = [&progress, i](uint64_t done, uint64_t /*total*/) { progress.Update(i, done); };
     if (pairing->snapshots_alone) return StatusOr<Trace>(SnapshotOnlyTrace(rank_paths[i]));
-    return ReadTrace(rank_paths[i], ropts);
+    StatusOr<Trace> trace = ReadTrace(rank_paths[i], ropts);
+    // One input: its analysis follows its read, and takes seconds on a big trace; say so.
+    if (rank_paths.size() == 1 && trace.ok()) {
+      progress.Finish();
+      phase.Start("analysing " + std::filesystem::path(rank_paths[i]).filename().string());
+    }
+    return trace;
   };
   if (!steps_text.empty() || !pattern.empty())
     run.check = [&](const Trace& t) { return CheckSteps(t, options, steps_text, !pattern.empty()); };
@@ -335,7 +349,8 @@ int RunAnalyze(int argc, char** argv) {
   };
   StatusOr<RankRunResult> ran = RunRanks(rank_paths, run);
   progress.Finish();
-  if (!ran.ok()) return UsageError("analyze", ran.status().message());
+  phase.Stop();
+  if (!ran.ok()) return StopAndFail(phase, ran.status().message());
   for (const MissingInput& m : ran->missing) std::fprintf(stderr, "ampscope analyze: left out: %s\n", m.error.c_str());
 
   std::vector<KeptTrace> kept = std::move(ran->kept);
@@ -347,12 +362,13 @@ int RunAnalyze(int argc, char** argv) {
       summary_path.empty() || ran->ranks.empty() ? std::string() : RankSummaryBytes(ran->ranks.front(), options, summary_path);
   JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
   if (job.ranks.empty()) {
-    return UsageError("analyze", "no trace could be analysed");
+    return StopAndFail(phase, "no trace could be analysed");
   }
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
   if (Status ranks = CheckExportRanks(job, export_ranks, ranks_text); !ranks.ok())
-    return UsageError("analyze", ranks.message());
+    return StopAndFail(phase, ranks.message());
   const ReportPaths report_paths{report_path, html_path, markdown_path};
+  phase.Start("writing the report and outputs");
   nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths));
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
@@ -386,24 +402,25 @@ int RunAnalyze(int argc, char** argv) {
     for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
     if (Status tables = AddTableOutputs(sqlite_path, csv_dir, sqlite_traces, job, AMPSCOPE_VERSION, outputs);
         !tables.ok())
-      return UsageError("analyze", tables.message());
+      return StopAndFail(phase, tables.message());
   }
   // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
   // input or another output either (two inputs of the same rank would share one).
   std::vector<std::string> output_paths;
   for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
-  if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) return UsageError("analyze", paths.message());
+  if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) return StopAndFail(phase, paths.message());
   CsvDir csv(csv_dir);
   if (!csv_dir.empty()) {
-    if (Status created = csv.Create(); !created.ok()) return UsageError("analyze", created.message());
+    if (Status created = csv.Create(); !created.ok()) return StopAndFail(phase, created.message());
   }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
     csv.RemoveIfCreated();
-    return UsageError("analyze", written.message());
+    return StopAndFail(phase, written.message());
   }
+  phase.Stop();
   if (report_to_stdout) {
     // Written after the files: if they fail, nothing reached stdout either.
-    if (Status s = WriteReportStdout(report, job); !s.ok()) return UsageError("analyze", s.message());
+    if (Status s = WriteReportStdout(report, job); !s.ok()) return StopAndFail(phase, s.message());
   }
   PrintTerminalSummary(report, {quiet, no_color, verbose});
   // Freeing the kept traces and a many-rank job costs more than the exit that follows.

@@ -258,3 +258,29 @@ TEST_F(JobsCli, AStepPatternThatMatchesNothingIsSaid) {
 }
 
 }  // namespace
+
+namespace {
+
+// Progress after the read (issue 36: seconds passed with no sign of life on a big trace): on a
+// terminal (util-linux `script` gives the command one), the analysis and the writing of the
+// outputs show their own lines, each cleared when it ends; in a pipe nothing is drawn. The delay
+// before a bar appears (1 s) is set to 0 so that a small trace shows them.
+TEST_F(JobsCli, AnalysisAndOutputsShowProgressOnATerminal) {
+  AMPSCOPE_REQUIRE_INPUT(Shell("command -v script >/dev/null 2>&1").exit_code == 0,
+                         "script (util-linux) is not installed");
+  const std::string t = dir_ + "/t.json";
+  WriteFile(t, StepsTrace(0, 5));
+  const std::string cmd = BinaryPath("cli/ampscope") + " analyze " + t + " -q -o " + dir_ + "/r.json --html " + dir_ + "/r.html";
+  RunResult tty = Shell("AMPSCOPE_PROGRESS_DELAY_MS=0 script -qec '" + cmd + "' /dev/null 2>&1");
+  EXPECT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("analysing t.json ["), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("writing the report and outputs ["), std::string::npos) << tty.out;
+  EXPECT_LT(tty.out.find("analysing t.json"), tty.out.find("writing the report and outputs"));
+  // Each line is cleared: the output ends with the erase-line sequence, not a bar.
+  EXPECT_EQ(tty.out.substr(tty.out.size() - 3), "\x1b[K") << tty.out;
+  RunResult pipe = Shell("AMPSCOPE_PROGRESS_DELAY_MS=0 " + cmd + " 2>&1");
+  EXPECT_EQ(pipe.exit_code, 0);
+  EXPECT_EQ(pipe.out, "");
+}
+
+}  // namespace
