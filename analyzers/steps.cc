@@ -223,12 +223,13 @@ StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, con
   for (size_t i : kept) steps.push_back(windows[i]);
   result.detected = steps.size();
 
-  // --steps N..M selects by position among these steps; the steps it selects are analysed as
-  // selected. Otherwise leading warm-up steps are left out unless the options keep them.
+  // --steps N..M selects by step number, the N users see in ProfilerStep#N (for steps without one,
+  // their position); the steps it selects are analysed as selected. Otherwise leading warm-up
+  // steps are left out unless the options keep them.
   const bool selected = options.first_step || options.last_step;
-  const int64_t first = options.first_step.value_or(0);
+  const int64_t first = options.first_step.value_or(std::numeric_limits<int64_t>::min());
   const int64_t last = options.last_step.value_or(std::numeric_limits<int64_t>::max());
-  auto in_selection = [&](size_t i) { return static_cast<int64_t>(i) >= first && static_cast<int64_t>(i) <= last; };
+  auto in_selection = [&](size_t i) { return steps[i].number >= first && steps[i].number <= last; };
   std::vector<uint8_t> warmup(steps.size(), 0);
   std::vector<FlaggedStep> warm;
   if (steps.size() >= 2) {

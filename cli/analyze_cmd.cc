@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <set>
@@ -23,6 +24,8 @@
 #include "base/step_range.h"
 #include "cli/analyze_ncu.h"
 #include "cli/cli_style.h"
+#include "cli/input_dirs.h"
+#include "cli/phase_progress.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/snapshot_inputs.h"
@@ -40,28 +43,74 @@ namespace ampscope::cli {
 
 namespace {
 
-// --steps selects by position among the steps detected in each trace. A range that starts past
-// the last step is an error naming how many there are; one that runs past it is cut with a
-// warning (before: `--steps 5..9` on 6 steps silently analysed one).
-Status CheckStepRange(const Trace& trace, const AnalysisOptions& options, const std::string& text) {
-  if (!options.first_step && !options.last_step) return Status::Ok();  // "..": every step, none needed
+// Steps are named by their numbers, the N of ProfilerStep#N (steps without one are numbered by
+// position). A range that selects none of the trace's steps is an error naming the numbers it has;
+// one that is cut (it asks for numbers before the first or past the last step) is cut with a
+// warning. A --step-pattern that matches no range (so steps come from elsewhere, or there are
+// none) is said too, rather than left to fall back silently.
+Status CheckSteps(const Trace& trace, const AnalysisOptions& options, const std::string& text, bool pattern_given) {
   AnalysisOptions all = options;
   all.first_step.reset();
   all.last_step.reset();
+  all.include_warmup = true;  // warm-up steps are analysed when --steps picks them
   const LaunchIndex launches(trace);
-  // Positions count every detected step, warm-up steps too (they are analysed when --steps picks them).
-  const int64_t count = static_cast<int64_t>(DetectSteps(trace, all, launches).detected);
-  const int64_t first = options.first_step.value_or(0);
+  const StepAnalysis detected = DetectSteps(trace, all, launches);
   const std::string& path = trace.metadata.path;
-  if (count == 0)
+  if (pattern_given && detected.source == StepSource::kProfilerStep)
+    std::fprintf(stderr,
+                 "ampscope analyze: warning: --step-pattern '%s' is not used for %s: its steps are its "
+                 "ProfilerStep#N ranges\n",
+                 options.step_range_pattern.c_str(), path.c_str());
+  else if (pattern_given && detected.source != StepSource::kNvtx)
+    std::fprintf(stderr,
+                 "ampscope analyze: warning: --step-pattern '%s' matches no range in %s: %s\n",
+                 options.step_range_pattern.c_str(), path.c_str(),
+                 detected.steps.empty()
+                     ? "it has no steps, so step time is unknown (gate skips it)"
+                     : fmt::format("its steps are read from {} ranges instead", StepSourceName(detected.source)).c_str());
+  if (!options.first_step && !options.last_step) return Status::Ok();  // "..": every step, none needed
+  const std::vector<StepWindow>& steps = detected.steps;
+  if (steps.empty())
     return Status::Error(fmt::format("--steps {}: {} has no detected steps (no ProfilerStep#N and no range "
                                      "matching --step-pattern)", text, path));
-  const std::string have = fmt::format("{} has {} step{} (0..{})", path, count, count == 1 ? "" : "s", count - 1);
-  if (first >= count) return Status::Error(fmt::format("--steps {} selects no step: {}", text, have));
-  if (options.last_step && *options.last_step >= count)
-    std::fprintf(stderr, "ampscope analyze: warning: --steps %s cut to %lld..%lld: %s\n", text.c_str(),
-                 static_cast<long long>(first), static_cast<long long>(count - 1), have.c_str());
+  int64_t lo = steps.front().number, hi = steps.front().number;
+  size_t chosen = 0;
+  for (const StepWindow& w : steps) {
+    lo = std::min(lo, w.number);
+    hi = std::max(hi, w.number);
+    if (w.number >= options.first_step.value_or(std::numeric_limits<int64_t>::min()) && w.number <= options.last_step.value_or(std::numeric_limits<int64_t>::max()))
+      ++chosen;
+  }
+  const std::string have = fmt::format("{} has {} step{} ({}..{})", path, steps.size(), steps.size() == 1 ? "" : "s",
+                                       lo, hi);
+  if (chosen == 0) return Status::Error(fmt::format("--steps {} selects no step: {}", text, have));
+  const int64_t first = options.first_step.value_or(lo), last = options.last_step.value_or(hi);
+  if (first < lo || last > hi)
+    std::fprintf(stderr, "ampscope analyze: warning: --steps %s cut to %lld..%lld (%zu step%s): %s\n", text.c_str(),
+                 static_cast<long long>(std::max(first, lo)), static_cast<long long>(std::min(last, hi)), chosen,
+                 chosen == 1 ? "" : "s", have.c_str());
   return Status::Ok();
+}
+
+// An error after the read: the phase's line is cleared first, so that the error stays on screen.
+int StopAndFail(PhaseProgress& phase, const std::string& message) {
+  phase.Stop();
+  return UsageError("analyze", message);
+}
+
+// --ranks names ranks of this job: one it does not have is an error naming the ones it has
+// (before: `--ranks 9` on an 8-rank job wrote nothing and said nothing).
+Status CheckExportRanks(const JobAnalysis& job, const std::set<int32_t>& wanted, const std::string& text) {
+  if (wanted.empty()) return Status::Ok();
+  std::set<int32_t> have;
+  for (size_t i = 0; i < job.ranks.size(); ++i)
+    have.insert(job.ranks[i].rank >= 0 ? job.ranks[i].rank : static_cast<int32_t>(i));
+  std::string missing, present;
+  for (int32_t r : wanted)
+    if (have.count(r) == 0) missing += (missing.empty() ? "" : ",") + std::to_string(r);
+  if (missing.empty()) return Status::Ok();
+  for (int32_t r : have) present += (present.empty() ? "" : ",") + std::to_string(r);
+  return Status::Error(fmt::format("--ranks {}: the job has no rank {} (its ranks: {})", text, missing, present));
 }
 
 // "0,7,9" -> {0, 7, 9}.
@@ -99,9 +148,9 @@ int RunAnalyze(int argc, char** argv) {
   std::string peaks_path, ranks_text, summary_path, csv_dir;
   std::vector<std::string> ncu_paths;
   bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
-  int jobs = 0;
+  std::string jobs_text;
   app.add_option("traces", inputs,
-                 "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite), PyTorch memory snapshots (.pickle: alone, "
+                 "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite) or a directory of them (its traces are the ranks of one job), PyTorch memory snapshots (.pickle: alone, "
                  "or one per trace, the i-th with the i-th trace), or Nsight Compute CSVs (ncu --csv) analysed on their own; a pipe or FIFO works "
                  "too, and - is stdin (Kineto JSON, plain or gzip'd)")
       ->required();
@@ -109,7 +158,7 @@ int RunAnalyze(int argc, char** argv) {
                  "Nsight Compute CSV(s) of the same run (ncu --csv --page raw|details): kernels joined to the trace's "
                  "fill the matrix's measured values (docs/ncu.md)")
       ->expected(1);
-  app.add_option("-o,--output", report_path, "Write the JSON report here");
+  app.add_option("-o,--output", report_path, "Write the JSON report here (- : to stdout, instead of the terminal summary)");
   app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
   app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
   app.add_option("--sqlite", sqlite_path,
@@ -124,9 +173,10 @@ int RunAnalyze(int argc, char** argv) {
   app.add_option("--summary-out", summary_path,
                  "Write this rank's summary (what `ampscope merge` needs to build the job report); one input only. "
                  "A path ending in .gz is written gzip'd (about 7x smaller)");
-  app.add_option("-j,--jobs", jobs, "Threads at work: ranks read and analysed at once, or one rank's threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("-j,--jobs", jobs_text, "Threads at work: ranks read and analysed at once, or one rank's threads (default, or 0: all cores)")
+      ->type_name("N");
   app.add_option("--ranks", ranks_text,
-                 "Ranks drawn by --chrome-trace/--perfetto/--sqlite (e.g. 0,7; default: all). With several inputs each "
+                 "Ranks drawn by --chrome-trace/--perfetto/--sqlite/--csv (e.g. 0,7; default: all; needs one of them). With several inputs each "
                  "Chrome/Perfetto rank gets its own file (t.json -> t.rank7.json); SQLite keeps them in one database");
   app.add_flag("--keep-going", keep_going,
                "An input that cannot be read or analysed is named on stderr and left out; the report lists it");
@@ -134,8 +184,8 @@ int RunAnalyze(int argc, char** argv) {
                  "GPU peak table (gpu_peaks.tsv format) used instead of the built-in one for every peak lookup");
   app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
   app.add_option("--steps", steps_text,
-                 "Analyse only steps N..M (0-based positions among the detected steps, inclusive; N.., ..M and N "
-                 "also work). A range that runs past the last step is cut, with a warning");
+                 "Analyse only steps N..M: the numbers of ProfilerStep#N (steps without a number: their 0-based position), "
+                 "inclusive; N.., ..M and N also work. A range that runs past the trace's steps is cut, with a warning");
   app.add_option("--step-pattern", pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("--include-warmup", include_warmup,
@@ -149,6 +199,21 @@ int RunAnalyze(int argc, char** argv) {
   if (std::optional<int> empty = RefuseEmptyPaths(app, "analyze", {"-o", "--chrome-trace", "--perfetto", "--sqlite",
                                                                    "--html", "--markdown", "--summary-out", "--gpu-peaks"}))
     return *empty;
+
+  int64_t jobs = 0;
+  if (!jobs_text.empty() && !ParseIntOption("analyze", jobs_text, "-j/--jobs", 0, 4096, &jobs)) return kExitUsage;
+  // A directory is the ranks of one job (said on stderr, before any other check reads `inputs`).
+  if (StatusOr<std::vector<std::string>> expanded = ExpandInputDirectories("analyze", inputs, DirInputs::kTraces);
+      expanded.ok())
+    inputs = std::move(expanded).value();
+  else
+    return UsageError("analyze", expanded.status().message());
+  // -o - : the JSON report on stdout, as Unix tools do; the terminal summary would mix with it.
+  const bool report_to_stdout = report_path == "-";
+  if (report_to_stdout) {
+    report_path.clear();
+    quiet = true;
+  }
 
   AnalysisOptions options;
   options.include_warmup = include_warmup;
@@ -191,6 +256,10 @@ int RunAnalyze(int argc, char** argv) {
     StatusOr<std::set<int32_t>> parsed = ParseRanks(ranks_text);
     if (!parsed.ok()) return UsageError("analyze", parsed.status().message());
     export_ranks = std::move(parsed).value();
+    if (chrome_path.empty() && perfetto_path.empty() && sqlite_path.empty() && csv_dir.empty())
+      return UsageError("analyze", "--ranks " + ranks_text +
+                                       " selects the ranks drawn by --chrome-trace, --perfetto, --sqlite or --csv; "
+                                       "give one of them (the JSON, HTML and Markdown reports cover every rank)");
   }
   if (!summary_path.empty() && inputs.size() != 1)
     return UsageError("analyze", "--summary-out writes one rank's summary: give one input (got " +
@@ -245,9 +314,10 @@ int RunAnalyze(int argc, char** argv) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   RankRunOptions run;
   run.analysis = options;
-  run.jobs = jobs > 0 ? jobs : cores;
+  run.jobs = jobs > 0 ? static_cast<int>(jobs) : cores;
   run.keep_going = keep_going;
   InputsProgress progress(rank_paths);
+  PhaseProgress phase;  // after the read: the analysis, then the reports and exports
   // -j N is the number of threads at work, as make's: with one input its read and its
   // analysis use N threads (all cores by default); with several, N ranks go at once, one
   // thread each.
@@ -263,16 +333,24 @@ int RunAnalyze(int argc, char** argv) {
     ropts.keep_export_only_events = exporting;
     ropts.progress = [&progress, i](uint64_t done, uint64_t /*total*/) { progress.Update(i, done); };
     if (pairing->snapshots_alone) return StatusOr<Trace>(SnapshotOnlyTrace(rank_paths[i]));
-    return ReadTrace(rank_paths[i], ropts);
+    StatusOr<Trace> trace = ReadTrace(rank_paths[i], ropts);
+    // One input: its analysis follows its read, and takes seconds on a big trace; say so.
+    if (rank_paths.size() == 1 && trace.ok()) {
+      progress.Finish();
+      phase.Start("analysing " + std::filesystem::path(rank_paths[i]).filename().string());
+    }
+    return trace;
   };
-  if (!steps_text.empty()) run.check = [&](const Trace& t) { return CheckStepRange(t, options, steps_text); };
+  if (!steps_text.empty() || !pattern.empty())
+    run.check = [&](const Trace& t) { return CheckSteps(t, options, steps_text, !pattern.empty()); };
   run.keep_trace = [&](size_t i, const RankAnalysis& ra) {
     // A trace that names no rank is numbered by its position (as BuildJob does).
     return exporting && (export_ranks.empty() || export_ranks.count(ra.rank >= 0 ? ra.rank : static_cast<int32_t>(i)) > 0);
   };
   StatusOr<RankRunResult> ran = RunRanks(rank_paths, run);
   progress.Finish();
-  if (!ran.ok()) return UsageError("analyze", ran.status().message());
+  phase.Stop();
+  if (!ran.ok()) return StopAndFail(phase, ran.status().message());
   for (const MissingInput& m : ran->missing) std::fprintf(stderr, "ampscope analyze: left out: %s\n", m.error.c_str());
 
   std::vector<KeptTrace> kept = std::move(ran->kept);
@@ -288,10 +366,13 @@ int RunAnalyze(int argc, char** argv) {
   }
   JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
   if (job.ranks.empty()) {
-    return UsageError("analyze", "no trace could be analysed");
+    return StopAndFail(phase, "no trace could be analysed");
   }
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
+  if (Status ranks = CheckExportRanks(job, export_ranks, ranks_text); !ranks.ok())
+    return StopAndFail(phase, ranks.message());
   const ReportPaths report_paths{report_path, html_path, markdown_path};
+  phase.Start("writing the report and outputs");
   nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths, !quiet));
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
@@ -325,7 +406,7 @@ int RunAnalyze(int argc, char** argv) {
     for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
     if (Status tables = AddTableOutputs(sqlite_path, csv_dir, sqlite_traces, job, AMPSCOPE_VERSION, outputs);
         !tables.ok())
-      return UsageError("analyze", tables.message());
+      return StopAndFail(phase, tables.message());
   }
   // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
   // input or another output either (two inputs of the same rank would share one).
@@ -335,15 +416,20 @@ int RunAnalyze(int argc, char** argv) {
   // a folder made here goes again when the set fails.
   CsvDir csv(csv_dir);
   if (!csv_dir.empty()) {
-    if (Status created = csv.Create(); !created.ok()) return UsageError("analyze", created.message());
+    if (Status created = csv.Create(); !created.ok()) return StopAndFail(phase, created.message());
   }
   if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) {
     csv.RemoveIfCreated();
-    return UsageError("analyze", paths.message());
+    return StopAndFail(phase, paths.message());
   }
   if (Status written = WriteOutputs(outputs); !written.ok()) {
     csv.RemoveIfCreated();
-    return UsageError("analyze", written.message());
+    return StopAndFail(phase, written.message());
+  }
+  phase.Stop();
+  if (report_to_stdout) {
+    // Written after the files: if they fail, nothing reached stdout either.
+    if (Status s = WriteReportStdout(report, job); !s.ok()) return StopAndFail(phase, s.message());
   }
   PrintTerminalSummary(report, {quiet, no_color, verbose});
   // Freeing the kept traces and a many-rank job costs more than the exit that follows.

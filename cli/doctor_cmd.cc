@@ -2,6 +2,8 @@
 // The checks live in doctor/; this file parses arguments and prints.
 // Exit codes: 0 no check failed (warnings allowed: a machine without a GPU still analyses
 // traces), 1 a check failed, 2 usage error.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -11,6 +13,7 @@
 #include "cli/launcher.h"
 #include "cli/stdout_check.h"
 #include "doctor/doctor.h"
+#include "render/terminal.h"
 
 namespace ampscope::cli {
 
@@ -51,7 +54,7 @@ int RunDoctorCommand(int argc, char** argv) {
     std::fputs((doctor::DoctorToJson(checks).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(),
                stdout);
   } else {
-    std::fputs(doctor::FormatDoctorText(checks).c_str(), stdout);
+    std::fputs(doctor::FormatDoctorText(checks, render::TerminalWidth(STDOUT_FILENO)).c_str(), stdout);
   }
   return FinishStdout("doctor", doctor::DoctorExitCode(checks));
 }

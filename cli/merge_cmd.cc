@@ -10,6 +10,7 @@
 #include "base/parallel.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/input_dirs.h"
 #include "cli/report_outputs.h"
 #include "cli/stdout_check.h"
 #include "reports/json_report.h"
@@ -40,18 +41,30 @@ int RunMerge(int argc, char** argv) {
   std::vector<std::string> inputs;
   ReportPaths paths;
   SummaryStyle style;
-  int jobs = 0;
-  app.add_option("summaries", inputs, "Rank summaries (.summary.json, or .summary.json.gz), one per rank")->required();
-  app.add_option("-o,--output", paths.json, "Write the JSON report here");
+  std::string jobs_text;
+  app.add_option("summaries", inputs, "Rank summaries (.summary.json, or .summary.json.gz), one per rank, or a directory of them")->required();
+  app.add_option("-o,--output", paths.json, "Write the JSON report here (- : to stdout, instead of the terminal summary)");
   app.add_option("--html", paths.html, "Write a self-contained HTML report");
   app.add_option("--markdown", paths.markdown, "Write a Markdown summary");
-  app.add_option("-j,--jobs", jobs, "Summaries read at once (default: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("-j,--jobs", jobs_text, "Summaries read at once (default, or 0: all cores)")->type_name("N");
   app.add_flag("-q,--quiet", style.quiet, "Do not print the terminal summary");
   app.add_flag("--no-color", style.no_color, "No colour in the terminal summary");
   app.add_flag("-v,--verbose", style.verbose, "Terminal summary with thresholds, sources and full kernel names");
   if (std::optional<int> done = ParseArgs(app, "merge", argc, argv)) return *done;
   if (std::optional<int> empty = RefuseEmptyPaths(app, "merge", {"-o", "--html", "--markdown"})) return *empty;
 
+  int64_t jobs = 0;
+  if (!jobs_text.empty() && !ParseIntOption("merge", jobs_text, "-j/--jobs", 0, 4096, &jobs)) return kExitUsage;
+  if (StatusOr<std::vector<std::string>> expanded = ExpandInputDirectories("merge", inputs, DirInputs::kSummaries);
+      expanded.ok())
+    inputs = std::move(expanded).value();
+  else
+    return UsageError("merge", expanded.status().message());
+  const bool report_to_stdout = paths.json == "-";
+  if (report_to_stdout) {
+    paths.json.clear();
+    style.quiet = true;
+  }
   if (Status p = CheckOutputPaths(inputs, {paths.json, paths.html, paths.markdown}); !p.ok())
     return UsageError("merge", p.message());
   if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("merge", distinct.message());
@@ -77,6 +90,9 @@ int RunMerge(int argc, char** argv) {
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "merge", w.c_str());
   nlohmann::json report = BuildJsonReport(job, options, threads, ReportNeedsRanks(paths, !style.quiet));
   if (Status written = WriteOutputs(ReportOutputs(report, job, paths)); !written.ok()) return UsageError("merge", written.message());
+  if (report_to_stdout) {
+    if (Status s = WriteReportStdout(report, job); !s.ok()) return UsageError("merge", s.message());
+  }
   PrintTerminalSummary(report, style);
   // A thousand ranks take longer to free than to write: the process is about to exit, and the
   // system takes the memory back at once (kept reachable, so a leak checker does not object).

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <sstream>
 
 #include "render/html_report.h"
 #include "reports/json_report.h"
@@ -26,6 +27,16 @@ std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const JobAna
   if (!paths.html.empty()) outputs.push_back(TextOutput(paths.html, render::RenderHtml(report)));
   if (!paths.markdown.empty()) outputs.push_back(TextOutput(paths.markdown, render::RenderMarkdown(report)));
   return outputs;
+}
+
+Status WriteReportStdout(const nlohmann::json& report, const JobAnalysis& job) {
+  std::ostringstream text;
+  Status s = report.contains("ranks") ? WriteReportText(report, text) : WriteReportText(report, job.ranks, text);
+  if (!s.ok()) return s;
+  const std::string bytes = std::move(text).str();
+  if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+    return Status::Error("-o -: cannot write the report to stdout");
+  return Status::Ok();
 }
 
 void PrintTerminalSummary(const nlohmann::json& report, const SummaryStyle& style) {

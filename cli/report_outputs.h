@@ -24,6 +24,10 @@ bool ReportNeedsRanks(const ReportPaths& paths, bool terminal_summary);
 // set; the JSON is written as the set is written, so both must outlive that).
 std::vector<OutputSpec> ReportOutputs(const nlohmann::json& report, const JobAnalysis& job, const ReportPaths& paths);
 
+// `-o -`: the JSON report written to stdout (after every file output was written), flushed, with
+// a write error (a closed pipe, a full disk) returned.
+Status WriteReportStdout(const nlohmann::json& report, const JobAnalysis& job);
+
 struct SummaryStyle {
   bool quiet = false, no_color = false, verbose = false;
 };

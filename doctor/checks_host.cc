@@ -67,7 +67,8 @@ bool ReadText(const DoctorEnvironment& env, const std::string& path, std::string
 
 void CheckInjection(const DoctorEnvironment& env, std::vector<DoctorCheck>& out) {
   if (env.inject_library.empty()) {
-    out.push_back({"injection_library", CheckStatus::kWarn, "libampscope_inject.so not found (looked at " +
+    // A failure, not a warning: `record` cannot run without it.
+    out.push_back({"injection_library", CheckStatus::kFail, "libampscope_inject.so not found (looked at " +
                                                               env.inject_searched + ")",
                    "build ampscope with the CUDA 13 toolkit installed (the collector needs CUPTI's headers), or set "
                    "AMPSCOPE_INJECT_PATH; 'ampscope record' needs it"});

@@ -141,17 +141,71 @@ nlohmann::json DoctorToJson(const std::vector<DoctorCheck>& checks) {
           {"summary", {{"pass", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}}}};
 }
 
-std::string FormatDoctorText(const std::vector<DoctorCheck>& checks) {
+namespace {
+
+// Lines of at most `columns` bytes (the doctor's texts are ASCII paths and words), broken at
+// spaces; a word longer than a line (a path) is broken after its last '/' or ',' that fits, else cut.
+std::vector<std::string> WrapWords(const std::string& text, size_t columns) {
+  columns = std::max<size_t>(columns, 8);
+  std::vector<std::string> lines;
+  std::string line;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    size_t end = text.find(' ', i);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(i, end - i);
+    i = end;
+    while (!word.empty()) {
+      const size_t room = line.empty() ? columns : (line.size() + 1 < columns ? columns - line.size() - 1 : 0);
+      if (word.size() <= room) {
+        line += (line.empty() ? "" : " ") + word;
+        word.clear();
+      } else if (!line.empty() && word.size() <= columns) {
+        lines.push_back(std::move(line));
+        line.clear();
+      } else if (room >= 8 || line.empty()) {
+        // Too long for any line: break after a '/' or ',' that fits in what is left of this one.
+        size_t cut = word.find_last_of("/,", room - 1);
+        cut = (cut == std::string::npos || cut < room / 3) ? room : cut + 1;
+        line += (line.empty() ? "" : " ") + word.substr(0, cut);
+        word.erase(0, cut);
+        lines.push_back(std::move(line));
+        line.clear();
+      } else {
+        lines.push_back(std::move(line));
+        line.clear();
+      }
+    }
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+// `first` then the wrapped `text`, the following lines indented to `first`'s width.
+void AppendWrapped(std::string& out, const std::string& first, const std::string& text, size_t width) {
+  const std::string indent(first.size(), ' ');
+  const std::vector<std::string> lines = WrapWords(text, width > first.size() ? width - first.size() : 0);
+  for (size_t i = 0; i < lines.size(); ++i) out += (i == 0 ? first : indent) + lines[i] + "\n";
+}
+
+}  // namespace
+
+std::string FormatDoctorText(const std::vector<DoctorCheck>& checks, size_t width) {
   std::string out;
-  size_t width = 0;
-  for (const DoctorCheck& c : checks) width = std::max(width, c.id.size());
+  size_t id_width = 0;
+  for (const DoctorCheck& c : checks) id_width = std::max(id_width, c.id.size());
   int counts[3] = {0, 0, 0};
   for (const DoctorCheck& c : checks) {
     counts[static_cast<int>(c.status)]++;
     std::string id = c.id;
-    id.resize(width, ' ');
-    out += std::string(CheckStatusName(c.status)) + "  " + id + "  " + c.value + "\n";
-    if (!c.fix.empty() && c.status != CheckStatus::kPass) out += std::string(6 + width, ' ') + "fix: " + c.fix + "\n";
+    id.resize(id_width, ' ');
+    AppendWrapped(out, std::string(CheckStatusName(c.status)) + "  " + id + "  ", c.value, width);
+    if (!c.fix.empty() && c.status != CheckStatus::kPass)
+      AppendWrapped(out, std::string(6 + id_width, ' ') + "fix: ", c.fix, width);
   }
   out += std::to_string(counts[0]) + " pass, " + std::to_string(counts[1]) + " warn, " + std::to_string(counts[2]) +
          " fail\n";

@@ -63,8 +63,10 @@ std::vector<DoctorCheck> RunDoctor(const DoctorEnvironment& env);
 
 // {"checks": [{"id", "status", "value", "fix"}], "summary": {"pass": n, "warn": n, "fail": n}}
 nlohmann::json DoctorToJson(const std::vector<DoctorCheck>& checks);
-// One line per check, plus its fix on the next line when there is one.
-std::string FormatDoctorText(const std::vector<DoctorCheck>& checks);
+// One line per check, plus its fix on the next line when there is one; every line at most
+// `width` columns (values and fixes wrap under their column; a path longer than the line is
+// broken after a '/').
+std::string FormatDoctorText(const std::vector<DoctorCheck>& checks, size_t width = 100);
 // 0 when no check failed, 1 when one did.
 int DoctorExitCode(const std::vector<DoctorCheck>& checks);
 

@@ -338,6 +338,13 @@ std::string FormatDiffText(const ReportDiff& diff, size_t width) {
   const char* per = diff.per_step ? "/step" : " total";
   auto us = [](const std::optional<double>& v) { return v ? render::DurationUs(*v) : std::string("-"); };
   auto signed_us = [](double v) { return (v < 0 ? "-" : "+") + render::DurationUs(std::fabs(v)); };
+  // Short names, told apart across all four tables where distinct kernels share one.
+  std::vector<std::string> full_names;
+  for (const std::vector<KernelDiff>* list : {&diff.slower, &diff.faster, &diff.added, &diff.removed})
+    for (const KernelDiff& k : *list) full_names.push_back(k.name);
+  const std::vector<std::string> distinct = render::DistinctShortNames(full_names);
+  std::map<std::string, std::string> shown_name;
+  for (size_t i = 0; i < full_names.size(); ++i) shown_name[full_names[i]] = distinct[i];
   auto kernel_table = [&](const std::string& title, const std::vector<KernelDiff>& list, size_t limit) {
     if (list.empty()) return render::WrapParagraph(title + ": none", width, "", "  ") + "\n";
     // The kernel (short name) with its class on a second line: "conv fp32".
@@ -346,7 +353,7 @@ std::string FormatDiffText(const ReportDiff& diff, size_t width) {
                  col("change", Align::kRight, kKeep), col("A mean", Align::kRight, kKeep), col("B mean", Align::kRight, kKeep)});
     for (size_t i = 0; i < list.size() && i < limit; ++i) {
       const KernelDiff& k = list[i];
-      t.AddRow({render::ShortKernelName(k.name) + "\n  " + k.category + " " + k.precision, us(k.a_us_per_step), us(k.b_us_per_step),
+      t.AddRow({shown_name[k.name] + "\n  " + k.category + " " + k.precision, us(k.a_us_per_step), us(k.b_us_per_step),
                 signed_us(k.delta_us_per_step()), us(k.a_mean_us), us(k.b_mean_us)});
     }
     std::string s = t.Render(style);

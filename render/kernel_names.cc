@@ -3,9 +3,12 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "base/strings.h"
@@ -292,6 +295,76 @@ std::string ShortKernelName(std::string_view name) {
     for (const Node* a : types) shown.args.push_back(*a);
   }
   return Render(shown, 0);
+}
+
+namespace {
+
+// The words of a name: runs of letters, digits and '_' (separators are not words).
+std::vector<std::string> NameWords(std::string_view name) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : name) {
+    const bool in_word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (in_word) {
+      word += c;
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+}  // namespace
+
+std::vector<std::string> DistinctShortNames(const std::vector<std::string>& full_names) {
+  std::vector<std::string> out;
+  out.reserve(full_names.size());
+  for (const std::string& n : full_names) out.push_back(ShortKernelName(n));
+  std::map<std::string, std::vector<size_t>> by_short;
+  for (size_t i = 0; i < out.size(); ++i) by_short[out[i]].push_back(i);
+  for (const auto& [short_name, rows] : by_short) {
+    // The distinct full names behind this short name, in first-seen order.
+    std::vector<std::string> distinct;
+    for (size_t i : rows)
+      if (std::find(distinct.begin(), distinct.end(), full_names[i]) == distinct.end()) distinct.push_back(full_names[i]);
+    if (distinct.size() < 2) continue;
+    std::vector<std::vector<std::string>> words;
+    size_t longest = 0;
+    for (const std::string& n : distinct) {
+      words.push_back(NameWords(n));
+      longest = std::max(longest, words.back().size());
+    }
+    // Word positions where the names differ (a missing word differs too).
+    std::vector<size_t> differing;
+    for (size_t p = 0; p < longest; ++p) {
+      for (size_t k = 1; k < words.size(); ++k) {
+        const std::string* a = p < words[0].size() ? &words[0][p] : nullptr;
+        const std::string* b = p < words[k].size() ? &words[k][p] : nullptr;
+        if (a == nullptr || b == nullptr || *a != *b) {
+          differing.push_back(p);
+          break;
+        }
+      }
+    }
+    std::vector<std::string> suffix(distinct.size());
+    std::set<std::string> seen;
+    bool told_apart = differing.size() <= 4;
+    for (size_t k = 0; k < distinct.size() && told_apart; ++k) {
+      std::string s;
+      for (size_t p : differing) s += (s.empty() ? "" : " ") + (p < words[k].size() ? words[k][p] : std::string("-"));
+      suffix[k] = " [" + s + "]";
+      told_apart = seen.insert(s).second;
+    }
+    for (size_t k = 0; k < distinct.size(); ++k)
+      if (!told_apart) suffix[k] = " #" + std::to_string(k + 1);
+    for (size_t i : rows) {
+      const size_t k = static_cast<size_t>(std::find(distinct.begin(), distinct.end(), full_names[i]) - distinct.begin());
+      out[i] = short_name + suffix[k];
+    }
+  }
+  return out;
 }
 
 }  // namespace ampscope::render

@@ -24,9 +24,17 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ampscope::render {
 
 std::string ShortKernelName(std::string_view name);
+
+// ShortKernelName of each, told apart where distinct full names share a short name: each of those
+// gets the words of its full name that differ from the others' at the same place (template
+// arguments the short name dropped), e.g. "implicit_convolve_sgemm<float, float> [128 6 7]" and
+// "... [1024 5 5]"; at most four words, else " #k" (the k-th of them, in the given order).
+// Equal full names keep equal short names.
+std::vector<std::string> DistinctShortNames(const std::vector<std::string>& full_names);
 
 }  // namespace ampscope::render

@@ -23,18 +23,25 @@ std::string RenderKernelTable(const json& rows, const KernelTableOptions& option
     return c;
   };
   Column name = col(options.wide ? "KERNEL" : "KERNEL (short name)", Align::kLeft,
-                    options.wide || options.explain ? Overflow::kWrap : Overflow::kTruncate, 16);
+                    options.wide || options.explain ? Overflow::kWrap : Overflow::kTruncateHead, 16);
   name.block_head = true;
   name.priority = 1;  // the category wraps before the name is cut
   // CLASS is the classifier's category and precision ("conv fp32"); TC its Tensor Core verdict.
   TextTable t({col("SHARE", Align::kRight), col("TOTAL", Align::kRight), col("COUNT", Align::kRight), col("MEAN", Align::kRight),
                col("CLASS", Align::kLeft, Overflow::kWrap, 13), col("TC", Align::kLeft), name});
+  std::vector<std::string> full_names;
+  for (const json& k : rows)
+    if (k.is_object()) full_names.push_back(String(k, "/name"));
+  // Short names, told apart where two kernels share one.
+  const std::vector<std::string> short_names = DistinctShortNames(full_names);
+  size_t row = 0;
   for (const json& k : rows) {
     if (!k.is_object()) continue;
-    const std::string full = String(k, "/name");
+    const std::string& full = full_names[row];
     const bool known = k.value("tensor_core_known", true);
     const std::string tc = !known ? "?" : k.value("tensor_core", false) ? "yes" : "no";
-    std::string shown = options.wide ? full : ShortKernelName(full);
+    std::string shown = options.wide ? full : short_names[row];
+    ++row;
     // The rule on its own line under the name.
     if (options.explain && !String(k, "/rule").empty()) shown += "\nrule: " + String(k, "/rule");
     t.AddRow({Pct(Number(k, "/share_pct"), 2), DurationUs(Number(k, "/total_us")), Count(Number(k, "/count")),

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ class TextTable {
     kKeep,      // never narrower than its widest cell (numbers, statuses)
     kWrap,      // wraps at word boundaries
     kTruncate,  // cut with "…" (one line per row)
+    kTruncateHead,  // a name: cut in its head, keeping its template arguments (what tells
+                    // vectorized_elementwise_kernel<FillFunctor<float>> from <MulFunctor<float>>)
   };
   struct Column {
     std::string header;
@@ -67,6 +70,8 @@ class TextTable {
   // Column widths that fit style.width, or an empty vector when only the block layout fits.
   std::vector<size_t> FitWidths(const TableStyle& style) const;
   std::string RenderBlocks(const TableStyle& style) const;
+  // For a kTruncateHead column `width` wide: each too-wide cell text -> what it is cut to.
+  std::map<std::string, std::string> HeadCuts(size_t column, size_t width) const;
 
   std::vector<Column> columns_;
   std::vector<Row> rows_;

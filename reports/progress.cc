@@ -38,7 +38,10 @@ std::string Seconds(double s) {
 
 ProgressBar::ProgressBar(std::string label, uint64_t total)
     : ProgressBar(std::move(label), total, stderr, StderrIsTerminal(), [] { return Clock::now(); },
-                  StderrIsTerminal() ? TerminalWidth() : 80) {}
+                  StderrIsTerminal() ? TerminalWidth() : 80) {
+  if (const char* ms = std::getenv("AMPSCOPE_PROGRESS_DELAY_MS"); ms != nullptr && *ms != '\0')
+    delay_ = std::chrono::milliseconds(std::max(0L, std::strtol(ms, nullptr, 10)));
+}
 
 ProgressBar::ProgressBar(std::string label, uint64_t total, std::FILE* out, bool is_tty,
                          std::function<Clock::time_point()> now, int width)
@@ -55,7 +58,7 @@ ProgressBar::~ProgressBar() { Finish(); }
 void ProgressBar::Update(uint64_t done) {
   if (!enabled_ || finished_) return;
   Clock::time_point now = now_();
-  if (now - start_ < kDelay) return;
+  if (now - start_ < delay_) return;
   if (drawn_ && now - last_draw_ < kMinRedraw) return;
   Draw(done, now);
 }

@@ -18,6 +18,8 @@ namespace ampscope {
 class ProgressBar {
  public:
   using Clock = std::chrono::steady_clock;
+  // Nothing is drawn before this much time has passed (AMPSCOPE_PROGRESS_DELAY_MS overrides it for
+  // the bars of a run, so that a test sees them on a small input).
   static constexpr std::chrono::milliseconds kDelay{1000};
   static constexpr std::chrono::milliseconds kMinRedraw{100};
 
@@ -45,6 +47,7 @@ class ProgressBar {
   std::function<Clock::time_point()> now_;
   int width_;
   Clock::time_point start_;
+  std::chrono::milliseconds delay_ = kDelay;
   Clock::time_point last_draw_{};
   bool drawn_ = false;
   bool finished_ = false;

@@ -11,10 +11,12 @@ report.json`. The result equals `ampscope analyze FILES... -o report.json`.
 With --scheduler, the workers must see the trace files and the summary directory at the same
 paths (a shared file system) and have ampscope at --ampscope PATH.
 
-Exit codes: 0 merged, 2 usage or input error (the failing rank's message on stderr).
+On success one line on stdout says how many ranks were analysed and where the report is.
+Exit codes: 0 merged, 2 usage or input error (one line on stderr each: no ampscope, a failing rank).
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,7 +25,10 @@ import tempfile
 def analyze_rank(ampscope, trace, summary, extra):
     """One Dask task: one rank's summary. Returns (trace, exit code, stderr)."""
     cmd = [ampscope, "analyze", trace, "--summary-out", summary, "-q", "-j", "1"] + extra
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    except OSError as e:  # a worker without the binary at that path
+        return trace, 2, "cannot run %s: %s" % (ampscope, e.strerror or e)
     return trace, done.returncode, done.stderr.strip()
 
 
@@ -43,13 +48,20 @@ def main(argv):
     if args.scheduler is None and args.workers < 1:
         p.error("--workers must be at least 1")
 
+    # The binary first: without it every task would fail, with a traceback.
+    found = shutil.which(args.ampscope)
+    if found is None:
+        where = "at " + args.ampscope if os.sep in args.ampscope else "on PATH"
+        print("dask_analyze.py: no executable ampscope %s (give its path with --ampscope)" % where, file=sys.stderr)
+        return 2
+
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         print("dask_analyze.py: Dask is not installed (Debian: apt-get install python3-distributed)", file=sys.stderr)
         return 2
 
-    ampscope = os.path.abspath(args.ampscope) if os.sep in args.ampscope else args.ampscope
+    ampscope = os.path.abspath(found)
     extra = ["--steps", args.steps] if args.steps else []
     with tempfile.TemporaryDirectory(prefix="ampscope-dask-") as tmp:
         outdir = os.path.abspath(args.summaries or tmp)
@@ -82,7 +94,12 @@ def main(argv):
             merge += ["--html", args.html]
         if args.markdown:
             merge += ["--markdown", args.markdown]
-        return subprocess.run(merge).returncode
+        merged = subprocess.run(merge).returncode
+        if merged == 0:
+            workers = args.scheduler or "a LocalCluster of %d worker%s" % (args.workers, "" if args.workers == 1 else "s")
+            print("dask_analyze.py: %d rank%s analysed as Dask tasks on %s and merged: %s"
+                  % (len(files), "" if len(files) == 1 else "s", workers, args.output))
+        return merged
 
 
 if __name__ == "__main__":

@@ -263,7 +263,11 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
   size_t ops_with_dims = 0;
   for (const CpuOp& op : trace.cpu_ops) ops_with_dims += op.input_dims != kNoString;
   if (trace.cpu_ops.empty()) {
-    out.reason = "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims; profile CPU activity with record_shapes=True";
+    // "GPU-only" only when there is GPU work: a recording without a GPU has neither.
+    out.reason = trace.kernels.empty()
+                     ? "no GPU kernels and no cpu_op events in the trace"
+                     : "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims; profile CPU activity "
+                       "with record_shapes=True";
     return out;
   }
   // Hand-written attention is found by its op sequence; shapes, when recorded, confirm it.

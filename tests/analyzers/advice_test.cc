@@ -179,7 +179,11 @@ TEST(Advice, NothingMeasuredIsNotNothingToFix) {
   for (const ChecklistItem& c : ra.checklist) {
     EXPECT_EQ(c.status, CheckStatus::kUnknown) << c.id;
     EXPECT_TRUE(Has(c.evidence, "no GPU activity was recorded")) << c.id;
+    // The cause is the finding's to say, once (issue 36): not repeated in every item.
+    EXPECT_FALSE(Has(c.evidence, "ProfilerActivity")) << c.id << ": " << c.evidence;
+    EXPECT_TRUE(Has(c.evidence, "no_gpu_activity_recorded")) << c.id;
   }
+  for (const DimensionResult& d : ra.matrix) EXPECT_FALSE(Has(d.headline.source, "ProfilerActivity")) << d.id;
   for (const DimensionResult& d : ra.matrix) EXPECT_EQ(d.status, DimensionStatus::kUnknown) << d.id;
   EXPECT_EQ(ra.joint_saving_pct, 0.0);
 }

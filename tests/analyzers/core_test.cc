@@ -124,8 +124,9 @@ TEST(CoreAnalyzers, StepSelectionAndNoSteps) {
   for (int i = 1; i < 5; ++i) b.LaunchKernel("k", i * 100 * kUs + 10 * kUs, 1 * kUs, i * 100 * kUs + 20 * kUs, i * 100 * kUs + 30 * kUs);
   Trace t = b.Build();
   AnalysisOptions opt;
-  opt.first_step = 1;
-  opt.last_step = 2;
+  // --steps 11..12: ProfilerStep#11 and #12 by their numbers (positions 1 and 2).
+  opt.first_step = 11;
+  opt.last_step = 12;
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, opt);
   ASSERT_TRUE(ra.ok());
   ASSERT_EQ(ra->steps.steps.size(), 2u);

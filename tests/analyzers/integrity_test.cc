@@ -280,16 +280,16 @@ TEST(Warmup, IncludeWarmupAndStepsKeepItAndSaySo) {
   EXPECT_EQ(c.status, IntegrityStatus::kFail);
   EXPECT_NE(std::find(c.affects.begin(), c.affects.end(), "steps.time_us"), c.affects.end());
   EXPECT_NE(c.evidence.find("--include-warmup"), std::string::npos) << c.evidence;
-  // --steps 0..4 selects by position among all 30 steps: step 0 is analysed, and named.
+  // --steps 1..5 selects ProfilerStep#1..#5 (step numbers): the warm-up step #1 is analysed, and named.
   AnalysisOptions some;
-  some.first_step = 0;
-  some.last_step = 4;
+  some.first_step = 1;
+  some.last_step = 5;
   const RankAnalysis s = Analyze(t, some);
   EXPECT_EQ(s.steps.steps.size(), 5u);
   EXPECT_EQ(s.steps.steps.front().number, 1);
   EXPECT_EQ(Check(s.integrity, "warmup").status, IntegrityStatus::kFail);
-  // --steps 1..4 leaves it out by itself: nothing flagged.
-  some.first_step = 1;
+  // --steps 2..5 leaves it out by itself: nothing flagged.
+  some.first_step = 2;
   EXPECT_TRUE(Analyze(t, some).steps.flagged.empty());
 }
 

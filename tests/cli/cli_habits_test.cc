@@ -170,7 +170,7 @@ TEST_F(CliHabits, StepRangePastTheLastStepIsCutWithAWarning) {
   const std::string report = dir_ + "/r.json";
   RunResult r = Ampscope("analyze " + trace_ + " -q -o " + report + " --steps 5..9");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(r.out, "ampscope analyze: warning: --steps 5..9 cut to 5..5: " + trace_ + " has 6 steps (0..5)\n");
+  EXPECT_EQ(r.out, "ampscope analyze: warning: --steps 5..9 cut to 5..5 (1 step): " + trace_ + " has 6 steps (0..5)\n");
   EXPECT_TRUE(std::filesystem::exists(report));
   // Inside the range, or open-ended: no warning.
   EXPECT_EQ(Ampscope("analyze " + trace_ + " -q --steps 1..4").out, "");

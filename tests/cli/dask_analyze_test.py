@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """scripts/dask_analyze.py with a LocalCluster of 2 workers on the shared 8-rank DLRM job: its
-report (per-rank summaries as Dask tasks, one merge) equals `ampscope analyze` on the same files.
+report (per-rank summaries as Dask tasks, one merge) equals `ampscope analyze` on the same files,
+and on success it prints one summary line. Without ampscope (not on PATH, or a wrong --ampscope)
+it says so in one line and exits 2, the documented code, with no traceback.
 
 Usage: dask_analyze_test.py SCRIPT AMPSCOPE SHARED_DIR
 Exit: 0 equal, 1 different or failed, 77 an input is missing (the CTest fails under CI=true).
@@ -37,7 +39,24 @@ def diff(a, b, path, out):
         out.append("%s: %r != %r" % (path, a, b))
 
 
+def no_ampscope_is_one_line(script):
+    """Exit 2 and one line on stderr, before Dask is even needed."""
+    bad = []
+    env = dict(os.environ, PATH="/nonexistent")
+    for args, what in ((["x.json", "-o", "r.json"], "on PATH"),
+                       (["--ampscope", "/nonexistent/bin/ampscope", "x.json", "-o", "r.json"], "at /nonexistent/bin/ampscope")):
+        r = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, env=env, timeout=60)
+        want = "dask_analyze.py: no executable ampscope %s (give its path with --ampscope)\n" % what
+        if r.returncode != 2 or r.stderr != want or r.stdout:
+            bad.append("without ampscope %s: exit %d, stderr %r (want 2, %r)" % (what, r.returncode, r.stderr, want))
+    return bad
+
+
 def main(script, ampscope, shared):
+    bad = no_ampscope_is_one_line(script)
+    if bad:
+        print("\n".join(bad))
+        return 1
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -54,6 +73,10 @@ def main(script, ampscope, shared):
                              capture_output=True, text=True, timeout=600)
         if run.returncode != 0:
             print("dask_analyze.py failed (%d):\n%s%s" % (run.returncode, run.stdout, run.stderr))
+            return 1
+        want = "dask_analyze.py: 8 ranks analysed as Dask tasks on a LocalCluster of 2 workers and merged: %s\n" % via_dask
+        if run.stdout != want:
+            print("dask_analyze.py printed %r, expected the one summary line %r" % (run.stdout, want))
             return 1
         summaries = sorted(glob.glob(os.path.join(tmp, "summaries", "*.summary.json")))
         if len(summaries) != 8:

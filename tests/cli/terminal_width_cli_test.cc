@@ -1,4 +1,4 @@
-// `ampscope analyze`, `kernels`, `diff` and `gate` in a real terminal of 80 and 120 columns
+// `ampscope analyze`, `kernels`, `diff`, `doctor` and `gate` in a real terminal of 80 and 120 columns
 // (tmux, Debian package tmux): no line of what they print is wider than the window. The window
 // size reaches the program only through the terminal (TIOCGWINSZ): COLUMNS is unset for it.
 // capture-pane -J joins lines the terminal wrapped, so a line that was too wide shows at its
@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "base/strings.h"
@@ -81,12 +83,12 @@ class TerminalWidth : public ::testing::Test {
     return lines;
   }
 
-  void CheckFits(const std::string& args, const std::string& marker) {
+  void CheckFits(const std::string& args, const std::string& marker, const std::set<std::string>& exits = {"[exit 0]"}) {
     size_t widest_at_120 = 0;
     for (int columns : {80, 120}) {
       std::vector<std::string> lines = RunInTerminal(args, columns);
       ASSERT_FALSE(lines.empty()) << args;
-      EXPECT_EQ(lines.back(), "[exit 0]") << args << " at " << columns;
+      EXPECT_EQ(exits.count(lines.back()), 1u) << args << " at " << columns << ": " << lines.back();
       bool found = false;
       for (const std::string& line : lines) {
         EXPECT_LE(Columns(line), static_cast<size_t>(columns)) << args << " at " << columns << ": " << line;
@@ -122,6 +124,84 @@ TEST_F(TerminalWidth, Kernels) {
 }
 
 TEST_F(TerminalWidth, Diff) { CheckFits("diff " + dir_ + "/tb0.json " + dir_ + "/nccl.json", "kernels added in B"); }
+
+// Issue 36: at 100 columns and wider the diff's numbers landed on the kernel's category sub-line
+// ("  conv fp32     11.1 ms ..."). Each kernel row's numbers are on its name's line, the sub-line
+// holds only the class, and kernels with one short name (ResNet50's cuDNN engines and
+// implicit_convolve_sgemm instances) are told apart within each table.
+TEST_F(TerminalWidth, DiffKernelRowsKeepTheirColumns) {
+  const std::regex number(R"([0-9.]+ (µs|ms|s)\b)");
+  const std::regex sub_line(R"(^  [a-z_]+ [a-z0-9_]+$)");  // "  conv fp32", "  normalization fp32"
+  for (int columns : {80, 100, 120}) {
+    const std::vector<std::string> lines = RunInTerminal("diff " + dir_ + "/tb0.json " + dir_ + "/tb1.json", columns);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines.back(), "[exit 0]");
+    bool in_kernels = false;
+    size_t sub_lines = 0;
+    std::set<std::string> names;
+    std::string name;  // the row's name so far (a name wider than its column wraps)
+    auto end_row = [&]() {
+      if (!name.empty()) {
+        EXPECT_TRUE(names.insert(name).second) << "at " << columns << ", two rows named " << name;
+      }
+      name.clear();
+    };
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string& line = lines[i];
+      EXPECT_LE(Columns(line), static_cast<size_t>(columns)) << line;
+      if (line.rfind("kernels ", 0) == 0 && line.find(" in B") != std::string::npos) {
+        end_row();
+        in_kernels = line.find("A/step") != std::string::npos || line.find("A total") != std::string::npos;
+        names.clear();
+        continue;
+      }
+      if (!in_kernels || line.empty() || line[0] == '-') continue;
+      if (line.rfind("  ", 0) == 0) {
+        end_row();
+        if (line.find("more (see --json)") != std::string::npos) continue;
+        EXPECT_TRUE(std::regex_match(line, sub_line)) << "at " << columns << ", a sub-line with more than the class: " << line;
+        EXPECT_FALSE(std::regex_search(line, number)) << "at " << columns << ": " << line;
+        ++sub_lines;
+      } else if (std::regex_search(line, number)) {
+        // The name is what comes before the numbers (and its wrapped rest on the lines below,
+        // up to the class sub-line); within one table no two are the same.
+        end_row();
+        name = line.substr(0, line.find("  "));
+      } else {
+        name += line;
+      }
+    }
+    EXPECT_GE(sub_lines, 10u) << "at " << columns << ": no kernel table found";
+  }
+}
+
+// No line wider than the terminal (before: up to 195 at 80 columns). The machine may lack a GPU
+// or the injection library, so exit 1 (a failed check) is a correct outcome too.
+TEST_F(TerminalWidth, Doctor) { CheckFits("doctor", "injection_library", {"[exit 0]", "[exit 1]"}); }
+
+// At 80 columns the name column is narrow: every elementwise kernel was cut to
+// "vectorized_elementwise_kern…". The part that differs is kept, so no two rows read the same.
+TEST_F(TerminalWidth, KernelsAt80KeepWhatDiffers) {
+  const std::vector<std::string> lines =
+      RunInTerminal("kernels --top 40 " + SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz"), 80);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), "[exit 0]");
+  size_t column = std::string::npos;
+  std::set<std::string> names;
+  size_t rows = 0;
+  for (const std::string& line : lines) {
+    EXPECT_LE(Columns(line), 80u) << line;
+    if (column == std::string::npos) {
+      column = line.find("KERNEL");
+      continue;
+    }
+    if (line.find('%') == std::string::npos || line.size() <= column) continue;  // wrapped class lines
+    const std::string name = line.substr(column);
+    ++rows;
+    EXPECT_TRUE(names.insert(name).second) << "two rows read " << name;
+  }
+  EXPECT_GE(rows, 30u);
+}
 
 // --help wraps option descriptions to the window (cli/cli_style.h), like every other output.
 TEST_F(TerminalWidth, Help) {

@@ -252,3 +252,33 @@ TEST(DoctorTest, TensorCorePrecisionsByArchitecture) {
 
 }  // namespace
 }  // namespace ampscope
+
+namespace ampscope {
+namespace {
+
+// Issue 36: `record` cannot run without the injection library, so its absence fails the doctor
+// (exit 1); and the text fits the terminal: no line wider than it, however long the paths.
+TEST(DoctorTest, AMissingInjectionLibraryIsAFailedCheck) {
+  Fake fake;
+  auto env = fake.Env();
+  env.inject_library.clear();
+  env.inject_searched = "/very/long/prefix/that/a/build/tree/has/bin/libampscope_inject.so, "
+                        "/very/long/prefix/that/a/build/tree/has/bin/../collector/libampscope_inject.so, "
+                        "/very/long/prefix/that/a/build/tree/has/bin/../lib/ampscope/libampscope_inject.so";
+  const auto checks = doctor::RunDoctor(env);
+  EXPECT_EQ(Get(checks, "injection_library").status, CheckStatus::kFail);
+  EXPECT_EQ(doctor::DoctorExitCode(checks), 1);
+  for (size_t width : {60u, 80u, 120u}) {
+    const std::string text = doctor::FormatDoctorText(checks, width);
+    size_t start = 0, longest = 0;
+    for (size_t nl = text.find('\n'); nl != std::string::npos; start = nl + 1, nl = text.find('\n', start))
+      longest = std::max(longest, nl - start);
+    EXPECT_LE(longest, width) << text;
+    // Every word of the value is still there (wrapped, not cut): the last path's end.
+    EXPECT_NE(text.find("libampscope_inject.so"), std::string::npos);
+    EXPECT_NE(text.find("fail  injection_library"), std::string::npos) << text;
+  }
+}
+
+}  // namespace
+}  // namespace ampscope
