@@ -35,7 +35,7 @@ def profiler_handler(dir_name, worker_name=None, use_gzip=False, *, print_summar
     ``write_report``: write ``<trace name>.ampscope.json`` and ``.html`` beside the trace.
     ``background``: analyse on a thread of its own, so the training loop does not wait for it
     (``handler.wait()`` waits for the analyses started so far).
-    ``cli``, ``options``: as ``ampscope.analyze`` (e.g. ``steps="1.."``, ``gpu="H100-SXM5-80GB"``).
+    ``cli``, ``options``: as ``ampscope.analyze`` (e.g. ``steps="5.."``: ProfilerStep numbers, ``gpu="H100-SXM5-80GB"``).
 
     Usage::
 
