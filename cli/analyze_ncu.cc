@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "analyzers/ncu/ncu_analysis.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"

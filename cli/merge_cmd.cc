@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "base/parallel.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"

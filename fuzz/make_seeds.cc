@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "gate/gate_config.h"
 #include "reports/json_report.h"
 #include "reports/summary_json.h"

@@ -16,9 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analyze.h"
-#include "analyzers/memory_snapshot.h"
+#include "pipeline/job.h"
+#include "analyzers/memory/memory_snapshot.h"
 #include "analyzers/ncu/ncu_analysis.h"
-#include "analyzers/precision.h"
+#include "analyzers/precision/precision.h"
 #include "base/strings.h"
 #include "gate/gate.h"
 #include "gate/gate_config.h"

@@ -22,7 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analyze.h"
-#include "analyzers/collectives.h"
+#include "pipeline/job.h"
+#include "analyzers/collectives/collectives.h"
 #include "reports/collectives_json.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/context.h"
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/context/context.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/graph/amp_transform.h"
 #include "analyzers/graph/transforms.h"
 #include "analyzers/graph/whatif.h"

@@ -8,9 +8,10 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/integrity/warmup.h"
-#include "analyzers/iterations.h"
+#include "analyzers/context/iterations.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

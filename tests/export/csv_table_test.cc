@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "export/sqlite/sqlite_export.h"
 #include "support/trace_builder.h"
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "report_fixtures.h"
 #include "export/chrome_trace.h"
 #include "support/test_support.h"

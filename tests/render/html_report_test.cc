@@ -16,7 +16,8 @@
 #include <set>
 
 #include "analyzers/analyze.h"
-#include "analyzers/memory_snapshot.h"
+#include "pipeline/job.h"
+#include "analyzers/memory/memory_snapshot.h"
 #include "chromium_driver.h"
 #include "report_json_fixture.h"
 #include "reports/json_report.h"

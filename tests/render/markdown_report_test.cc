@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "report_json_fixture.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
