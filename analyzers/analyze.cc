@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "analyzers/collectives/collectives.h"
+#include "analyzers/context/op_tree.h"
 #include "analyzers/diagnosis/diagnosis.h"
 #include "analyzers/diagnosis/facts.h"
-#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/ncu/ncu_analysis.h"
-#include "analyzers/context/op_tree.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/precision/precision.h"
 #include "analyzers/roofline/roofline.h"
 #include "base/parallel.h"

@@ -16,10 +16,8 @@
 #include <fmt/format.h>
 
 #include "analyzers/analyze.h"
-#include "pipeline/job.h"
-#include "analyzers/peaks/gpu_peaks.h"
-#include "pipeline/job_runner.h"
 #include "analyzers/memory/memory_snapshot.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/analyze_ncu.h"
@@ -31,10 +29,12 @@
 #include "cli/table_outputs.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
-#include "trace/formats/ncu/ncu_reader.h"
+#include "pipeline/job.h"
+#include "pipeline/job_runner.h"
 #include "reports/json_report.h"
 #include "reports/progress.h"
 #include "reports/summary_json.h"
+#include "trace/formats/ncu/ncu_reader.h"
 #include "trace/reader.h"
 
 namespace ampscope::cli {

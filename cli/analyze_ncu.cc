@@ -4,11 +4,11 @@
 #include <utility>
 
 #include "analyzers/analyze.h"
-#include "pipeline/job.h"
 #include "analyzers/ncu/ncu_analysis.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/stdout_check.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "trace/formats/ncu/ncu_reader.h"
 

@@ -7,12 +7,12 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzers/analyze.h"
-#include "pipeline/job.h"
 #include "base/parallel.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/report_outputs.h"
 #include "cli/stdout_check.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "reports/summary_json.h"
 

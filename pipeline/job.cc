@@ -11,8 +11,8 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/collectives/collectives.h"
-#include "analyzers/integrity/integrity.h"
 #include "analyzers/graph/critical_path_result.h"
+#include "analyzers/integrity/integrity.h"
 
 namespace ampscope {
 

@@ -16,8 +16,8 @@
 #include "analyzers/context/context.h"
 #include "analyzers/diagnosis/diagnosis.h"
 #include "analyzers/diagnosis/facts.h"
-#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/graph/transforms.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/roofline/op_models.h"
 #include "base/saturating.h"
 

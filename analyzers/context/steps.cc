@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "analyzers/context/context.h"
-#include "analyzers/integrity/warmup.h"
 #include "analyzers/context/iterations.h"
+#include "analyzers/integrity/warmup.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope {

@@ -11,8 +11,8 @@
 #include "analyzers/graph/amp_transform.h"
 #include "analyzers/roofline/roofline_findings.h"
 #include "base/saturating.h"
-#include "base/units.h"
 #include "base/tensor_cores.h"
+#include "base/units.h"
 #include "trace/classify/host_roles.h"
 
 namespace ampscope::diagnosis {

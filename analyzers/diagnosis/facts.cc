@@ -10,8 +10,8 @@
 
 #include "analyzers/peaks/device_peak.h"
 #include "base/saturating.h"
-#include "base/units.h"
 #include "base/tensor_cores.h"
+#include "base/units.h"
 
 namespace ampscope::diagnosis {
 

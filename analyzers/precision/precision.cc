@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "analyzers/analyze.h"
+#include "base/strings.h"
 #include "base/tensor_cores.h"
 #include "base/units.h"
-#include "base/strings.h"
 #include "trace/classify/counter_roles.h"
 
 namespace ampscope {

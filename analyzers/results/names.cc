@@ -1,5 +1,5 @@
-#include "analyzers/results/analysis.h"
 #include "analyzers/context/context.h"
+#include "analyzers/results/analysis.h"
 #include "base/strings.h"
 
 namespace ampscope {

@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
-#include "pipeline/job.h"
 #include "analyzers/collectives/collectives.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "analyzers/context/context.h"
-#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/graph/amp_transform.h"
 #include "analyzers/graph/transforms.h"
 #include "analyzers/graph/whatif.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

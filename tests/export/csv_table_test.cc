@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
-#include "pipeline/job.h"
 #include "export/sqlite/sqlite_export.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

@@ -6,12 +6,12 @@
 #include <climits>
 #include <cstring>
 
-#include "trace/time_bounds.h"
 #include "base/strings.h"
 #include "trace/classify/api_roles.h"
 #include "trace/classify/host_roles.h"
 #include "trace/classify/kernel_classifier.h"
 #include "trace/formats/kineto/kineto_time.h"
+#include "trace/time_bounds.h"
 
 namespace ampscope::kineto {
 
