@@ -5,15 +5,16 @@
 #include <limits>
 #include <regex>
 #include <unordered_map>
+#include <utility>
 
-#include "analyzers/collectives.h"
-#include "analyzers/diagnosis.h"
+#include "analyzers/collectives/collectives.h"
+#include "analyzers/context/op_tree.h"
+#include "analyzers/diagnosis/diagnosis.h"
 #include "analyzers/diagnosis/facts.h"
-#include "analyzers/gpu_peaks.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/ncu/ncu_analysis.h"
-#include "analyzers/op_tree.h"
-#include "analyzers/precision.h"
+#include "analyzers/peaks/gpu_peaks.h"
+#include "analyzers/precision/precision.h"
 #include "analyzers/roofline/roofline.h"
 #include "base/parallel.h"
 #include "base/saturating.h"
@@ -233,10 +234,11 @@ std::vector<std::optional<double>> TensorActivePerStep(const Trace& trace, const
 }
 
 // Roofline and MFU (analyzers/roofline/), on the context's op tree.
-roofline::RooflineResult AnalyzeRooflineOf(const RankContext& ctx) {
+roofline::RooflineResult AnalyzeRooflineOf(const RankContext& ctx, const InputInfo& input) {
   const AnalysisOptions& options = ctx.options();
   roofline::RooflineOptions ro;
   ro.gpu_override = options.gpu_override;
+  ro.devices = &input.devices;
   std::vector<GpuPeak> custom;
   if (!options.gpu_peaks_path.empty()) {
     auto loaded = LoadGpuPeaksTsv(options.gpu_peaks_path);
@@ -274,15 +276,17 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   // The roofline reads only the context, and the analyzers up to the diagnosis (and the
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
   // diagnosis' rules read both.
-  std::shared_ptr<const roofline::RooflineResult> roof;
-  Beside roofline(ctx.options().threads > 1,
-                  [&ctx, &roof] { roof = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx)); });
   RankAnalysis ra;
+  // The input's description holds the devices' peak rows, which the roofline reads: first.
+  ra.input = DescribeInput(trace, ctx.options());
+  std::shared_ptr<const roofline::RooflineResult> roof;
+  Beside roofline(ctx.options().threads > 1, [&ctx, &roof, &input = std::as_const(ra.input)] {
+    roof = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx, input));
+  });
   ra.rank = trace.metadata.rank;
   ra.input_path = trace.metadata.path;
   ra.format = trace.metadata.format;
   ra.input_events = trace.metadata.event_count;
-  ra.input = DescribeInput(trace, ctx.options());
   ra.steps = ctx.steps();
   ra.step_stats = ComputeStepStats(ra.steps);
   AnalyzeGpuTime(ctx, ra.gpu, ra.per_step);

@@ -2,38 +2,10 @@
 #include <filesystem>
 #include <set>
 
-#include "analyzers/analysis.h"
+#include "analyzers/peaks/device_peak.h"
+#include "analyzers/results/analysis.h"
 
 namespace ampscope {
-
-namespace {
-
-// The peak table of the run: --gpu-peaks when given (the CLI has checked that it loads), else
-// the built-in one. The same table the roofline and the diagnosis use.
-std::vector<GpuPeak> PeakTable(const AnalysisOptions& options) {
-  if (!options.gpu_peaks_path.empty()) {
-    StatusOr<std::vector<GpuPeak>> loaded = LoadGpuPeaksTsv(options.gpu_peaks_path);
-    if (loaded.ok()) return std::move(loaded).value();
-  }
-  return BuiltinGpuPeaks();
-}
-
-DeviceInfo DescribeDevice(const Device& d, const AnalysisOptions& options, const std::vector<GpuPeak>& table) {
-  DeviceInfo info{d, std::nullopt, ""};
-  // --gpu names the row for every device; otherwise the device's own name, SM count, memory and
-  // (no name) the architecture its kernel names prove.
-  GpuQuery q = QueryFor(d);
-  if (!options.gpu_override.empty()) {
-    q = GpuQuery{};
-    q.name = options.gpu_override;
-  }
-  const GpuMatch m = MatchGpu(q, table);
-  if (m.peak != nullptr) info.peak = *m.peak;
-  info.peak_match = options.gpu_override.empty() ? m.reason : "--gpu " + options.gpu_override;
-  return info;
-}
-
-}  // namespace
 
 InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options) {
   InputInfo in;
@@ -59,10 +31,10 @@ InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options) {
   for (const KernelEvent& k : t.kernels) used.insert(k.device);
   for (const MemcpyEvent& c : t.memcpys) used.insert(c.device);
   for (const MemsetEvent& s : t.memsets) used.insert(s.device);
-  const std::vector<GpuPeak> table = PeakTable(options);
+  const std::vector<GpuPeak> table = RunPeakTable(options);
   for (const Device& d : t.devices) {
     if (!used.empty() && used.count(d.id) == 0) continue;
-    in.devices.push_back(DescribeDevice(d, options, table));
+    in.devices.push_back(DescribeDevice(d, options.gpu_override, table));
   }
   return in;
 }

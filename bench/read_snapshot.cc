@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "analyzers/memory_snapshot.h"
+#include "analyzers/memory/memory_snapshot.h"
 #include "trace/formats/memory_snapshot/memory_snapshot.h"
 
 int main(int argc, char** argv) {

@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "analyzers/analyze.h"
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 #include "analyzers/graph/whatif.h"
 #include "analyzers/graph/transforms.h"
 #include "trace/reader.h"

@@ -17,9 +17,8 @@
 #include <fmt/format.h>
 
 #include "analyzers/analyze.h"
-#include "analyzers/gpu_peaks.h"
-#include "analyzers/job_runner.h"
-#include "analyzers/memory_snapshot.h"
+#include "analyzers/memory/memory_snapshot.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "base/atomic_write.h"
 #include "base/step_range.h"
 #include "cli/analyze_ncu.h"
@@ -33,6 +32,8 @@
 #include "cli/table_outputs.h"
 #include "export/chrome_trace.h"
 #include "export/perfetto_writer.h"
+#include "pipeline/job.h"
+#include "pipeline/job_runner.h"
 #include "trace/formats/ncu/ncu_reader.h"
 #include "reports/json_report.h"
 #include "reports/progress.h"

@@ -8,6 +8,7 @@
 #include "cli/cli_style.h"
 #include "cli/command.h"
 #include "cli/stdout_check.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "trace/formats/ncu/ncu_reader.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "base/status.h"
 #include "cli/report_outputs.h"
 #include "trace/formats/ncu/ncu_model.h"

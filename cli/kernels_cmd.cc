@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analyze.h"
-#include "analyzers/precision.h"
+#include "analyzers/precision/precision.h"
 #include "base/strings.h"
 #include "base/units.h"
 #include "cli/cli_style.h"

@@ -13,6 +13,7 @@
 #include "cli/input_dirs.h"
 #include "cli/report_outputs.h"
 #include "cli/stdout_check.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "reports/summary_json.h"
 

@@ -323,6 +323,39 @@ std::vector<std::string> ReplacedInjectionVariables(const std::string& library) 
   return replaced;
 }
 
+// Refuses --steps and --capture-range values the collector cannot use (the exit status), and
+// makes --nvtx-capture imply --capture-range nvtx.
+std::optional<int> CheckRecordWindow(const std::string& steps, std::string& capture_range, const std::string& nvtx_capture) {
+  if (!steps.empty()) {
+    // The collector parses the same text with the same parser (base/step_range.h); it records
+    // from a first step on, so "..M" is not accepted here.
+    StatusOr<StepRange> range = ParseStepRange(steps);
+    if (!range.ok()) return UsageError("--steps: " + range.status().message());
+    if (!range->first) return UsageError("--steps '" + steps + "' needs a first step (N..M, N.. or N)");
+  }
+  if (!capture_range.empty() && capture_range != "nvtx")
+    return UsageError("--capture-range '" + capture_range + "' is not supported (only 'nvtx')");
+  if (!nvtx_capture.empty()) capture_range = "nvtx";
+  if (capture_range == "nvtx" && nvtx_capture.empty()) return UsageError("--capture-range=nvtx needs --nvtx-capture NAME");
+  if (!steps.empty() && !nvtx_capture.empty()) return UsageError("--steps and --capture-range cannot be combined");
+
+  return std::nullopt;
+}
+
+// The recording's options as session.json lists them.
+nlohmann::json RecordOptionsJson(const std::string& steps, const std::string& step_range_name, const std::string& nvtx_capture,
+                                 bool tensor_metrics, bool fail_on_empty) {
+  nlohmann::json options;
+  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(steps));
+  options["step_range_name"] = steps.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json(SanitizeUtf8(step_range_name.empty() ? "step" : step_range_name));
+  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(nvtx_capture));
+  options["tensor_metrics"] = tensor_metrics;
+  options["fail_on_empty"] = fail_on_empty;
+
+  return options;
+}
+
 int RunRecord(int argc, char** argv) {
   std::string out_dir;
   bool force = false;
@@ -374,19 +407,7 @@ int RunRecord(int argc, char** argv) {
     }
   }
   if (command.empty()) return UsageError("no command to run (put it after --)");
-  if (!steps.empty()) {
-    // The collector parses the same text with the same parser (base/step_range.h); it records
-    // from a first step on, so "..M" is not accepted here.
-    StatusOr<StepRange> range = ParseStepRange(steps);
-    if (!range.ok()) return UsageError("--steps: " + range.status().message());
-    if (!range->first) return UsageError("--steps '" + steps + "' needs a first step (N..M, N.. or N)");
-  }
-  if (!capture_range.empty() && capture_range != "nvtx")
-    return UsageError("--capture-range '" + capture_range + "' is not supported (only 'nvtx')");
-  if (!nvtx_capture.empty()) capture_range = "nvtx";
-  if (capture_range == "nvtx" && nvtx_capture.empty()) return UsageError("--capture-range=nvtx needs --nvtx-capture NAME");
-  if (!steps.empty() && !nvtx_capture.empty()) return UsageError("--steps and --capture-range cannot be combined");
-
+  if (std::optional<int> refused = CheckRecordWindow(steps, capture_range, nvtx_capture)) return *refused;
   std::string tried;
   const std::string library = FindInjectionLibrary(&tried);
   if (library.empty()) {
@@ -429,14 +450,7 @@ int RunRecord(int argc, char** argv) {
 
   const std::vector<std::string> replaced = ReplacedInjectionVariables(library);
 
-  nlohmann::json options;
-  options["steps"] = steps.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(steps));
-  options["step_range_name"] = steps.empty() ? nlohmann::json(nullptr)
-                                             : nlohmann::json(SanitizeUtf8(step_range_name.empty() ? "step" : step_range_name));
-  options["nvtx_capture"] = nvtx_capture.empty() ? nlohmann::json(nullptr) : nlohmann::json(SanitizeUtf8(nvtx_capture));
-  options["tensor_metrics"] = tensor_metrics;
-  options["fail_on_empty"] = fail_on_empty;
-
+  const nlohmann::json options = RecordOptionsJson(steps, step_range_name, nvtx_capture, tensor_metrics, fail_on_empty);
   SessionFacts facts;
   facts.started = std::chrono::system_clock::now();
   LaunchResult run = RunAndWait(command, env);

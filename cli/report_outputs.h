@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "base/atomic_write.h"
 
 namespace ampscope::cli {

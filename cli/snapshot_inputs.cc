@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "analyzers/memory_snapshot.h"
+#include "analyzers/memory/memory_snapshot.h"
 #include "trace/reader.h"
 
 namespace ampscope::cli {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/memory_snapshot_result.h"
+#include "analyzers/results/memory_snapshot_result.h"
 #include "base/status.h"
 #include "trace/model.h"
 

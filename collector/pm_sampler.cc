@@ -61,6 +61,24 @@ bool PmSampler::Check(CUptiResult r, const char* what) {
   return false;
 }
 
+bool PmSampler::ConfigImage(CUpti_Profiler_Host_Object* host_object, const char** metrics, std::vector<uint8_t>* config) {
+  auto add = Params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = host_object;
+  add.ppMetricNames = metrics;
+  add.numMetrics = 1;
+  if (!Check(api_.ProfilerHostConfigAddMetrics(&add), "adding the Tensor Active metric")) return false;
+  auto size = Params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = host_object;
+  if (!Check(api_.ProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize")) return false;
+  config->assign(size.configImageSize, 0);
+  auto image = Params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = host_object;
+  image.configImageSize = config->size();
+  image.pConfigImage = config->data();
+  return Check(api_.ProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
+}
+
 void PmSampler::Run() {
   // Profiling calls act on the current context; make the application's context current on
   // this thread through the driver the application already loaded.
@@ -99,21 +117,8 @@ void PmSampler::Run() {
   };
 
   const char* metrics[] = {kTensorActiveMetric};
-  auto add = Params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = host_object;
-  add.ppMetricNames = metrics;
-  add.numMetrics = 1;
-  if (!Check(api_.ProfilerHostConfigAddMetrics(&add), "adding the Tensor Active metric")) return deinit_host();
-  auto size = Params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-  size.pHostObject = host_object;
-  if (!Check(api_.ProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize")) return deinit_host();
-  std::vector<uint8_t> config(size.configImageSize);
-  auto image = Params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-  image.pHostObject = host_object;
-  image.configImageSize = config.size();
-  image.pConfigImage = config.data();
-  if (!Check(api_.ProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage")) return deinit_host();
+  std::vector<uint8_t> config;
+  if (!ConfigImage(host_object, metrics, &config)) return deinit_host();
 
   auto enable = Params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
   enable.deviceIndex = device;

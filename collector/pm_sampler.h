@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "collector/cupti_api.h"
 
@@ -31,6 +32,9 @@ class PmSampler {
  private:
   void Run();
   bool Check(CUptiResult r, const char* what);
+  // The configuration image of the Tensor Active metric (`metrics`) for the host object; false
+  // (after a warning) when CUPTI refuses a step.
+  bool ConfigImage(CUpti_Profiler_Host_Object* host_object, const char** metrics, std::vector<uint8_t>* config);
 
   const CuptiApi& api_;
   Session& session_;

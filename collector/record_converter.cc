@@ -128,6 +128,20 @@ uint32_t RecordConverter::ApiName(CUpti_CallbackDomain domain, uint32_t cbid) {
 RecordConverter::Result RecordConverter::Convert(const CUpti_Activity* record) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return ConvertGpuRecord(record);
+    case CUPTI_ACTIVITY_KIND_MARKER: return ConvertMarker(record);
+    default: return ConvertOtherRecord(record);
+  }
+}
+
+RecordConverter::Result RecordConverter::ConvertGpuRecord(const CUpti_Activity* record) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       auto r = Zeroed<AmpKernelRecord>();
@@ -202,24 +216,6 @@ RecordConverter::Result RecordConverter::Convert(const CUpti_Activity* record) {
       writer_.Append(r);
       return Result::kConverted;
     }
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-      if (IsNoisyApi(record->kind, a->cbid)) return Result::kFiltered;
-      const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-      auto r = Zeroed<AmpApiRecord>();
-      r.start_ns = static_cast<int64_t>(a->start);
-      r.end_ns = static_cast<int64_t>(a->end);
-      r.correlation = a->correlationId;
-      r.cbid = a->cbid;
-      r.pid = a->processId;
-      r.tid = a->threadId;
-      r.name = ApiName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid);
-      r.return_value = a->returnValue;
-      r.domain = static_cast<uint8_t>(driver ? AmpApiDomain::kDriver : AmpApiDomain::kRuntime);
-      writer_.Append(r);
-      return Result::kConverted;
-    }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
       auto r = Zeroed<AmpSyncRecord>();
@@ -249,6 +245,58 @@ RecordConverter::Result RecordConverter::Convert(const CUpti_Activity* record) {
       writer_.Append(r);
       return Result::kConverted;
     }
+    default:
+      return Result::kUnknown;
+  }
+}
+
+RecordConverter::Result RecordConverter::ConvertMarker(const CUpti_Activity* record) {
+  // Only seen when libcupti itself is the NVTX injection; the collector's own NVTX hooks
+  // are the usual path. START/END pair by id; ids get the top bit so they cannot collide
+  // with the hooks' range ids.
+  const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+  auto e = Zeroed<AmpNvtxEvent>();
+  e.time_ns = static_cast<int64_t>(m->timestamp);
+  e.tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+    e.type = static_cast<uint8_t>(AmpNvtxType::kMark);
+  } else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+    e.type = static_cast<uint8_t>(AmpNvtxType::kStart);
+    e.range_id = (uint64_t{1} << 63) | m->id;
+  } else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+    e.type = static_cast<uint8_t>(AmpNvtxType::kEnd);
+    e.range_id = (uint64_t{1} << 63) | m->id;
+  } else {
+    return Result::kUnknown;  // sync-object markers: not ranges
+  }
+  if (e.type != static_cast<uint8_t>(AmpNvtxType::kEnd)) {
+    e.name = m->name != nullptr ? writer_.InternString(m->name) : 0;
+    e.domain = m->domain != nullptr ? writer_.InternString(m->domain) : 0;
+  }
+  writer_.Append(e);
+  return Result::kConverted;
+}
+
+RecordConverter::Result RecordConverter::ConvertOtherRecord(const CUpti_Activity* record) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+      if (IsNoisyApi(record->kind, a->cbid)) return Result::kFiltered;
+      const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+      auto r = Zeroed<AmpApiRecord>();
+      r.start_ns = static_cast<int64_t>(a->start);
+      r.end_ns = static_cast<int64_t>(a->end);
+      r.correlation = a->correlationId;
+      r.cbid = a->cbid;
+      r.pid = a->processId;
+      r.tid = a->threadId;
+      r.name = ApiName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid);
+      r.return_value = a->returnValue;
+      r.domain = static_cast<uint8_t>(driver ? AmpApiDomain::kDriver : AmpApiDomain::kRuntime);
+      writer_.Append(r);
+      return Result::kConverted;
+    }
     case CUPTI_ACTIVITY_KIND_OVERHEAD: {
       const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
       auto r = Zeroed<AmpOverheadRecord>();
@@ -259,32 +307,6 @@ RecordConverter::Result RecordConverter::Convert(const CUpti_Activity* record) {
       r.object_kind = static_cast<uint8_t>(o->objectKind);
       r.object_id = PackObjectId(o->objectKind, o->objectId);
       writer_.Append(r);
-      return Result::kConverted;
-    }
-    case CUPTI_ACTIVITY_KIND_MARKER: {
-      // Only seen when libcupti itself is the NVTX injection; the collector's own NVTX hooks
-      // are the usual path. START/END pair by id; ids get the top bit so they cannot collide
-      // with the hooks' range ids.
-      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
-      auto e = Zeroed<AmpNvtxEvent>();
-      e.time_ns = static_cast<int64_t>(m->timestamp);
-      e.tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
-      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
-        e.type = static_cast<uint8_t>(AmpNvtxType::kMark);
-      } else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-        e.type = static_cast<uint8_t>(AmpNvtxType::kStart);
-        e.range_id = (uint64_t{1} << 63) | m->id;
-      } else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-        e.type = static_cast<uint8_t>(AmpNvtxType::kEnd);
-        e.range_id = (uint64_t{1} << 63) | m->id;
-      } else {
-        return Result::kUnknown;  // sync-object markers: not ranges
-      }
-      if (e.type != static_cast<uint8_t>(AmpNvtxType::kEnd)) {
-        e.name = m->name != nullptr ? writer_.InternString(m->name) : 0;
-        e.domain = m->domain != nullptr ? writer_.InternString(m->domain) : 0;
-      }
-      writer_.Append(e);
       return Result::kConverted;
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {

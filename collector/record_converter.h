@@ -37,6 +37,11 @@ class RecordConverter {
   static const uint32_t* NoisyDriverCbids(size_t* count);
 
  private:
+  // Convert's parts: GPU activity (kernels, copies, memsets, syncs, memory), NVTX markers, and
+  // the rest (API calls, overhead, devices, contexts, names).
+  Result ConvertGpuRecord(const CUpti_Activity* record);
+  Result ConvertMarker(const CUpti_Activity* record);
+  Result ConvertOtherRecord(const CUpti_Activity* record);
   uint32_t ApiName(CUpti_CallbackDomain domain, uint32_t cbid);
 
   const CuptiApi& api_;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/tensor_cores.h"
 #include "doctor/checks.h"
 
 namespace ampscope::doctor {
@@ -53,7 +54,7 @@ std::vector<std::string> TensorCorePrecisions(int major, int minor) {
   const int cc = major * 10 + minor;
   std::vector<std::string> p;
   if (cc >= 70) p.push_back("fp16");
-  if (cc >= 80) {
+  if (HasBf16TensorCores(major)) {
     p.push_back("bf16");
     p.push_back("tf32");
   }

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "base/tensor_cores.h"
 #include "doctor/checks.h"
 
 namespace ampscope::doctor {
@@ -193,7 +194,7 @@ void CheckLibTorch(const DoctorEnvironment& env, std::vector<DoctorCheck>& out) 
 
 void CheckTf32(const DoctorFacts& facts, std::vector<DoctorCheck>& out) {
   bool ampere = false;
-  for (int cc : facts.gpu_cc) ampere |= cc >= 80;
+  for (int cc : facts.gpu_cc) ampere |= HasTf32TensorCores(cc / 10);
   if (!ampere) {
     out.push_back({"tf32", CheckStatus::kWarn, "unknown: no GPU with TF32 Tensor Cores (sm80+) is visible",
                    "on sm80+ GPUs FP32 matmuls can run on Tensor Cores as TF32: torch.set_float32_matmul_precision('high')"});

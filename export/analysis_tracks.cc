@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "analyzers/memory_snapshot_result.h"
+#include "analyzers/results/memory_snapshot_result.h"
 #include "analyzers/graph/critical_path_result.h"
 #include "base/units.h"
 #include "reports/fields_json.h"

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "trace/model.h"
 
 namespace ampscope {

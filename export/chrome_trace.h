@@ -15,7 +15,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "base/status.h"
 #include "export/analysis_tracks.h"
 #include "export/trace_export.h"

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "export/analysis_tracks.h"
 #include "trace/model.h"
 

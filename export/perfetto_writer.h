@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "base/status.h"
 #include "trace/model.h"
 

@@ -26,11 +26,12 @@
 
 #include "analyzers/analyze.h"
 #include "gate/gate_config.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "reports/summary_json.h"
 #include "trace/formats/amptrace/amptrace_writer.h"
-#include "trace/io/input_stream.h"
 #include "trace/formats/kineto/kineto_reader.h"
+#include "trace/io/input_stream.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "base/status.h"
 
 namespace ampscope {

@@ -1,10 +1,10 @@
-// Typed fields (analyzers/fields.h) as JSON: the report's `evidence` / `metrics` objects and
+// Typed fields (analyzers/results/fields.h) as JSON: the report's `evidence` / `metrics` objects and
 // their `evidence_units` / `metrics_units`.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/fields.h"
+#include "analyzers/results/fields.h"
 
 namespace ampscope {
 

@@ -1,11 +1,11 @@
 // The report's `memory_snapshot` section (docs/report_schema.md), from the typed result of a
-// PyTorch memory snapshot's analysis (analyzers/memory_snapshot_result.h).
+// PyTorch memory snapshot's analysis (analyzers/results/memory_snapshot_result.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
-#include "analyzers/memory_snapshot_result.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/results/memory_snapshot_result.h"
 
 namespace ampscope {
 

@@ -1,12 +1,12 @@
 // The report's `precision` and the kernel top lists of `tensor_cores`, from the typed results
-// (analyzers/precision_result.h). Field names: docs/classifier.md.
+// (analyzers/results/precision_result.h). Field names: docs/classifier.md.
 #pragma once
 
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/precision_result.h"
+#include "analyzers/results/precision_result.h"
 
 namespace ampscope {
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 
 namespace ampscope {
 

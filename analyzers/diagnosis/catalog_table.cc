@@ -47,7 +47,7 @@ constexpr CatalogEntry kCatalog[] = {
     {"low_gpu_utilization",               "task_parallelism",       "",                        S::kAtLeastWarning, V::kIdle, "findings.md#low_gpu_utilization"},
     {"zero_grad_fills",                   "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#zero_grad_fills"},
     {"no_gpu_activity_recorded",          "",                       "",                        S::kInfo,           V::kNone, "findings.md#no_gpu_activity_recorded"},
-    // Raised from a PyTorch memory snapshot by analyzers/memory_snapshot_findings.cc (no time saving: they save memory).
+    // Raised from a PyTorch memory snapshot by analyzers/memory/memory_snapshot_findings.cc (no time saving: they save memory).
     {"oom",                               "",                       "memory_fragmentation",    S::kInfo,           V::kNone, "findings.md#oom"},
     {"memory_fragmentation",              "data_locality",          "memory_fragmentation",    S::kInfo,           V::kNone, "findings.md#memory_fragmentation"},
     {"allocator_churn",                   "data_locality",          "memory_fragmentation",    S::kInfo,           V::kNone, "findings.md#allocator_churn"},
@@ -62,7 +62,7 @@ constexpr CatalogEntry kCatalog[] = {
     {"low_tensor_core_share",             "compute_intensity",      "tensor_core_utilization", S::kInfo,           V::kNone, "findings.md#low_tensor_core_share"},
     {"memory_bound_kernels",              "memory_bandwidth",       "",                        S::kInfo,           V::kNone, "findings.md#memory_bound_kernels"},
     {"fp32_eligible_ops",                 "",                       "autocast_coverage",       S::kInfo,           V::kNone, "findings.md#fp32_eligible_ops"},
-    // Raised on the job by analyzers/collectives.cc (the wait one rank causes the others).
+    // Raised on the job by analyzers/collectives/collectives.cc (the wait one rank causes the others).
     {"straggler",                         "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kIdle, "findings.md#straggler"},
 };
 

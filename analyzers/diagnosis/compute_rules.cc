@@ -11,6 +11,7 @@
 #include "analyzers/graph/amp_transform.h"
 #include "analyzers/roofline/roofline_findings.h"
 #include "base/saturating.h"
+#include "base/tensor_cores.h"
 #include "base/units.h"
 #include "trace/classify/host_roles.h"
 
@@ -20,7 +21,7 @@ namespace {
 // TF32 Tensor Cores (sm80 on): the GPU's peak-table row has a TF32 peak, or its compute capability says so.
 bool HasTf32(const Facts& in) {
   if (in.gpu.peak != nullptr) return in.gpu.peak->tf32_tflops > 0;
-  return in.run.cc_major >= 8;
+  return HasTf32TensorCores(in.run.cc_major);
 }
 
 // What TF32 advice fits the run: only a library whose fp32-input GEMMs/convs never use TF32

@@ -3,7 +3,7 @@
 #include <cassert>
 #include <utility>
 
-#include "analyzers/diagnosis.h"
+#include "analyzers/diagnosis/diagnosis.h"
 #include "analyzers/diagnosis/rules.h"
 #include "analyzers/diagnosis/wording.h"
 

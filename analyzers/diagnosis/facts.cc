@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "analyzers/peaks/device_peak.h"
 #include "base/saturating.h"
+#include "base/tensor_cores.h"
 #include "base/units.h"
 
 namespace ampscope::diagnosis {
@@ -133,7 +135,7 @@ void Facts::BuildRun() {
 
 bool Facts::Bf16TensorCores() const {
   if (gpu.amd) return true;
-  return run.cc_major >= 8;
+  return HasBf16TensorCores(run.cc_major);
 }
 
 std::string Facts::ArchName() const {
@@ -151,31 +153,23 @@ std::string Facts::AutocastAdvice() const {
   const std::string scaler = training() || run.kind == RunKind::kUnknown ? " with torch.amp.GradScaler('cuda')" : "";
   if (run.cc_major > 0 && run.arch_inferred)
     return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (the kernel names prove only sm{}{}, which has "
-                       "no bf16 Tensor Cores; on sm80 or newer use dtype=torch.bfloat16 without a scaler)",
-                       scaler, run.cc_major, run.cc_minor);
+                       "no bf16 Tensor Cores; on {} or newer use dtype=torch.bfloat16 without a scaler)",
+                       scaler, run.cc_major, run.cc_minor, Bf16TensorCoreArch());
   if (run.cc_major > 0)
     return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} ({} has no bf16 Tensor Cores)", scaler, ArchName());
-  return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (bf16 only on sm80 and newer)", scaler);
+  return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (bf16 only on {} and newer)", scaler, Bf16TensorCoreArch());
 }
 
 void Facts::BuildGpu() {
   const AnalysisOptions& o = ctx.options();
   gpu.device = ctx.busy().main_device;
   gpu.info = ctx.busy().main_device_info;
-  const std::string gpu_name = !o.gpu_override.empty() ? o.gpu_override : (gpu.info ? gpu.info->name : "");
-  if (!o.gpu_peaks_path.empty()) {
-    auto loaded = LoadGpuPeaksTsv(o.gpu_peaks_path);
-    if (loaded.ok()) gpu.custom_peaks = std::move(loaded).value();
-  }
-  if (!gpu_name.empty() || (gpu.info != nullptr && !gpu.info->arch_basis.empty())) {
-    // Exact match; the device's SM count and memory tell same-named parts apart; a device known
-    // only by the architecture its kernel names prove gets that architecture's assumed GPU
-    // (gpu_peaks.h).
-    GpuQuery q;
-    if (o.gpu_override.empty() && gpu.info != nullptr) q = QueryFor(*gpu.info);
-    q.name = gpu_name;
-    gpu.peak = MatchGpu(q, gpu.custom_peaks.empty() ? BuiltinGpuPeaks() : gpu.custom_peaks).peak;
-  }
+  gpu.table = RunPeakTable(o);
+  // The row the input's description found for the main device (the one lookup, also the
+  // roofline's and the report's devices[].peak); a device it does not list is looked up alike.
+  const Device none;
+  gpu.row = DevicePeakOf(ra.input.devices, gpu.device, gpu.info != nullptr ? *gpu.info : none, o.gpu_override, gpu.table);
+  gpu.peak = gpu.row.peak ? &*gpu.row.peak : nullptr;
   gpu.amd = gpu.info != nullptr && gpu.info->vendor == GpuVendor::kAmd;
 }
 
@@ -329,7 +323,7 @@ double Facts::SimtToTcRatio(std::string* basis) const {
   }
   double worst = 0;
   std::string id;
-  for (const GpuPeak& p : BuiltinGpuPeaks()) {
+  for (const GpuPeak& p : gpu.table) {
     if (p.fp16_tflops <= 0) continue;
     if (p.fp32_tflops / p.fp16_tflops > worst) {
       worst = p.fp32_tflops / p.fp16_tflops;

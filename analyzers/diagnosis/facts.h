@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "analyzers/analysis.h"
-#include "analyzers/context.h"
-#include "analyzers/diagnosis.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/context/context.h"
+#include "analyzers/diagnosis/diagnosis.h"
 #include "analyzers/diagnosis/catalog.h"
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/graph/transforms.h"
 #include "trace/classify/host_roles.h"
 
@@ -56,8 +56,9 @@ struct StepFacts {
 struct GpuFacts {
   int32_t device = 0;
   const Device* info = nullptr;
-  std::vector<GpuPeak> custom_peaks;  // --gpu-peaks table, when given
-  const GpuPeak* peak = nullptr;      // null: not in the table
+  std::vector<GpuPeak> table;         // the run's peak table (--gpu-peaks, else the built-in one)
+  DeviceInfo row;                     // the device's row: InputInfo's lookup (device_peak.h)
+  const GpuPeak* peak = nullptr;      // null: not in the table (else &*row.peak)
   bool amd = false;
 };
 

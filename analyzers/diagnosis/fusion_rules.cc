@@ -124,6 +124,57 @@ std::string OptimizerAdvice(const Facts& in) {
   return "";
 }
 
+// Per-parameter optimizer kernels (unfused_optimizer); returns their number per step.
+double RuleUnfusedOptimizer(const Facts& in, FindingSink& out) {
+  double opt_kernels = 0, per_param = 0;
+  for (const StepFacts& s : in.steps) {
+    opt_kernels += s.optimizer_kernels;
+    per_param += s.per_param_optimizer_kernels;
+  }
+  const double per_step = per_param / in.nsteps;
+  const double share = opt_kernels > 0 ? 100.0 * per_param / opt_kernels : 0.0;
+  // Advice only where the optimizer that ran has a multi-tensor or fused implementation.
+  const std::string advice = OptimizerAdvice(in);
+  if (per_step >= kUnfusedOptimizerMinKernels && share >= kUnfusedOptimizerSharePct && !advice.empty()) {
+    // Idle inside the optimizer's GPU span: launch overhead that a foreach/fused step removes.
+    TimeNs idle = 0, busy = 0;
+    std::vector<std::pair<TimeNs, TimeNs>> ranges;
+    for (const TidRange& r : in.ctx.host().optimizer_steps) {
+      TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+      for (auto it = std::lower_bound(in.ctx.kernels().by_launch.begin(), in.ctx.kernels().by_launch.end(), std::make_pair(r.start_ns, uint32_t{0}));
+           it != in.ctx.kernels().by_launch.end() && it->first < r.end_ns; ++it) {
+        const KernelEvent& k = in.t.kernels[it->second];
+        if (!in.InWindow(it->second)) continue;
+        first = std::min(first, k.start_ns);
+        last = std::max(last, k.end_ns);
+      }
+      if (last <= first) continue;
+      const TimeNs b = OverlapNs(in.ctx.busy().main, first, last);
+      busy = SaturatingAdd(busy, b);
+      idle = SaturatingAdd(idle, (last - first) - b);
+      ranges.emplace_back(first, last);
+    }
+    Finding& x = out.Add("unfused_optimizer", 0.0,
+                     fmt::format("Per-parameter optimizer: {:.0f} kernels per step in {}", per_step,
+                                 in.ctx.host().optimizer_names.empty() ? std::string("Optimizer.step") : *in.ctx.host().optimizer_names.begin()),
+                     fmt::format("The {} launches {:.0f} small elementwise kernels per step, one set per parameter; the GPU "
+                                 "idles {:.1f} ms per step between them. {}",
+                                 in.run.optimizer.empty() ? std::string("optimizer") : in.run.optimizer + " optimizer", per_step,
+                                 Ms(idle) / in.nsteps, advice));
+    x.evidence = {{"optimizer", in.run.optimizer.empty() ? std::string("unknown") : in.run.optimizer},
+                  {"per_parameter_kernels_per_step", Round(per_step), Unit::kPerStep}, {"optimizer_kernels_per_step", Round(opt_kernels / in.nsteps), Unit::kPerStep},
+                  {"optimizer_gpu_busy_us", NsToUsRounded3(busy), Unit::kUs}, {"optimizer_gpu_idle_us", NsToUsRounded3(idle), Unit::kUs},
+                  {"estimate", "replayed: the optimizer's launches collapsed as one multi-tensor launch would (no launch "
+                               "calls, no host time between them, the kernels back to back)"}};
+    x.time_ranges = ranges;
+    std::vector<uint32_t> opt;
+    for (size_t i = 0; i < in.t.kernels.size(); ++i)
+      if (in.InWindow(i) && in.OptimizerRangeOfKernel(i) >= 0) opt.push_back(static_cast<uint32_t>(i));
+    out.Fix(x, graph::CudaGraphLaunch(in.ctx, opt, "the kernel launches inside Optimizer.step ranges"));
+  }
+  return per_step;
+}
+
 }  // namespace
 
 void RuleFusion(const Facts& in, FindingSink& out) {
@@ -257,53 +308,7 @@ void RuleFusion(const Facts& in, FindingSink& out) {
     out.Fix(x, fix, SavingGate::kMinSaving);
   }
   RuleZeroGrad(in, zero_grad_kernels, out);
-  // Per-parameter optimizer kernels.
-  double opt_kernels = 0, per_param = 0;
-  for (const StepFacts& s : in.steps) {
-    opt_kernels += s.optimizer_kernels;
-    per_param += s.per_param_optimizer_kernels;
-  }
-  const double per_step = per_param / in.nsteps;
-  const double share = opt_kernels > 0 ? 100.0 * per_param / opt_kernels : 0.0;
-  // Advice only where the optimizer that ran has a multi-tensor or fused implementation.
-  const std::string advice = OptimizerAdvice(in);
-  if (per_step >= kUnfusedOptimizerMinKernels && share >= kUnfusedOptimizerSharePct && !advice.empty()) {
-    // Idle inside the optimizer's GPU span: launch overhead that a foreach/fused step removes.
-    TimeNs idle = 0, busy = 0;
-    std::vector<std::pair<TimeNs, TimeNs>> ranges;
-    for (const TidRange& r : in.ctx.host().optimizer_steps) {
-      TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
-      for (auto it = std::lower_bound(in.ctx.kernels().by_launch.begin(), in.ctx.kernels().by_launch.end(), std::make_pair(r.start_ns, uint32_t{0}));
-           it != in.ctx.kernels().by_launch.end() && it->first < r.end_ns; ++it) {
-        const KernelEvent& k = in.t.kernels[it->second];
-        if (!in.InWindow(it->second)) continue;
-        first = std::min(first, k.start_ns);
-        last = std::max(last, k.end_ns);
-      }
-      if (last <= first) continue;
-      const TimeNs b = OverlapNs(in.ctx.busy().main, first, last);
-      busy = SaturatingAdd(busy, b);
-      idle = SaturatingAdd(idle, (last - first) - b);
-      ranges.emplace_back(first, last);
-    }
-    Finding& x = out.Add("unfused_optimizer", 0.0,
-                     fmt::format("Per-parameter optimizer: {:.0f} kernels per step in {}", per_step,
-                                 in.ctx.host().optimizer_names.empty() ? std::string("Optimizer.step") : *in.ctx.host().optimizer_names.begin()),
-                     fmt::format("The {} launches {:.0f} small elementwise kernels per step, one set per parameter; the GPU "
-                                 "idles {:.1f} ms per step between them. {}",
-                                 in.run.optimizer.empty() ? std::string("optimizer") : in.run.optimizer + " optimizer", per_step,
-                                 Ms(idle) / in.nsteps, advice));
-    x.evidence = {{"optimizer", in.run.optimizer.empty() ? std::string("unknown") : in.run.optimizer},
-                  {"per_parameter_kernels_per_step", Round(per_step), Unit::kPerStep}, {"optimizer_kernels_per_step", Round(opt_kernels / in.nsteps), Unit::kPerStep},
-                  {"optimizer_gpu_busy_us", NsToUsRounded3(busy), Unit::kUs}, {"optimizer_gpu_idle_us", NsToUsRounded3(idle), Unit::kUs},
-                  {"estimate", "replayed: the optimizer's launches collapsed as one multi-tensor launch would (no launch "
-                               "calls, no host time between them, the kernels back to back)"}};
-    x.time_ranges = ranges;
-    std::vector<uint32_t> opt;
-    for (size_t i = 0; i < in.t.kernels.size(); ++i)
-      if (in.InWindow(i) && in.OptimizerRangeOfKernel(i) >= 0) opt.push_back(static_cast<uint32_t>(i));
-    out.Fix(x, graph::CudaGraphLaunch(in.ctx, opt, "the kernel launches inside Optimizer.step ranges"));
-  }
+  const double per_step = RuleUnfusedOptimizer(in, out);
   item.evidence = fmt::format("{} memory-bound chains ({:.1f}% of step in their kernels); {:.0f} per-parameter optimizer kernels per step",
                               chains.size(), chain_pct, per_step);
   // The value (the fusion findings' replayed savings) and the status: RefreshChecklist.

@@ -12,6 +12,26 @@
 
 namespace ampscope::diagnosis {
 
+namespace {
+
+// bf16 with a scaler: its kernels and its found_inf sync are unnecessary (grad_scaler_with_bf16).
+void RuleScalerWithBf16(const Facts& in, double fp16_share, FindingSink& out) {
+  TimeNs scaler_ns = 0;
+  for (size_t i = 0; i < in.t.kernels.size(); ++i)
+    if (in.InWindow(i) && in.cls(i).category == KernelCategory::kAmpScaler) scaler_ns = SaturatingAdd(scaler_ns, in.t.kernels[i].duration_ns());
+  std::vector<uint32_t> kernels;
+  for (size_t i = 0; i < in.t.kernels.size(); ++i)
+    if (in.InWindow(i) && in.cls(i).category == KernelCategory::kAmpScaler) kernels.push_back(static_cast<uint32_t>(i));
+  Finding& x = out.Add("grad_scaler_with_bf16", 0.0, "GradScaler used with bf16",
+                   "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
+                   "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
+  x.evidence = {{"scaler_kernel_time_us", NsToUsRounded3(scaler_ns), Unit::kUs}, {"scaler_sync_idle_us", NsToUsRounded3(in.CauseNs(IdleCause::kScalerSync)), Unit::kUs},
+                {"bf16_share_pct", Round(100.0 - fp16_share), Unit::kPct}};
+  out.Fix(x, graph::RemoveNodes(in.t, std::move(kernels), SyncPointCalls(in, true), "GradScaler's kernels and its found_inf syncs"));
+}
+
+}  // namespace
+
 void RuleGradScaler(const Facts& in, FindingSink& out) {
   ChecklistItem& item = out.Item("grad_scaler");
   item.threshold = fmt::format("GradScaler present for fp16; no run of >= {} skipped steps at the start of training (step < {}); "
@@ -159,21 +179,7 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
     out.Fix(x, graph::RemoveSteps(std::move(removed), "the skipped steps after warm-up"));
     item.status = CheckStatus::kFail;
   }
-  if (!fp16_run && scaler && lowp > 0) {
-    // bf16 with a scaler: its kernels and its found_inf sync are unnecessary.
-    TimeNs scaler_ns = 0;
-    for (size_t i = 0; i < in.t.kernels.size(); ++i)
-      if (in.InWindow(i) && in.cls(i).category == KernelCategory::kAmpScaler) scaler_ns = SaturatingAdd(scaler_ns, in.t.kernels[i].duration_ns());
-    std::vector<uint32_t> kernels;
-    for (size_t i = 0; i < in.t.kernels.size(); ++i)
-      if (in.InWindow(i) && in.cls(i).category == KernelCategory::kAmpScaler) kernels.push_back(static_cast<uint32_t>(i));
-    Finding& x = out.Add("grad_scaler_with_bf16", 0.0, "GradScaler used with bf16",
-                     "bf16 has fp32's exponent range, so loss scaling is not needed: drop the GradScaler (call loss.backward() "
-                     "and optimizer.step() directly) and save its unscale/update kernels and its per-step found_inf .item() sync.");
-    x.evidence = {{"scaler_kernel_time_us", NsToUsRounded3(scaler_ns), Unit::kUs}, {"scaler_sync_idle_us", NsToUsRounded3(in.CauseNs(IdleCause::kScalerSync)), Unit::kUs},
-                  {"bf16_share_pct", Round(100.0 - fp16_share), Unit::kPct}};
-    out.Fix(x, graph::RemoveNodes(in.t, std::move(kernels), SyncPointCalls(in, true), "GradScaler's kernels and its found_inf syncs"));
-  }
+  if (!fp16_run && scaler && lowp > 0) RuleScalerWithBf16(in, fp16_share, out);
 }
 
 }  // namespace ampscope::diagnosis

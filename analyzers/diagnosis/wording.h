@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 
 namespace ampscope::diagnosis {
 

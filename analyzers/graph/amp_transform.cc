@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 #include "analyzers/graph/op_cost_cache.h"
 #include "analyzers/roofline/op_models.h"
 #include "analyzers/roofline/roofline_result.h"

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "analyzers/graph/transforms.h"
 
 namespace ampscope {

@@ -40,7 +40,7 @@ HtaBoundBy HtaBoundByOf(const PathBreakdown& b);
 
 struct CriticalPathStep {
   int64_t number = -1;        // the step's number (ProfilerStep#N), -1: the window without steps
-  TimeNs measured_ns = 0;     // the step's duration (analyzers/steps.cc)
+  TimeNs measured_ns = 0;     // the step's duration (analyzers/context/steps.cc)
   TimeNs replayed_ns = 0;     // the unchanged replay's
   PathBreakdown path;         // length_ns == replayed_ns
 };

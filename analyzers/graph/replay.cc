@@ -57,7 +57,7 @@ StepSpan SpanOf(const ChunkInfo& chunk, const DepGraph& g, const ChunkIo& io, co
     }
   }
   if (window) {
-    // Without steps the window is the span of the GPU work (analyzers/steps.cc).
+    // Without steps the window is the span of the GPU work (analyzers/context/steps.cc).
     s.start_ns = chunk.cpu_start_ns;
     s.end_ns = s.gpu_end_node != kNoNode ? s.gpu_end_ns : s.cpu_end_ns;
     if (s.gpu_end_node != kNoNode) s.cpu_end_ns = s.start_ns;

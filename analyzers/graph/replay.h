@@ -25,7 +25,7 @@ struct ReplayTimes {
 // Replays g. `state` holds one value per slot; the exports of io are written back into it.
 void Replay(const DepGraph& g, const ChunkIo& io, std::vector<SlotValue>& state, ReplayTimes& out);
 
-// A step as the replay sees it: the rule of analyzers/steps.cc on replayed times (the step
+// A step as the replay sees it: the rule of analyzers/context/steps.cc on replayed times (the step
 // starts at its CPU start, or where the previous step ended if that is later; it ends at its
 // CPU end or at the end of the GPU work launched inside its CPU range, whichever is later).
 struct StepSpan {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 #include "base/saturating.h"
 
 namespace ampscope::graph {

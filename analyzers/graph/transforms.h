@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 #include "analyzers/graph/dep_graph.h"
 #include "analyzers/graph/graph_builder.h"
 

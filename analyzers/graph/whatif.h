@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 #include "analyzers/graph/critical_path_result.h"
 #include "analyzers/graph/transforms.h"
 

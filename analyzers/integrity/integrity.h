@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/analysis.h"
-#include "analyzers/context.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/context/context.h"
 
 namespace ampscope {
 

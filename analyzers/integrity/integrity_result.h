@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/fields.h"
+#include "analyzers/results/fields.h"
 
 namespace ampscope {
 

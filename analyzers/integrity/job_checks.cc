@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "analyzers/collectives.h"
+#include "analyzers/collectives/collectives.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/integrity/warmup.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 #include "trace/classify/trust_roles.h"
 
 namespace ampscope {

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "analyzers/analysis.h"
-#include "analyzers/context.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/context/context.h"
 #include "analyzers/ncu/ncu_result.h"
 
 namespace ampscope {

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "analyzers/analysis.h"
-#include "analyzers/context.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/context/context.h"
 #include "analyzers/ncu/ncu_result.h"
 
 namespace ampscope::ncu {

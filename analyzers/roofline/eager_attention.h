@@ -17,8 +17,8 @@
 
 #include <vector>
 
-#include "analyzers/analysis.h"
-#include "analyzers/op_tree.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/context/op_tree.h"
 #include "analyzers/roofline/roofline_result.h"
 
 namespace ampscope::roofline {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analyzers/peaks/device_peak.h"
 #include "analyzers/roofline/eager_attention.h"
 #include "base/saturating.h"
 #include "trace/classify/host_roles.h"
@@ -215,21 +216,20 @@ RooflineGpu PickGpu(const Trace& trace, const RooflineOptions& options, const st
   if (d == nullptr && !trace.devices.empty()) d = &trace.devices.front();
   if (d != nullptr) g.device_name = d->name;
   if (!options.gpu_override.empty()) {
+    // Checked by the CLI; a caller's unknown name says why.
     StatusOr<const GpuPeak*> r = ResolveGpuOverride(options.gpu_override, table);
-    if (r.ok()) {
-      g.peak = *r.value();
-      g.match = "--gpu " + options.gpu_override;
-    } else {
+    if (!r.ok()) {
       g.match = r.status().message();
+      return g;
     }
-    return g;
   }
-  GpuQuery q;
-  if (d != nullptr) q = QueryFor(*d);
-  q.name = g.device_name;
-  GpuMatch m = MatchGpu(q, table);
-  if (m.peak != nullptr) g.peak = *m.peak;
-  g.match = m.reason;
+  // The row the input's description found for the device (the one lookup, device_peak.h).
+  const Device none;
+  const DeviceInfo info = DevicePeakOf(options.devices != nullptr ? *options.devices : std::vector<DeviceInfo>{},
+                                       d != nullptr ? d->id : g.device, d != nullptr ? *d : none,
+                                       options.gpu_override, table);
+  g.peak = info.peak;
+  g.match = info.peak_match;
   return g;
 }
 
@@ -252,150 +252,168 @@ std::string AboveRoofNote(const OpRow& r) {
          "kernels not linked to the op (another stream or thread), or the GPU ran above the clock the peak assumes";
 }
 
-}  // namespace
 
-RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const StepAnalysis& steps,
-                               const RooflineOptions& options) {
-  RooflineResult out;
-  const std::vector<GpuPeak>& table = options.peaks != nullptr ? *options.peaks : BuiltinGpuPeaks();
-  out.gpu = PickGpu(trace, options, table);
-
-  size_t ops_with_dims = 0;
-  for (const CpuOp& op : trace.cpu_ops) ops_with_dims += op.input_dims != kNoString;
-  if (trace.cpu_ops.empty()) {
-    // "GPU-only" only when there is GPU work: a recording without a GPU has neither.
-    out.reason = trace.kernels.empty()
-                     ? "no GPU kernels and no cpu_op events in the trace"
-                     : "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims; profile CPU activity "
-                       "with record_shapes=True";
-    return out;
-  }
-  // Hand-written attention is found by its op sequence; shapes, when recorded, confirm it.
-  out.eager_attention = FindEagerAttention(trace, tree, steps);
-  if (ops_with_dims == 0) {
-    out.reason = "no Input Dims recorded: profile with record_shapes=True so that FLOPs can be computed";
-    return out;
-  }
-  if (trace.kernels.empty()) {
-    out.reason = "no GPU kernels in the trace";
-    return out;
+// One roofline pass over a rank's op tree: which ops are rows of the op table and the kernel time
+// each owns, the rows, the attention calls, the steps' FLOPs and the coverage. The stages are
+// methods, in the order AnalyzeRoofline calls them.
+class RooflinePass {
+ public:
+  RooflinePass(const Trace& trace, const OpTree& tree, const StepAnalysis& steps)
+      : trace_(trace), tree_(tree), steps_(steps), eval_(trace, tree), n_(tree.size()) {
+    // Windows: the steps' CPU ranges attribute ops to steps; without steps, everything.
+    for (const StepWindow& s : steps.steps) windows_.ranges.emplace_back(s.cpu_start_ns, s.cpu_end_ns);
+    std::sort(windows_.ranges.begin(), windows_.ranges.end());
+    use_steps_ = !windows_.ranges.empty();
+    kclass_.resize(trace.strings.size() + 1);
+    have_class_.assign(trace.strings.size() + 1, 0);
+    MarkRows();
   }
 
-  // Windows: the steps' CPU ranges attribute ops to steps; without steps, everything.
-  OpWindows windows;
-  for (const StepWindow& s : steps.steps) windows.ranges.emplace_back(s.cpu_start_ns, s.cpu_end_ns);
-  std::sort(windows.ranges.begin(), windows.ranges.end());
-  const bool use_steps = !windows.ranges.empty();
-  auto step_of = [&](NodeId n) -> int64_t { return use_steps ? windows.Find(tree.start_ns(n)) : 0; };
+  struct RowAcc {
+    OpRow row;
+    double tflops_sum = 0, tbps_sum = 0;
+  };
+  using Unknown = std::map<std::pair<std::string, std::string>, RooflineCoverage::Unmodelled>;
 
-  Evaluator eval(trace, tree);
-  const size_t N = tree.size();
-  // Which modelled ops are rows of the op table, and the kernel time each call owns:
-  //   - a GEMM/conv/attention op with no such op below it (aten::mm, not the aten::linear around
-  //     it); everything under it is its time (the fill_ inside flash attention, as TraceLens
-  //     counts it);
-  //   - outside those, a memory-bound op with no modelled op below it, or with kernels of its own
-  //     besides those of the rows below it (aten::mul launching its kernel after a copy_ cast);
-  //     its time is what the rows below it do not own.
-  std::vector<uint8_t> model_below(N, 0), matrix_below(N, 0), is_row(N, 0), in_matrix_row(N, 0);
-  std::vector<TimeNs> row_ns_below(N, 0);  // kernel time of the rows strictly below a node
-  auto is_matrix = [&](NodeId n) { return roofline::IsMatrixFamily(eval.NodeFamily(n)); };
+  // ---- rows: innermost modelled ops, aggregated by name + arguments + pass
+  std::vector<RowAcc> CollectRows(RooflineResult& out, Unknown& unknown);
+  // Attention: which implementation the SDPA dispatcher picked, call by call.
+  void CollectAttention(RooflineResult& out) const;
+  // The rows' roofs against the peak row, sorted, into out.ops.
+  void FinishRows(std::vector<RowAcc>& rows, const GpuPeak* peak, RooflineResult& out) const;
+  // Kernel time outside every row: the ops that launched it have no FLOP model.
+  void AddUnmodelledOps(Unknown& unknown, RooflineResult& out) const;
+  // ---- steps: FLOPs per step, MFU/HFU against the dominant precision's peak.
+  void Steps(const GpuPeak* peak, RooflineResult& out);
+  // Kernel time in the window (the coverage denominator); kernels no recorded op launched are
+  // listed as such.
+  void Coverage(RooflineResult& out) const;
+
+ private:
+  int64_t StepOf(NodeId n) const { return use_steps_ ? windows_.Find(tree_.start_ns(n)) : 0; }
+  bool IsMatrix(NodeId n) { return roofline::IsMatrixFamily(eval_.NodeFamily(n)); }
+  TimeNs RowNs(NodeId n) const { return tree_.subtree_kernel_ns(n) - row_ns_below_[n]; }
+  void MarkRows();
+  const KernelClass& ClassOf(uint32_t k);
+  Precision KernelPrecision(NodeId n);
+  Precision OpPrecision(NodeId n, const OpCost& c);
+
+  const Trace& trace_;
+  const OpTree& tree_;
+  const StepAnalysis& steps_;
+  Evaluator eval_;
+  const size_t n_;
+  OpWindows windows_;
+  bool use_steps_ = false;
+  std::vector<uint8_t> is_row_;
+  std::vector<TimeNs> row_ns_below_;  // kernel time of the rows strictly below a node
+  std::vector<KernelClass> kclass_;
+  std::vector<uint8_t> have_class_;
+};
+
+// Which modelled ops are rows of the op table, and the kernel time each call owns:
+//   - a GEMM/conv/attention op with no such op below it (aten::mm, not the aten::linear around
+//     it); everything under it is its time (the fill_ inside flash attention, as TraceLens
+//     counts it);
+//   - outside those, a memory-bound op with no modelled op below it, or with kernels of its own
+//     besides those of the rows below it (aten::mul launching its kernel after a copy_ cast);
+//     its time is what the rows below it do not own.
+void RooflinePass::MarkRows() {
+  const size_t N = n_;
+  std::vector<uint8_t> model_below(N, 0), matrix_below(N, 0), in_matrix_row(N, 0);
+  is_row_.assign(N, 0);
+  row_ns_below_.assign(N, 0);
   for (NodeId id = static_cast<NodeId>(N); id-- > 0;) {
-    const NodeId p = tree.parent(id);
+    const NodeId p = tree_.parent(id);
     if (p == kNoNode) continue;
-    const bool m = eval.HasModel(id);
+    const bool m = eval_.HasModel(id);
     if (model_below[id] || m) model_below[p] = 1;
-    if (matrix_below[id] || (m && is_matrix(id))) matrix_below[p] = 1;
+    if (matrix_below[id] || (m && IsMatrix(id))) matrix_below[p] = 1;
   }
   {
     NodeId row_until = 0;  // one past the subtree of the last GEMM/conv/attention row
     for (NodeId n = 0; n < N; ++n) {
       if (n < row_until) in_matrix_row[n] = 1;
-      if (eval.HasModel(n) && is_matrix(n) && !matrix_below[n] && n >= row_until) {
-        is_row[n] = 1;
-        row_until = tree.subtree_end(n);
+      if (eval_.HasModel(n) && IsMatrix(n) && !matrix_below[n] && n >= row_until) {
+        is_row_[n] = 1;
+        row_until = tree_.subtree_end(n);
       }
     }
   }
   for (NodeId n = static_cast<NodeId>(N); n-- > 0;) {
-    if (!is_row[n] && !in_matrix_row[n] && eval.HasModel(n) && !is_matrix(n) && !matrix_below[n]) {
-      const bool own = tree.subtree_kernel_ns(n) > row_ns_below[n];
-      if (!model_below[n] || own) is_row[n] = 1;
+    if (!is_row_[n] && !in_matrix_row[n] && eval_.HasModel(n) && !IsMatrix(n) && !matrix_below[n]) {
+      const bool own = tree_.subtree_kernel_ns(n) > row_ns_below_[n];
+      if (!model_below[n] || own) is_row_[n] = 1;
     }
-    const NodeId p = tree.parent(n);
-    if (p != kNoNode) row_ns_below[p] += is_row[n] ? tree.subtree_kernel_ns(n) : row_ns_below[n];
+    const NodeId p = tree_.parent(n);
+    if (p != kNoNode) row_ns_below_[p] += is_row_[n] ? tree_.subtree_kernel_ns(n) : row_ns_below_[n];
   }
-  auto row_ns = [&](NodeId n) { return tree.subtree_kernel_ns(n) - row_ns_below[n]; };
+}
 
-  // Kernel precision of a node's subtree: the matrix kernels' precision with the most time.
-  std::vector<KernelClass> kclass(trace.strings.size() + 1);
-  std::vector<uint8_t> have_class(trace.strings.size() + 1, 0);
-  auto class_of = [&](uint32_t k) -> const KernelClass& {
-    const StringId name = trace.kernels[k].name;
-    if (!have_class[name]) {
-      kclass[name] = ClassifyKernel(trace.str(name));
-      have_class[name] = 1;
-    }
-    return kclass[name];
-  };
-  auto kernel_precision = [&](NodeId n) {
-    std::array<TimeNs, static_cast<size_t>(Precision::kCount)> ns{};
-    for (uint32_t k : tree.subtree_kernels(n)) {
-      const KernelClass& c = class_of(k);
-      if (c.precision == Precision::kUnknown) continue;
-      if (c.category != KernelCategory::kGemm && c.category != KernelCategory::kConv &&
-          c.category != KernelCategory::kAttention)
-        continue;
-      ns[static_cast<size_t>(c.precision)] += std::max<TimeNs>(1, trace.kernels[k].duration_ns());
-    }
-    size_t best = static_cast<size_t>(Precision::kUnknown);
-    for (size_t p = 0; p < ns.size(); ++p)
-      if (ns[p] > 0 && (best == static_cast<size_t>(Precision::kUnknown) || ns[p] > ns[best])) best = p;
-    return static_cast<Precision>(best);
-  };
-  // The math precision of a modelled node: its matrix kernels', else its innermost modelled
-  // descendant's inputs (under autocast the outer call carries the caller's dtype).
-  auto op_precision = [&](NodeId n, const OpCost& c) {
-    if (c.unit == MathUnit::kMatrix) {
-      const Precision kp = kernel_precision(n);
-      if (kp != Precision::kUnknown) return kp;
-    }
-    Precision p = c.precision;
-    for (NodeId d = n + 1; d < tree.subtree_end(n); ++d) {
-      if (!is_row[d]) continue;
-      if (const OpCost* dc = eval.Cost(d); dc != nullptr && dc->precision != Precision::kUnknown) p = dc->precision;
-    }
-    return p;
-  };
+const KernelClass& RooflinePass::ClassOf(uint32_t k) {
+  const StringId name = trace_.kernels[k].name;
+  if (!have_class_[name]) {
+    kclass_[name] = ClassifyKernel(trace_.str(name));
+    have_class_[name] = 1;
+  }
+  return kclass_[name];
+}
 
-  // ---- rows: innermost modelled ops, aggregated by name + arguments + pass
-  struct RowAcc {
-    OpRow row;
-    double tflops_sum = 0, tbps_sum = 0;
-  };
+// Kernel precision of a node's subtree: the matrix kernels' precision with the most time.
+Precision RooflinePass::KernelPrecision(NodeId n) {
+  std::array<TimeNs, static_cast<size_t>(Precision::kCount)> ns{};
+  for (uint32_t k : tree_.subtree_kernels(n)) {
+    const KernelClass& c = ClassOf(k);
+    if (c.precision == Precision::kUnknown) continue;
+    if (c.category != KernelCategory::kGemm && c.category != KernelCategory::kConv &&
+        c.category != KernelCategory::kAttention)
+      continue;
+    ns[static_cast<size_t>(c.precision)] += std::max<TimeNs>(1, trace_.kernels[k].duration_ns());
+  }
+  size_t best = static_cast<size_t>(Precision::kUnknown);
+  for (size_t p = 0; p < ns.size(); ++p)
+    if (ns[p] > 0 && (best == static_cast<size_t>(Precision::kUnknown) || ns[p] > ns[best])) best = p;
+  return static_cast<Precision>(best);
+}
+
+// The math precision of a modelled node: its matrix kernels', else its innermost modelled
+// descendant's inputs (under autocast the outer call carries the caller's dtype).
+Precision RooflinePass::OpPrecision(NodeId n, const OpCost& c) {
+  if (c.unit == MathUnit::kMatrix) {
+    const Precision kp = KernelPrecision(n);
+    if (kp != Precision::kUnknown) return kp;
+  }
+  Precision p = c.precision;
+  for (NodeId d = n + 1; d < tree_.subtree_end(n); ++d) {
+    if (!is_row_[d]) continue;
+    if (const OpCost* dc = eval_.Cost(d); dc != nullptr && dc->precision != Precision::kUnknown) p = dc->precision;
+  }
+  return p;
+}
+
+std::vector<RooflinePass::RowAcc> RooflinePass::CollectRows(RooflineResult& out, Unknown& unknown) {
   std::map<std::tuple<StringId, StringId, StringId, StringId, StringId, bool>, size_t> row_index;
   std::vector<RowAcc> rows;
-  std::map<std::pair<std::string, std::string>, RooflineCoverage::Unmodelled> unknown;
-  for (NodeId n = 0; n < N; ++n) {
-    if (!is_row[n] || step_of(n) < 0) continue;
-    // A copy: op_precision() below evaluates descendants, which can grow the evaluator's cache
+  for (NodeId n = 0; n < n_; ++n) {
+    if (!is_row_[n] || StepOf(n) < 0) continue;
+    // A copy: OpPrecision() below evaluates descendants, which can grow the evaluator's cache
     // and move the entry a pointer would point at.
-    const OpCost cost = *eval.Cost(n);
+    const OpCost cost = *eval_.Cost(n);
     const OpCost* c = &cost;
-    const CpuOp& op = *tree.cpu_op(n);
+    const CpuOp& op = *tree_.cpu_op(n);
     const auto key = std::make_tuple(op.name, op.input_dims, op.input_types, op.input_strides, op.concrete_inputs,
-                                     tree.is_backward(n));
+                                     tree_.is_backward(n));
     auto it = row_index.find(key);
     if (it == row_index.end()) {
       RowAcc acc;
       OpRow& r = acc.row;
-      r.id.op = std::string(trace.str(op.name));
-      r.id.input_dims = std::string(trace.str(op.input_dims));
-      r.id.input_types = std::string(trace.str(op.input_types));
+      r.id.op = std::string(trace_.str(op.name));
+      r.id.input_dims = std::string(trace_.str(op.input_dims));
+      r.id.input_types = std::string(trace_.str(op.input_types));
       r.id.family = c->family;
       r.id.unit = c->unit;
-      r.id.backward = tree.is_backward(n);
-      r.id.precision = op_precision(n, *c);
+      r.id.backward = tree_.is_backward(n);
+      r.id.precision = OpPrecision(n, *c);
       r.work.known = c->known;
       r.work.gflop = c->flop / 1e9;
       if (c->known && c->bytes_known) {
@@ -408,7 +426,7 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       rows.push_back(std::move(acc));
     }
     RowAcc& acc = rows[it->second];
-    const TimeNs ns = row_ns(n);
+    const TimeNs ns = RowNs(n);
     acc.row.timing.count++;
     acc.row.timing.kernel_time_us += static_cast<double>(ns) / 1e3;
     if (ns > 0) {
@@ -421,48 +439,47 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       out.coverage.modelled_kernel_time_us += static_cast<double>(ns) / 1e3;
     } else {
       out.coverage.unknown_calls++;
-      RooflineCoverage::Unmodelled& u = unknown[{std::string(trace.str(op.name)), c->note}];
-      u.op = std::string(trace.str(op.name));
+      RooflineCoverage::Unmodelled& u = unknown[{std::string(trace_.str(op.name)), c->note}];
+      u.op = std::string(trace_.str(op.name));
       u.reason = c->note;
       u.count++;
       u.kernel_time_us += static_cast<double>(ns) / 1e3;
     }
   }
 
-  // Attention: which implementation the SDPA dispatcher picked, call by call.
+  return rows;
+}
+
+void RooflinePass::CollectAttention(RooflineResult& out) const {
   {
     std::map<std::pair<StringId, bool>, size_t> index;
-    for (NodeId n = 0; n < N; ++n) {
-      const CpuOp* cpu = tree.cpu_op(n);
+    for (NodeId n = 0; n < n_; ++n) {
+      const CpuOp* cpu = tree_.cpu_op(n);
       if (cpu == nullptr) continue;  // a host range, not an op
       const CpuOp& op = *cpu;
-      const AttentionImpl impl = ClassifyAttentionOp(trace.str(op.name));
-      if (impl == AttentionImpl::kNone || step_of(n) < 0) continue;
-      auto [it, fresh] = index.try_emplace({op.name, tree.is_backward(n)}, out.attention.size());
+      const AttentionImpl impl = ClassifyAttentionOp(trace_.str(op.name));
+      if (impl == AttentionImpl::kNone || StepOf(n) < 0) continue;
+      auto [it, fresh] = index.try_emplace({op.name, tree_.is_backward(n)}, out.attention.size());
       if (fresh) {
         AttentionUse u;
         u.impl = impl;
-        u.op = std::string(trace.str(op.name));
-        u.input_dims = std::string(trace.str(op.input_dims));
-        u.input_types = std::string(trace.str(op.input_types));
-        u.backward = tree.is_backward(n);
+        u.op = std::string(trace_.str(op.name));
+        u.input_dims = std::string(trace_.str(op.input_dims));
+        u.input_types = std::string(trace_.str(op.input_types));
+        u.backward = tree_.is_backward(n);
         out.attention.push_back(std::move(u));
       }
       AttentionUse& u = out.attention[it->second];
       u.calls++;
-      u.kernel_time_us += static_cast<double>(tree.subtree_kernel_ns(n)) / 1e3;
+      u.kernel_time_us += static_cast<double>(tree_.subtree_kernel_ns(n)) / 1e3;
     }
     std::sort(out.attention.begin(), out.attention.end(),
               [](const AttentionUse& a, const AttentionUse& b) { return a.kernel_time_us > b.kernel_time_us; });
   }
 
-  if (rows.empty()) {
-    out.reason = "none of the " + std::to_string(ops_with_dims) +
-                 " ops with recorded shapes has a FLOP model (docs/roofline.md lists the modelled ops)";
-    return out;
-  }
+}
 
-  const GpuPeak* peak = out.gpu.peak ? &*out.gpu.peak : nullptr;
+void RooflinePass::FinishRows(std::vector<RowAcc>& rows, const GpuPeak* peak, RooflineResult& out) const {
   for (RowAcc& acc : rows) {
     OpRow& r = acc.row;
     const double n = static_cast<double>(r.timing.calls_with_kernels);
@@ -499,23 +516,24 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
         std::find(out.math_used.begin(), out.math_used.end(), math) == out.math_used.end())
       out.math_used.push_back(math);
   }
-  out.ops_total = out.ops.size();
-  // Kernel time outside every row: the ops that launched it have no FLOP model.
+}
+
+void RooflinePass::AddUnmodelledOps(Unknown& unknown, RooflineResult& out) const {
   {
     NodeId row_end = 0;
-    for (NodeId n = 0; n < N; ++n) {
+    for (NodeId n = 0; n < n_; ++n) {
       if (n < row_end) continue;
-      if (is_row[n]) {
-        row_end = tree.subtree_end(n);
+      if (is_row_[n]) {
+        row_end = tree_.subtree_end(n);
         continue;
       }
-      if (tree.own_kernel_ns(n) <= 0 || step_of(n) < 0) continue;
-      const std::string name(trace.str(tree.name(n)));
+      if (tree_.own_kernel_ns(n) <= 0 || StepOf(n) < 0) continue;
+      const std::string name(trace_.str(tree_.name(n)));
       RooflineCoverage::Unmodelled& u = unknown[{name, "no FLOP model"}];
       u.op = name;
       u.reason = "no FLOP model";
       u.count++;
-      u.kernel_time_us += static_cast<double>(tree.own_kernel_ns(n)) / 1e3;
+      u.kernel_time_us += static_cast<double>(tree_.own_kernel_ns(n)) / 1e3;
     }
   }
   for (auto& [k, u] : unknown) out.coverage.top_unknown.push_back(u);
@@ -523,31 +541,33 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
             [](const auto& a, const auto& b) { return a.kernel_time_us > b.kernel_time_us; });
   if (out.coverage.top_unknown.size() > 10) out.coverage.top_unknown.resize(10);
 
-  // ---- steps: the outermost GEMM/conv/attention op with a usable model; its children only when it has none
-  const size_t nsteps = use_steps ? steps.steps.size() : 1;
+}
+
+void RooflinePass::Steps(const GpuPeak* peak, RooflineResult& out) {
+  const size_t nsteps = use_steps_ ? steps_.steps.size() : 1;
   std::vector<double> model_flop(nsteps, 0), recompute_flop(nsteps, 0);
   std::array<double, static_cast<size_t>(Precision::kCount)> flop_by_precision{};
-  for (NodeId n = 0; n < N;) {
+  for (NodeId n = 0; n < n_;) {
     // Memory-bound ops add no matrix FLOPs; descend through them.
-    const OpCost* c = eval.HasModel(n) ? eval.Cost(n) : nullptr;
+    const OpCost* c = eval_.HasModel(n) ? eval_.Cost(n) : nullptr;
     if (c == nullptr || !c->known || c->unit != MathUnit::kMatrix) {
       ++n;
       continue;
     }
-    const int64_t s = step_of(n);
+    const int64_t s = StepOf(n);
     if (s >= 0) {
-      const CpuOp& op = *tree.cpu_op(n);
-      const bool rerun = tree.is_backward(n) && !c->backward && op.sequence_number >= 0 && !tree.is_autograd_node(n);
+      const CpuOp& op = *tree_.cpu_op(n);
+      const bool rerun = tree_.is_backward(n) && !c->backward && op.sequence_number >= 0 && !tree_.is_autograd_node(n);
       if (rerun) {
         recompute_flop[s] += c->flop;
         out.summary.activation_recompute = true;
       } else {
         model_flop[s] += c->flop - c->recompute_flop;
         recompute_flop[s] += c->recompute_flop;
-        flop_by_precision[static_cast<size_t>(op_precision(n, *c))] += c->flop - c->recompute_flop;
+        flop_by_precision[static_cast<size_t>(OpPrecision(n, *c))] += c->flop - c->recompute_flop;
       }
     }
-    n = tree.subtree_end(n);
+    n = tree_.subtree_end(n);
   }
 
   // Dominant math precision and its peak.
@@ -558,19 +578,19 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
       dom = p;
   RooflineSummary& sum = out.summary;
   sum.peak_precision = static_cast<Precision>(dom);
-  sum.steps_used = use_steps;
+  sum.steps_used = use_steps_;
   double total_model = 0, total_recompute = 0, total_ns = 0;
   for (size_t s = 0; s < nsteps; ++s) {
     StepRoofline st;
     TimeNs ns = 0;
-    if (use_steps) {
-      st.number = steps.steps[s].number;
-      ns = steps.steps[s].duration_ns();
+    if (use_steps_) {
+      st.number = steps_.steps[s].number;
+      ns = steps_.steps[s].duration_ns();
     } else {
-      ns = steps.window_ns();
+      ns = steps_.window_ns();
       if (ns <= 0) {
-        TimeNs lo = trace.kernels.front().start_ns, hi = trace.kernels.front().end_ns;
-        for (const KernelEvent& k : trace.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
+        TimeNs lo = trace_.kernels.front().start_ns, hi = trace_.kernels.front().end_ns;
+        for (const KernelEvent& k : trace_.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
         ns = hi - lo;
       }
     }
@@ -609,21 +629,22 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
     }
   }
 
-  // Kernel time in the window (the coverage denominator); kernels no recorded op launched are
-  // listed as such.
+}
+
+void RooflinePass::Coverage(RooflineResult& out) const {
   RooflineCoverage::Unmodelled orphans;
   orphans.op = "(no op)";
   orphans.reason = "kernels no recorded cpu_op launched (count = kernels)";
-  for (size_t k = 0; k < trace.kernels.size(); ++k) {
-    const NodeId n = tree.node_of_kernel(static_cast<uint32_t>(k));
-    if (use_steps) {
-      bool in = n != kNoNode && step_of(n) >= 0;
+  for (size_t k = 0; k < trace_.kernels.size(); ++k) {
+    const NodeId n = tree_.node_of_kernel(static_cast<uint32_t>(k));
+    if (use_steps_) {
+      bool in = n != kNoNode && StepOf(n) >= 0;
       if (n == kNoNode) {
-        for (const StepWindow& w : steps.steps) in = in || (trace.kernels[k].start_ns >= w.start_ns && trace.kernels[k].start_ns < w.end_ns);
+        for (const StepWindow& w : steps_.steps) in = in || (trace_.kernels[k].start_ns >= w.start_ns && trace_.kernels[k].start_ns < w.end_ns);
       }
       if (!in) continue;
     }
-    const double us = static_cast<double>(std::max<TimeNs>(0, trace.kernels[k].duration_ns())) / 1e3;
+    const double us = static_cast<double>(std::max<TimeNs>(0, trace_.kernels[k].duration_ns())) / 1e3;
     out.coverage.kernel_time_us += us;
     if (n == kNoNode) {
       orphans.count++;
@@ -636,6 +657,52 @@ RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const Ste
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.kernel_time_us > b.kernel_time_us; });
     if (list.size() > 10) list.resize(10);
   }
+}
+
+}  // namespace
+
+RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const StepAnalysis& steps,
+                               const RooflineOptions& options) {
+  RooflineResult out;
+  const std::vector<GpuPeak>& table = options.peaks != nullptr ? *options.peaks : BuiltinGpuPeaks();
+  out.gpu = PickGpu(trace, options, table);
+
+  size_t ops_with_dims = 0;
+  for (const CpuOp& op : trace.cpu_ops) ops_with_dims += op.input_dims != kNoString;
+  if (trace.cpu_ops.empty()) {
+    // "GPU-only" only when there is GPU work: a recording without a GPU has neither.
+    out.reason = trace.kernels.empty()
+                     ? "no GPU kernels and no cpu_op events in the trace"
+                     : "no cpu_op events (a GPU-only trace): FLOPs come from the ops' Input Dims; profile CPU activity "
+                       "with record_shapes=True";
+    return out;
+  }
+  // Hand-written attention is found by its op sequence; shapes, when recorded, confirm it.
+  out.eager_attention = FindEagerAttention(trace, tree, steps);
+  if (ops_with_dims == 0) {
+    out.reason = "no Input Dims recorded: profile with record_shapes=True so that FLOPs can be computed";
+    return out;
+  }
+  if (trace.kernels.empty()) {
+    out.reason = "no GPU kernels in the trace";
+    return out;
+  }
+
+  RooflinePass pass(trace, tree, steps);
+  RooflinePass::Unknown unknown;
+  std::vector<RooflinePass::RowAcc> rows = pass.CollectRows(out, unknown);
+  pass.CollectAttention(out);
+  if (rows.empty()) {
+    out.reason = "none of the " + std::to_string(ops_with_dims) +
+                 " ops with recorded shapes has a FLOP model (docs/roofline.md lists the modelled ops)";
+    return out;
+  }
+  const GpuPeak* peak = out.gpu.peak ? &*out.gpu.peak : nullptr;
+  pass.FinishRows(rows, peak, out);
+  out.ops_total = out.ops.size();
+  pass.AddUnmodelledOps(unknown, out);
+  pass.Steps(peak, out);
+  pass.Coverage(out);
   out.available = true;
   return out;
 }

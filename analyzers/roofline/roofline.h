@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/analysis.h"
-#include "analyzers/gpu_peaks.h"
-#include "analyzers/op_tree.h"
+#include "analyzers/results/analysis.h"
+#include "analyzers/peaks/gpu_peaks.h"
+#include "analyzers/context/op_tree.h"
 #include "analyzers/roofline/op_models.h"
 #include "analyzers/roofline/roofline_result.h"
 
@@ -31,6 +31,9 @@ namespace ampscope::roofline {
 struct RooflineOptions {
   std::string gpu_override;                     // --gpu: a row id or device name (exact)
   const std::vector<GpuPeak>* peaks = nullptr;  // nullptr: the built-in table
+  // The rank's devices with the row found for each (InputInfo::devices: the one lookup,
+  // analyzers/peaks/device_peak.h); a device not listed there is looked up the same way.
+  const std::vector<DeviceInfo>* devices = nullptr;
 };
 
 RooflineResult AnalyzeRoofline(const Trace& trace, const OpTree& tree, const StepAnalysis& steps,

@@ -1,5 +1,5 @@
 // The roofline analyzer's typed results (analyzers/roofline/roofline.h computes them): what
-// the JSON report (reports/roofline_json.cc) serialises. With analyzers/analysis.h, the only
+// the JSON report (reports/roofline_json.cc) serialises. With analyzers/results/analysis.h, the only
 // analyzer header reports/ may include (tools/layering/check_layering.cmake). Also the op
 // vocabulary the results and the FLOP models (op_models.h) share.
 #pragma once
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "trace/classify/host_roles.h"
 #include "trace/classify/kernel_classifier.h"
 

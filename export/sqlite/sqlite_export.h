@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "base/status.h"
 #include "trace/model.h"
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "analyzers/memory_snapshot_result.h"
+#include "analyzers/results/memory_snapshot_result.h"
 #include "export/sqlite/sqlite_db.h"
 
 namespace ampscope::sqlite_export {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analyzers/analyze.h"
-#include "analyzers/diagnosis.h"
+#include "analyzers/diagnosis/diagnosis.h"
 #include "diagnosis_builder.h"
 
 namespace ampscope {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "reports/summary_json.h"
 #include "support/test_support.h"

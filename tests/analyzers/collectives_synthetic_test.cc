@@ -17,7 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
-#include "analyzers/collectives.h"
+#include "analyzers/collectives/collectives.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

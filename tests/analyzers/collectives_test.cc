@@ -22,7 +22,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/analyze.h"
-#include "analyzers/collectives.h"
+#include "analyzers/collectives/collectives.h"
+#include "analyzers/diagnosis/diagnosis.h"
+#include "pipeline/job.h"
 #include "reports/collectives_json.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
@@ -206,7 +208,13 @@ TEST_F(DlrmJob, StragglerIsRank7AtTheFirstAllToAll) {
   EXPECT_LE(s.replayed_saving_ns, 1'309'000);
   EXPECT_NEAR(f->est_saving_pct, 100.0 * static_cast<double>(s.replayed_saving_ns) / static_cast<double>(s.job_window_ns), 0.01);
   EXPECT_NE(f->severity, FindingSeverity::kInfo);
+  // Made through FindingSink like every finding: dimension, checklist item and severity from its
+  // catalogue row (docs/findings.md: task_parallelism, distributed_sync, severity by saving).
   EXPECT_EQ(f->checklist, "distributed_sync");
+  EXPECT_EQ(f->dimension, "task_parallelism");
+  EXPECT_EQ(f->severity, f->est_saving_pct >= diagnosis::kCriticalSavingPct  ? FindingSeverity::kCritical
+                         : f->est_saving_pct >= diagnosis::kWarningSavingPct ? FindingSeverity::kWarning
+                                                                             : FindingSeverity::kInfo);
 
   // The report carries the block and the finding.
   std::vector<Trace> traces;

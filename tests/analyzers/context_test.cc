@@ -1,7 +1,7 @@
 // Tests of analyzers/context: the one sync-point definition (hand-built traces with hand-counted
 // points, and every shared trace: the report's syncs per step and the sync finding count the same
 // points), and sums with extreme times (saturating, UBSan-clean).
-#include "analyzers/context.h"
+#include "analyzers/context/context.h"
 
 #include <cmath>
 #include <cstdint>
@@ -24,7 +24,7 @@ namespace {
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000;
 
-// Hand-counted sync points (the rules of analyzers/context.cc, from CUDA's documented API sync
+// Hand-counted sync points (the rules of analyzers/context/context.cc, from CUDA's documented API sync
 // behaviour and nsys's cuda_memcpy_sync rule):
 //   step 0: .item() = cudaMemcpyAsync D2H into pageable memory + cudaStreamSynchronize 5 µs later
 //           on the same thread -> ONE point;

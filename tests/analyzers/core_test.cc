@@ -6,6 +6,8 @@
 #include <numeric>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
+#include "support/hta_compat.h"
 #include "support/test_support.h"
 #include "support/trace_builder.h"
 #include "trace/formats/kineto/kineto_reader.h"

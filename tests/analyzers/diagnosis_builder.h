@@ -73,6 +73,8 @@ class TraceBuilder {
   }
   void Memory(double t_us, int64_t allocated, int64_t reserved) { b_.AddMemory(Us(t_us), 1, allocated, reserved); }
   Trace& trace() { return b_.trace(); }
+  // The finished trace (sorted, as a reader leaves it), for tests that analyse it their own way.
+  Trace Build() { return b_.Build(); }
   RankAnalysis Analyze() {
     auto ra = AnalyzeTrace(b_.Finalize(), AnalysisOptions{});
     EXPECT_TRUE(ra.ok());

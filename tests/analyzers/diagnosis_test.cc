@@ -1,5 +1,5 @@
 // Unit tests of the diagnosis rules on small hand-built traces: each [heur] threshold of
-// analyzers/diagnosis.h is tested on both sides, with the expected numbers worked out by hand
+// analyzers/diagnosis/diagnosis.h is tested on both sides, with the expected numbers worked out by hand
 // in the comments. The full pipeline (core analyzers + precision + diagnosis) runs on them.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
-#include "analyzers/diagnosis.h"
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/diagnosis/diagnosis.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "diagnosis_builder.h"
 #include "support/trace_builder.h"
 #include "trace/model.h"

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 #include "trace/time_bounds.h"
 

@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "support/test_support.h"
 
 namespace ampscope {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/context.h"
-#include "analyzers/gpu_peaks.h"
+#include "analyzers/context/context.h"
 #include "analyzers/graph/amp_transform.h"
 #include "analyzers/graph/transforms.h"
 #include "analyzers/graph/whatif.h"
+#include "analyzers/peaks/gpu_peaks.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

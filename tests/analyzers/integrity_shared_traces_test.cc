@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "support/test_support.h"
 #include "trace/formats/kineto/kineto_reader.h"
 

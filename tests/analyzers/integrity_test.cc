@@ -8,9 +8,10 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "analyzers/context/iterations.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/integrity/warmup.h"
-#include "analyzers/iterations.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

@@ -1,4 +1,4 @@
-// The job view's per-rank balance (analyzers/job.cc Balance): the one derivation of per-rank
+// The job view's per-rank balance (pipeline/job.cc Balance): the one derivation of per-rank
 // step, compute and communication time and their imbalance (max / mean over ranks).
 //
 // Before, the report carried two: job.per_rank summed kernel time over each rank's whole window,
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/job_runner.h"
+#include "pipeline/job_runner.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

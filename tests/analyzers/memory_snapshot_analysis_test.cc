@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "analyzers/analyze.h"
-#include "analyzers/memory_snapshot.h"
+#include "analyzers/memory/memory_snapshot.h"
 #include "support/test_support.h"
 #include "support/trace_builder.h"
 

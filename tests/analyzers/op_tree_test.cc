@@ -25,7 +25,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analyzers/op_tree.h"
+#include "analyzers/context/op_tree.h"
 #include "support/test_support.h"
 #include "support/trace_builder.h"
 #include "trace/formats/kineto/kineto_reader.h"

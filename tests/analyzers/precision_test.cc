@@ -1,4 +1,4 @@
-// Tests of analyzers/precision.cc: Tensor Core share, FP32 SIMT share, TF32, casts, op-level precision.
+// Tests of analyzers/precision/precision.cc: Tensor Core share, FP32 SIMT share, TF32, casts, op-level precision.
 //
 // Where the expected values come from:
 //   - SyntheticTrace: a hand-built trace; every expected number is computed by hand in the comments.
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
-#include "analyzers/precision.h"
+#include "analyzers/precision/precision.h"
 #include "reports/json_report.h"
 #include "reports/precision_json.h"
 #include "support/test_support.h"

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
-#include "analyzers/op_tree.h"
+#include "analyzers/context/op_tree.h"
 #include "analyzers/roofline/roofline.h"
 #include "support/test_support.h"
 #include "trace/formats/kineto/kineto_reader.h"

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analyzers/op_tree.h"
+#include "analyzers/context/op_tree.h"
 #include "analyzers/roofline/roofline.h"
 #include "support/trace_builder.h"
 

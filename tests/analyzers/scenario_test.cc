@@ -12,7 +12,7 @@
 #include <string>
 
 #include "analyzers/analyze.h"
-#include "analyzers/diagnosis.h"
+#include "analyzers/diagnosis/diagnosis.h"
 #include "support/test_support.h"
 #include "tools/scenario/scenario.h"
 #include "trace/formats/kineto/kineto_reader.h"

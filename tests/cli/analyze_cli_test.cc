@@ -459,4 +459,21 @@ TEST_F(AnalyzeCli, GpuPeaksTableIsUsedAndCheckedFirst) {
   EXPECT_TRUE(NoOutputs());
 }
 
+// --gpu-peaks reaches the diagnosis too (issue 35: its fallback ratio came from the built-in table).
+// ResNet50 on a Tesla V100-DGXS-32GB (shared/traces/README.md) with a table of two lab GPUs: the
+// V100 is not in it, so the AMP estimate takes the table's most conservative fp32/fp16 ratio, by
+// hand LAB-B's 50 / 200 = 0.250 (LAB-A's is 20 / 100 = 0.200).
+TEST_F(AnalyzeCli, GpuPeaksTableReachesTheDiagnosisOnASharedTrace) {
+  const std::string trace = SharedPath("traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz");
+  AMPSCOPE_REQUIRE_INPUT(std::filesystem::exists(trace), "shared input not available: " + trace);
+  WriteFile(dir_ + "/lab.tsv",
+            "gpu\tfp16\ttf32\tfp32\thbm\tnvlink\tpcie\nLAB-A\t100\t50\t20\t1000\t0\t64\nLAB-B\t200\t100\t50\t2000\t0\t64\n");
+  RunResult r = RunAmpscope("analyze " + trace + " -q --gpu-peaks " + dir_ + "/lab.tsv -o " + dir_ + "/out.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string report = ReadFile(dir_ + "/out.json");
+  EXPECT_NE(report.find("SIMT 0.250"), std::string::npos);
+  EXPECT_NE(report.find("the most conservative ratio in it (LAB-B)"), std::string::npos);
+  EXPECT_EQ(report.find("RTX-3090"), std::string::npos);
+}
+
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "report_fixtures.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"

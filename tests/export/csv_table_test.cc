@@ -15,6 +15,7 @@
 
 #include "analyzers/analyze.h"
 #include "export/sqlite/sqlite_export.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

@@ -14,8 +14,9 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
-#include "report_fixtures.h"
 #include "export/chrome_trace.h"
+#include "pipeline/job.h"
+#include "report_fixtures.h"
 #include "support/test_support.h"
 
 namespace ampscope {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzers/analysis.h"
+#include "analyzers/results/analysis.h"
 #include "trace/model.h"
 
 namespace ampscope::testing {

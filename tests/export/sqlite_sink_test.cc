@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "support/trace_builder.h"
 
 namespace ampscope {

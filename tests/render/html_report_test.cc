@@ -16,8 +16,9 @@
 #include <set>
 
 #include "analyzers/analyze.h"
-#include "analyzers/memory_snapshot.h"
+#include "analyzers/memory/memory_snapshot.h"
 #include "chromium_driver.h"
+#include "pipeline/job.h"
 #include "report_json_fixture.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"

@@ -3,8 +3,8 @@
 // except "\|" inside a table row; a table row has as many cells as its header; raw HTML is
 // rendered, so only entities may appear), with negative controls, then snapshot tests in the
 // style of Google Benchmark's output tests (expected lines as regular expressions, in order).
-#include "render/markdown_report.h"
 #include "render/html_report.h"
+#include "render/markdown_report.h"
 #include "render/terminal_summary.h"
 
 #include <gmock/gmock.h>
@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "report_json_fixture.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analyzers/analyze.h"
+#include "pipeline/job.h"
 #include "reports/json_report.h"
 #include "support/test_support.h"
 #include "support/trace_builder.h"

@@ -17,8 +17,11 @@ if(NOT DEFINED ALLOWLIST)
 endif()
 
 # The product folders, in pipeline order. tests/, tools/, bench/ and examples/ may include
-# anything; nothing in the product may include them.
-set(LAYERS base trace collector analyzers reports render export gate cli)
+# anything; nothing in the product may include them. doctor/ (the machine's readiness checks)
+# sits beside the pipeline and uses base/ only; fuzz/ drives the whole product like a test and
+# nothing of the product includes it; scripts/ hold no C++ (they run the built binaries).
+set(LAYERS base trace collector analyzers pipeline reports render export gate doctor fuzz cli)
+set(NO_CXX_FOLDERS scripts)
 
 # Files that DESIGN.md places in render/ but that still live in reports/: they are checked as the
 # layer they will move to. (The terminal, Markdown and HTML renderers are in render/ now; the
@@ -28,8 +31,8 @@ set(PENDING_EXPORT)
 
 # The analyzers' typed results: what reports and exporters may see of analyzers/ (the roofline's
 # results and the dependency graph's have their own headers, beside the analyzers that compute them).
-set(ANALYZER_RESULTS analyzers/analysis.h analyzers/fields.h analyzers/results.h analyzers/precision_result.h
-    analyzers/roofline/roofline_result.h analyzers/collectives_result.h analyzers/memory_snapshot_result.h
+set(ANALYZER_RESULTS analyzers/results/analysis.h analyzers/results/fields.h analyzers/results/results.h analyzers/results/precision_result.h
+    analyzers/roofline/roofline_result.h analyzers/results/collectives_result.h analyzers/results/memory_snapshot_result.h
     analyzers/integrity/integrity_result.h analyzers/ncu/ncu_result.h
     analyzers/graph/critical_path_result.h)
 
@@ -47,7 +50,7 @@ function(layer_of path out)
     set(layer export)
   else()
     string(REGEX MATCH "^[^/]+" first "${path}")
-    if(first IN_LIST LAYERS OR first STREQUAL "tests" OR first STREQUAL "tools")
+    if(first IN_LIST LAYERS OR first STREQUAL "tests" OR first STREQUAL "tools" OR first IN_LIST NO_CXX_FOLDERS)
       set(layer ${first})
     endif()
   endif()
@@ -57,8 +60,20 @@ endfunction()
 # Why including `inc` (layer `to`) from layer `from` breaks an arrow, or "" if it does not.
 function(violation from to inc out)
   set(why "")
-  if(to STREQUAL "tests" OR to STREQUAL "tools")
+  if((to STREQUAL "tests" OR to STREQUAL "tools") AND NOT from STREQUAL "fuzz")
     set(why "the product never includes ${to}/ (test and benchmark code)")
+  elseif(to STREQUAL "fuzz" AND NOT from STREQUAL "fuzz")
+    set(why "the product never includes fuzz/ (it drives the product like a test)")
+  elseif(to IN_LIST NO_CXX_FOLDERS)
+    set(why "${to}/ holds scripts, nothing to include")
+  elseif(from STREQUAL "doctor" AND NOT (to STREQUAL "doctor" OR to STREQUAL "base"))
+    set(why "doctor/ checks the machine and uses base/ only")
+  elseif(to STREQUAL "doctor" AND NOT (from STREQUAL "doctor" OR from STREQUAL "cli"))
+    set(why "only cli/ runs doctor/")
+  elseif(from STREQUAL "pipeline" AND to MATCHES "^(reports|render|export|gate|collector)$")
+    set(why "pipeline/ runs the reader and the analyzers and builds the job; outputs come after it")
+  elseif(to STREQUAL "pipeline" AND from MATCHES "^(base|trace|collector|analyzers|reports|render|export|gate)$")
+    set(why "pipeline/ is used by cli/ and fuzz/ only (it drives the reader and the analyzers)")
   elseif(from STREQUAL "base" AND NOT to STREQUAL "base")
     set(why "base/ uses nothing of ours")
   elseif(from STREQUAL "collector" AND NOT (to STREQUAL "collector" OR to STREQUAL "base"
@@ -66,7 +81,7 @@ function(violation from to inc out)
     set(why "collector/ may use only trace/formats/amptrace/ and base/")
   elseif(to STREQUAL "cli" AND NOT from STREQUAL "cli")
     set(why "cli/ is the top: nothing includes it")
-  elseif(from STREQUAL "trace" AND to MATCHES "^(analyzers|reports|render|export|gate|collector)$")
+  elseif(from STREQUAL "trace" AND to MATCHES "^(analyzers|pipeline|reports|render|export|gate|collector)$")
     set(why "trace/ knows nothing of the stages after it")
   elseif(from STREQUAL "analyzers" AND to MATCHES "^(reports|render|export|gate|collector)$")
     set(why "analyzers/ know only the trace model")
@@ -110,6 +125,12 @@ endif()
 set(problems "")
 set(used_allowances "")
 set(checked 0)
+foreach(folder IN LISTS NO_CXX_FOLDERS)
+  file(GLOB_RECURSE cxx RELATIVE "${ROOT}" "${ROOT}/${folder}/*.h" "${ROOT}/${folder}/*.cc" "${ROOT}/${folder}/*.inc")
+  foreach(src IN LISTS cxx)
+    list(APPEND problems "${src}: ${folder}/ holds scripts that run the built binaries, no C++ (put it in the folder that owns it)")
+  endforeach()
+endforeach()
 foreach(layer IN LISTS LAYERS)
   file(GLOB_RECURSE sources RELATIVE "${ROOT}" "${ROOT}/${layer}/*.h" "${ROOT}/${layer}/*.cc" "${ROOT}/${layer}/*.inc")
   foreach(src IN LISTS sources)

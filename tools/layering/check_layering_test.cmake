@@ -59,15 +59,19 @@ set(clean
   base/status.h "#pragma once"
   trace/model.h "#include \"base/status.h\"\n#include <vector>"
   trace/formats/amptrace/amptrace_writer.h "#include \"base/status.h\""
-  analyzers/analysis.h "#include \"trace/model.h\""
-  analyzers/analyze.h "#include \"analyzers/analysis.h\""
-  reports/json_report.cc "#include \"analyzers/analysis.h\""
-  export/chrome_trace.cc "#include \"analyzers/analysis.h\"\n#include \"trace/model.h\""
+  analyzers/results/analysis.h "#include \"trace/model.h\""
+  analyzers/analyze.h "#include \"analyzers/results/analysis.h\""
+  reports/json_report.cc "#include \"analyzers/results/analysis.h\""
+  export/chrome_trace.cc "#include \"analyzers/results/analysis.h\"\n#include \"trace/model.h\""
   render/html_report.cc "#include \"render/format.h\"\n#include \"base/strings.h\""
   reports/progress.cc "#include \"render/format.h\""
   collector/session.h "#include \"trace/formats/amptrace/amptrace_writer.h\"\n#include <cupti.h>"
   gate/gate.cc "#include \"base/status.h\""
-  cli/main.cc "#include \"analyzers/analyze.h\"\n#include \"gate/gate.h\""
+  cli/main.cc "#include \"analyzers/analyze.h\"\n#include \"gate/gate.h\"\n#include \"pipeline/job.h\"\n#include \"doctor/doctor.h\""
+  pipeline/job.h "#include \"analyzers/results/analysis.h\"\n#include \"trace/model.h\""
+  doctor/doctor.h "#include \"base/status.h\""
+  fuzz/pipeline.cc "#include \"pipeline/job.h\"\n#include \"reports/json_report.h\"\n#include \"tools/scenario/scenario.h\""
+  scripts/test.sh "#!/bin/sh"
   tests/x_test.cc "#include \"cli/main.cc\"")
 
 make_tree("${tree}" ${clean})
@@ -90,7 +94,7 @@ expect_check(export_never_uses_render "${tree}" "${none}" FALSE "export -> rende
 make_tree("${tree}" ${clean} render/html_report.h "#include \"trace/model.h\"")
 expect_check(render_reads_only_report_json "${tree}" "${none}" FALSE "render -> trace is forbidden")
 
-make_tree("${tree}" ${clean} render/format.cc "#include \"analyzers/analysis.h\"")
+make_tree("${tree}" ${clean} render/format.cc "#include \"analyzers/results/analysis.h\"")
 expect_check(render_never_sees_analyzer_results "${tree}" "${none}" FALSE "render -> analyzers is forbidden")
 
 make_tree("${tree}" ${clean} reports/progress.h "#include \"trace/model.h\"")
@@ -102,10 +106,10 @@ expect_check(render_reads_through_the_contract "${tree}" "${none}" FALSE "render
 make_tree("${tree}" ${clean} gate/view.cc "#include \"reports/contract/report_reader.h\"" render/view.cc "#include \"reports/contract/report_reader.h\"")
 expect_check(gate_and_render_may_use_the_contract "${tree}" "${none}" TRUE "no forbidden arrow")
 
-make_tree("${tree}" ${clean} reports/contract/report_reader.h "#include \"analyzers/analysis.h\"")
+make_tree("${tree}" ${clean} reports/contract/report_reader.h "#include \"analyzers/results/analysis.h\"")
 expect_check(the_contract_never_sees_the_analyzers "${tree}" "${none}" FALSE "reports/contract/ (the reading side")
 
-make_tree("${tree}" ${clean} gate/bad.cc "#include \"analyzers/analysis.h\"")
+make_tree("${tree}" ${clean} gate/bad.cc "#include \"analyzers/results/analysis.h\"")
 expect_check(gate_works_on_report_json "${tree}" "${none}" FALSE "gate -> analyzers is forbidden")
 
 make_tree("${tree}" ${clean} base/bad.h "#include \"trace/model.h\"")
@@ -120,8 +124,23 @@ expect_check(analyzers_include_no_json_library "${tree}" "${none}" FALSE
 make_tree("${tree}" ${clean} analyzers/roofline/bad.h "#  include \"nlohmann/json.hpp\"")
 expect_check(analyzers_include_no_json_library_in_subfolders "${tree}" "${none}" FALSE
              "analyzers/roofline/bad.h: includes nlohmann/json")
-make_tree("${tree}" ${clean} reports/json_report.cc "#include <nlohmann/json.hpp>\n#include \"analyzers/analysis.h\"")
+make_tree("${tree}" ${clean} reports/json_report.cc "#include <nlohmann/json.hpp>\n#include \"analyzers/results/analysis.h\"")
 expect_check(reports_may_use_json "${tree}" "${none}" TRUE "no forbidden arrow")
+
+make_tree("${tree}" ${clean} pipeline/bad.cc "#include \"reports/json_report.h\"")
+expect_check(pipeline_comes_before_reports "${tree}" "${none}" FALSE "pipeline -> reports is forbidden")
+make_tree("${tree}" ${clean} analyzers/bad.cc "#include \"pipeline/job.h\"")
+expect_check(analyzers_never_drive_the_pipeline "${tree}" "${none}" FALSE "analyzers -> pipeline is forbidden")
+make_tree("${tree}" ${clean} reports/bad.cc "#include \"pipeline/job.h\"")
+expect_check(reports_never_drive_the_pipeline "${tree}" "${none}" FALSE "reports -> pipeline is forbidden")
+make_tree("${tree}" ${clean} doctor/bad.cc "#include \"trace/model.h\"")
+expect_check(doctor_uses_base_only "${tree}" "${none}" FALSE "doctor -> trace is forbidden")
+make_tree("${tree}" ${clean} export/bad.cc "#include \"doctor/doctor.h\"")
+expect_check(only_cli_runs_doctor "${tree}" "${none}" FALSE "export -> doctor is forbidden")
+make_tree("${tree}" ${clean} cli/bad.cc "#include \"fuzz/pipeline.h\"")
+expect_check(product_never_includes_fuzz "${tree}" "${none}" FALSE "cli -> fuzz is forbidden")
+make_tree("${tree}" ${clean} scripts/helper.cc "int main() {}")
+expect_check(scripts_hold_no_cxx "${tree}" "${none}" FALSE "scripts/helper.cc: scripts/ holds scripts")
 
 # An allowlisted violation passes; the same list on a tree without it is stale and fails.
 set(allow "${WORK}/allowlist.txt")

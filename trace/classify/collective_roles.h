@@ -1,5 +1,5 @@
 // Which collective an NCCL/RCCL kernel, a Kineto "Collective name" or a c10d op runs. The one
-// place where collective names are matched (analyzers/collectives.cc asks here).
+// place where collective names are matched (analyzers/collectives/collectives.cc asks here).
 #pragma once
 
 #include <cstdint>

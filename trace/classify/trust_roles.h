@@ -1,7 +1,7 @@
 // Names that say whether a trace shows the steady state it is analysed as: one-time CUDA work of
 // a cold start, CUDA-graph launches, markers a profiler writes when it lost events, and host
 // ranges that mark one iteration when there is no ProfilerStep. The one place these names are
-// matched (analyzers/integrity/ and analyzers/iterations.cc ask for the role).
+// matched (analyzers/integrity/ and analyzers/context/iterations.cc ask for the role).
 #pragma once
 
 #include <cstdint>

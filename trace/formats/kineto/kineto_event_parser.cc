@@ -6,12 +6,12 @@
 #include <climits>
 #include <cstring>
 
-#include "trace/time_bounds.h"
 #include "base/strings.h"
 #include "trace/classify/api_roles.h"
 #include "trace/classify/host_roles.h"
 #include "trace/classify/kernel_classifier.h"
 #include "trace/formats/kineto/kineto_time.h"
+#include "trace/time_bounds.h"
 
 namespace ampscope::kineto {
 
@@ -252,114 +252,22 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
   const int64_t tid = Id(ev.tid, ev, "tid");
 
   if (cls == EventClass::kCpuOp && IsAnnotationOpName(name)) cls = EventClass::kUserAnnotation;
+  const CompleteFields fields{name, start, end, pid, tid};
 
   switch (cls) {
-    case EventClass::kKernel: {
-      KernelEvent k;
-      k.start_ns = start;
-      k.end_ns = end;
-      k.correlation = ArgInt(ev, kArgCorrelation, -1);
-      k.external_id = ArgInt(ev, kArgExternalId, -1);
-      k.name = Intern(name);
-      k.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, pid));
-      k.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, tid));
-      ArgDim3(ev, kArgGrid, k.grid);
-      ArgDim3(ev, kArgBlock, k.block);
-      k.registers_per_thread = static_cast<int32_t>(ArgInt(ev, kArgRegisters, -1));
-      // Kineto's "shared memory" is static + dynamic; the static part is not known.
-      k.dynamic_shared_bytes = static_cast<int32_t>(ArgInt(ev, kArgSharedMemory, -1));
-      k.blocks_per_sm = static_cast<float>(ArgDouble(ev, kArgBlocksPerSm, -1.0));
-      k.est_occupancy_pct = static_cast<float>(ArgDouble(ev, kArgOccupancy, -1.0));
-      if (ev.Has(kArgCollective) || ev.Has(kArgInNelems) || ev.Has(kArgOutNelems) || ev.Has(kArgPgName) ||
-          ev.Has(kArgGroupSize) || ev.Has(kArgSeq)) {
-        CommInfo c;
-        c.collective = Intern(ArgText(ev, kArgCollective));
-        c.dtype = Intern(ArgText(ev, kArgDtype));
-        c.process_group = Intern(ArgText(ev, kArgPgName));
-        c.process_group_desc = Intern(ArgText(ev, kArgPgDesc));
-        c.in_nelems = ArgInt(ev, kArgInNelems, -1);
-        c.out_nelems = ArgInt(ev, kArgOutNelems, -1);
-        c.group_size = static_cast<int32_t>(ArgInt(ev, kArgGroupSize, -1));
-        c.seq = ArgInt(ev, kArgSeq, -1);
-        k.comm_index = static_cast<int32_t>(trace_.comm_infos.size());
-        Append(trace_.comm_infos, c);
-      }
-      if (IsTensileKernelName(name)) evidence_.amd = true;
-      Append(trace_.kernels, k);
-      Append<uint64_t>(links_.kernel_offsets, Off(ev.begin));
+    case EventClass::kKernel:
+      AddKernel(ev, fields);
       return Status::Ok();
-    }
-    case EventClass::kMemcpy: {
-      MemcpyEvent m;
-      m.start_ns = start;
-      m.end_ns = end;
-      m.correlation = ArgInt(ev, kArgCorrelation, -1);
-      m.external_id = ArgInt(ev, kArgExternalId, -1);
-      m.bytes = static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(ev, kArgBytes, 0)));
-      m.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, pid));
-      m.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, tid));
-      // "Memcpy HtoD (Pageable -> Device)"
-      std::string_view rest = name;
-      if (StartsWith(rest, "Memcpy ")) rest.remove_prefix(7);
-      size_t sp = rest.find(' ');
-      MemcpyKinds().Find(rest.substr(0, sp), &m.kind);
-      size_t open = name.find('('), arrow = name.find(" -> "), close = name.rfind(')');
-      if (open != std::string_view::npos && arrow != std::string_view::npos && close != std::string_view::npos &&
-          open < arrow && arrow < close) {
-        MemoryKinds().Find(name.substr(open + 1, arrow - open - 1), &m.src_kind);
-        MemoryKinds().Find(name.substr(arrow + 4, close - arrow - 4), &m.dst_kind);
-      }
-      Append(trace_.memcpys, m);
-      Append<uint64_t>(links_.memcpy_offsets, Off(ev.begin));
+    case EventClass::kMemcpy:
+      AddMemcpy(ev, fields);
       return Status::Ok();
-    }
-    case EventClass::kMemset: {
-      MemsetEvent m;
-      m.start_ns = start;
-      m.end_ns = end;
-      m.correlation = ArgInt(ev, kArgCorrelation, -1);
-      m.external_id = ArgInt(ev, kArgExternalId, -1);
-      m.bytes = static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(ev, kArgBytes, 0)));
-      m.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, pid));
-      m.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, tid));
-      // "Memset (Device)"
-      size_t open = name.find('('), close = name.rfind(')');
-      if (open != std::string_view::npos && close != std::string_view::npos && open < close)
-        MemoryKinds().Find(name.substr(open + 1, close - open - 1), &m.memory_kind);
-      Append(trace_.memsets, m);
-      Append<uint64_t>(links_.memset_offsets, Off(ev.begin));
+    case EventClass::kMemset:
+      AddMemset(ev, fields);
       return Status::Ok();
-    }
     case EventClass::kRuntime:
-    case EventClass::kDriver: {
-      ApiCall a;
-      a.start_ns = start;
-      a.end_ns = end;
-      a.correlation = ArgInt(ev, kArgCorrelation, -1);
-      a.external_id = ArgInt(ev, kArgExternalId, -1);
-      a.pid = pid;
-      a.tid = tid;
-      a.name = Intern(name);
-      a.cbid = static_cast<int32_t>(ArgInt(ev, kArgCbid, -1));
-      // Driver calls are cu*, runtime calls cuda* (hip* on ROCm).
-      const ApiFamily family = ApiFamilyOf(name);
-      a.domain = cls == EventClass::kDriver || family == ApiFamily::kCudaDriver ? ApiDomain::kDriver : ApiDomain::kRuntime;
-      if (family == ApiFamily::kHip) {
-        evidence_.amd = true;
-        // ROCm puts the copy size and launch dimensions on the runtime call.
-        if (a.correlation >= 0 && (ev.Has(kArgRocmSize) || ev.Has(kArgGrid))) {
-          RuntimeLaunchInfo info;
-          info.size_bytes = ArgInt(ev, kArgRocmSize, -1);
-          info.has_dims = ArgDim3(ev, kArgGrid, info.grid) && ArgDim3(ev, kArgBlock, info.block);
-          links_.runtime_launch_info[a.correlation] = info;
-        }
-      } else if (family == ApiFamily::kCudaRuntime || family == ApiFamily::kCudaDriver) {
-        evidence_.cuda = true;
-      }
-      if (trace_.metadata.pid < 0) trace_.metadata.pid = pid;
-      Append(trace_.api_calls, a);
+    case EventClass::kDriver:
+      AddApiCall(ev, cls, fields);
       return Status::Ok();
-    }
     case EventClass::kSync: {
       SyncEvent s;
       s.start_ns = start;
@@ -397,27 +305,9 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
       return Status::Ok();
     }
     case EventClass::kUserAnnotation:
-    case EventClass::kGpuAnnotation: {
-      Range r;
-      r.start_ns = start;
-      r.end_ns = end;
-      r.pid = pid;
-      r.tid = tid;
-      r.external_id = ArgInt(ev, kArgExternalId, -1);
-      r.name = Intern(name);
-      if (cls == EventClass::kGpuAnnotation) {
-        r.kind = RangeKind::kGpuAnnotation;
-        r.device = static_cast<int32_t>(pid);  // GPU rows: pid = device, tid = stream
-      } else {
-        r.kind = RangeKind::kCpuAnnotation;
-        auto [memo, fresh] = links_.is_step_name.emplace(r.name, false);
-        if (fresh) memo->second = ClassifyHostRange(name) == HostRangeRole::kProfilerStep;
-        if (memo->second)
-          links_.step_ranges.emplace_back(static_cast<uint32_t>(trace_.ranges.size()), Off(ev.begin));
-      }
-      Append(trace_.ranges, r);
+    case EventClass::kGpuAnnotation:
+      AddRange(ev, cls, fields);
       return Status::Ok();
-    }
     case EventClass::kKnownOther:
     case EventClass::kUnknown: {
       if (!options_.keep_other_events) return Status::Ok();
@@ -434,6 +324,132 @@ Status TraceBuilder::OnComplete(const RawEvent& ev) {
     }
   }
   return Status::Ok();
+}
+
+void TraceBuilder::AddKernel(const RawEvent& ev, const CompleteFields& f) {
+  KernelEvent k;
+  k.start_ns = f.start;
+  k.end_ns = f.end;
+  k.correlation = ArgInt(ev, kArgCorrelation, -1);
+  k.external_id = ArgInt(ev, kArgExternalId, -1);
+  k.name = Intern(f.name);
+  k.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, f.pid));
+  k.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, f.tid));
+  ArgDim3(ev, kArgGrid, k.grid);
+  ArgDim3(ev, kArgBlock, k.block);
+  k.registers_per_thread = static_cast<int32_t>(ArgInt(ev, kArgRegisters, -1));
+  // Kineto's "shared memory" is static + dynamic; the static part is not known.
+  k.dynamic_shared_bytes = static_cast<int32_t>(ArgInt(ev, kArgSharedMemory, -1));
+  k.blocks_per_sm = static_cast<float>(ArgDouble(ev, kArgBlocksPerSm, -1.0));
+  k.est_occupancy_pct = static_cast<float>(ArgDouble(ev, kArgOccupancy, -1.0));
+  if (ev.Has(kArgCollective) || ev.Has(kArgInNelems) || ev.Has(kArgOutNelems) || ev.Has(kArgPgName) ||
+      ev.Has(kArgGroupSize) || ev.Has(kArgSeq)) {
+    CommInfo c;
+    c.collective = Intern(ArgText(ev, kArgCollective));
+    c.dtype = Intern(ArgText(ev, kArgDtype));
+    c.process_group = Intern(ArgText(ev, kArgPgName));
+    c.process_group_desc = Intern(ArgText(ev, kArgPgDesc));
+    c.in_nelems = ArgInt(ev, kArgInNelems, -1);
+    c.out_nelems = ArgInt(ev, kArgOutNelems, -1);
+    c.group_size = static_cast<int32_t>(ArgInt(ev, kArgGroupSize, -1));
+    c.seq = ArgInt(ev, kArgSeq, -1);
+    k.comm_index = static_cast<int32_t>(trace_.comm_infos.size());
+    Append(trace_.comm_infos, c);
+  }
+  if (IsTensileKernelName(f.name)) evidence_.amd = true;
+  Append(trace_.kernels, k);
+  Append<uint64_t>(links_.kernel_offsets, Off(ev.begin));
+}
+
+void TraceBuilder::AddMemcpy(const RawEvent& ev, const CompleteFields& f) {
+  MemcpyEvent m;
+  m.start_ns = f.start;
+  m.end_ns = f.end;
+  m.correlation = ArgInt(ev, kArgCorrelation, -1);
+  m.external_id = ArgInt(ev, kArgExternalId, -1);
+  m.bytes = static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(ev, kArgBytes, 0)));
+  m.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, f.pid));
+  m.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, f.tid));
+  // "Memcpy HtoD (Pageable -> Device)"
+  std::string_view rest = f.name;
+  if (StartsWith(rest, "Memcpy ")) rest.remove_prefix(7);
+  size_t sp = rest.find(' ');
+  MemcpyKinds().Find(rest.substr(0, sp), &m.kind);
+  size_t open = f.name.find('('), arrow = f.name.find(" -> "), close = f.name.rfind(')');
+  if (open != std::string_view::npos && arrow != std::string_view::npos && close != std::string_view::npos &&
+      open < arrow && arrow < close) {
+    MemoryKinds().Find(f.name.substr(open + 1, arrow - open - 1), &m.src_kind);
+    MemoryKinds().Find(f.name.substr(arrow + 4, close - arrow - 4), &m.dst_kind);
+  }
+  Append(trace_.memcpys, m);
+  Append<uint64_t>(links_.memcpy_offsets, Off(ev.begin));
+}
+
+void TraceBuilder::AddMemset(const RawEvent& ev, const CompleteFields& f) {
+  MemsetEvent m;
+  m.start_ns = f.start;
+  m.end_ns = f.end;
+  m.correlation = ArgInt(ev, kArgCorrelation, -1);
+  m.external_id = ArgInt(ev, kArgExternalId, -1);
+  m.bytes = static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(ev, kArgBytes, 0)));
+  m.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, f.pid));
+  m.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, f.tid));
+  // "Memset (Device)"
+  size_t open = f.name.find('('), close = f.name.rfind(')');
+  if (open != std::string_view::npos && close != std::string_view::npos && open < close)
+    MemoryKinds().Find(f.name.substr(open + 1, close - open - 1), &m.memory_kind);
+  Append(trace_.memsets, m);
+  Append<uint64_t>(links_.memset_offsets, Off(ev.begin));
+}
+
+void TraceBuilder::AddApiCall(const RawEvent& ev, EventClass cls, const CompleteFields& f) {
+  ApiCall a;
+  a.start_ns = f.start;
+  a.end_ns = f.end;
+  a.correlation = ArgInt(ev, kArgCorrelation, -1);
+  a.external_id = ArgInt(ev, kArgExternalId, -1);
+  a.pid = f.pid;
+  a.tid = f.tid;
+  a.name = Intern(f.name);
+  a.cbid = static_cast<int32_t>(ArgInt(ev, kArgCbid, -1));
+  // Driver calls are cu*, runtime calls cuda* (hip* on ROCm).
+  const ApiFamily family = ApiFamilyOf(f.name);
+  a.domain = cls == EventClass::kDriver || family == ApiFamily::kCudaDriver ? ApiDomain::kDriver : ApiDomain::kRuntime;
+  if (family == ApiFamily::kHip) {
+    evidence_.amd = true;
+    // ROCm puts the copy size and launch dimensions on the runtime call.
+    if (a.correlation >= 0 && (ev.Has(kArgRocmSize) || ev.Has(kArgGrid))) {
+      RuntimeLaunchInfo info;
+      info.size_bytes = ArgInt(ev, kArgRocmSize, -1);
+      info.has_dims = ArgDim3(ev, kArgGrid, info.grid) && ArgDim3(ev, kArgBlock, info.block);
+      links_.runtime_launch_info[a.correlation] = info;
+    }
+  } else if (family == ApiFamily::kCudaRuntime || family == ApiFamily::kCudaDriver) {
+    evidence_.cuda = true;
+  }
+  if (trace_.metadata.pid < 0) trace_.metadata.pid = f.pid;
+  Append(trace_.api_calls, a);
+}
+
+void TraceBuilder::AddRange(const RawEvent& ev, EventClass cls, const CompleteFields& f) {
+  Range r;
+  r.start_ns = f.start;
+  r.end_ns = f.end;
+  r.pid = f.pid;
+  r.tid = f.tid;
+  r.external_id = ArgInt(ev, kArgExternalId, -1);
+  r.name = Intern(f.name);
+  if (cls == EventClass::kGpuAnnotation) {
+    r.kind = RangeKind::kGpuAnnotation;
+    r.device = static_cast<int32_t>(f.pid);  // GPU rows: pid = device, tid = stream
+  } else {
+    r.kind = RangeKind::kCpuAnnotation;
+    auto [memo, fresh] = links_.is_step_name.emplace(r.name, false);
+    if (fresh) memo->second = ClassifyHostRange(f.name) == HostRangeRole::kProfilerStep;
+    if (memo->second)
+      links_.step_ranges.emplace_back(static_cast<uint32_t>(trace_.ranges.size()), Off(ev.begin));
+  }
+  Append(trace_.ranges, r);
 }
 
 Status TraceBuilder::OnInstant(const RawEvent& ev) {

@@ -156,6 +156,16 @@ class TraceBuilder final : public EventSink {
 
   // ---- kineto_event_parser.cc: events -> tables
   Status OnComplete(const RawEvent& ev);
+  // A complete ("X") event's fields, read once by OnComplete for the table it goes to.
+  struct CompleteFields {
+    std::string_view name;
+    int64_t start = 0, end = 0, pid = 0, tid = 0;
+  };
+  void AddKernel(const RawEvent& ev, const CompleteFields& f);
+  void AddMemcpy(const RawEvent& ev, const CompleteFields& f);
+  void AddMemset(const RawEvent& ev, const CompleteFields& f);
+  void AddApiCall(const RawEvent& ev, EventClass cls, const CompleteFields& f);
+  void AddRange(const RawEvent& ev, EventClass cls, const CompleteFields& f);
   Status OnInstant(const RawEvent& ev);
   Status OnFlow(const RawEvent& ev, char phase);
   Status OnCounter(const RawEvent& ev);

@@ -38,7 +38,7 @@ struct KinetoReadOptions {
   bool keep_other_events = true;  // python_function etc. into Trace::other_events
   // Flows other than "fwdbwd" (the launch flows "ac2g"/"async" and the rest) into
   // Trace::flows. Only the timeline exporters draw them; the analysis reads "fwdbwd" flows
-  // alone (analyzers/op_tree.cc). Dropped flows are still parsed and checked.
+  // alone (analyzers/context/op_tree.cc). Dropped flows are still parsed and checked.
   bool keep_export_only_flows = true;
   // May be empty. Called every few MB with bytes of the file consumed (compressed bytes for
   // .gz) and the file size, and once at the end with bytes_done == bytes_total.
