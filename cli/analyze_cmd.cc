@@ -140,111 +140,110 @@ std::string PerRankPath(const std::string& path, int32_t rank, size_t inputs) {
   return stem.string() + ".rank" + std::to_string(rank) + ext;
 }
 
-int RunAnalyze(int argc, char** argv) {
-  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON, .amptrace files or Nsight Systems SQLite exports; several files are ranks of one job."};
-  StyleApp(app, "analyze");
-  app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
-  std::vector<std::string> inputs;
+// The command line of `analyze`, as parsed.
+struct AnalyzeArgs {
+  std::vector<std::string> inputs, ncu_paths;
   std::string report_path, chrome_path, perfetto_path, sqlite_path, html_path, markdown_path, steps_text, gpu, pattern;
-  std::string peaks_path, ranks_text, summary_path, csv_dir;
-  std::vector<std::string> ncu_paths;
+  std::string peaks_path, ranks_text, summary_path, csv_dir, jobs_text;
   bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
-  std::string jobs_text;
-  app.add_option("traces", inputs,
+  bool report_to_stdout = false;  // -o -
+  int64_t jobs = 0;
+};
+
+void AddAnalyzeOptions(CLI::App& app, AnalyzeArgs& a) {
+  app.add_option("traces", a.inputs,
                  "Trace files (.json, .json.gz, .amptrace, nsys export .sqlite) or a directory of them (its traces are the ranks of one job), PyTorch memory snapshots (.pickle: alone, "
                  "or one per trace, the i-th with the i-th trace), or Nsight Compute CSVs (ncu --csv) analysed on their own; a pipe or FIFO works "
                  "too, and - is stdin (Kineto JSON, plain or gzip'd)")
       ->required();
-  app.add_option("--ncu", ncu_paths,
+  app.add_option("--ncu", a.ncu_paths,
                  "Nsight Compute CSV(s) of the same run (ncu --csv --page raw|details): kernels joined to the trace's "
                  "fill the matrix's measured values (docs/ncu.md)")
       ->expected(1);
-  app.add_option("-o,--output", report_path, "Write the JSON report here (- : to stdout, instead of the terminal summary)");
-  app.add_option("--chrome-trace", chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
-  app.add_option("--perfetto", perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
-  app.add_option("--sqlite", sqlite_path,
+  app.add_option("-o,--output", a.report_path, "Write the JSON report here (- : to stdout, instead of the terminal summary)");
+  app.add_option("--chrome-trace", a.chrome_path, "Write an annotated Chrome trace (Perfetto / chrome://tracing)");
+  app.add_option("--perfetto", a.perfetto_path, "Write the annotated trace as Perfetto protobuf (.pftrace)");
+  app.add_option("--sqlite", a.sqlite_path,
                  "Write the kernels, ops, steps, copies, syncs, idle gaps, findings, checklist and matrix as a SQLite "
                  "database (tables: docs/sqlite_schema.md)");
-  app.add_option("--csv", csv_dir,
+  app.add_option("--csv", a.csv_dir,
                  "Write each table of the --sqlite database as DIR/<table>.csv: the same columns and rows, RFC 4180 "
                  "(DIR is created if missing)")
       ->type_name("DIR");
-  app.add_option("--html", html_path, "Write a self-contained HTML report");
-  app.add_option("--markdown", markdown_path, "Write a Markdown summary");
-  app.add_option("--summary-out", summary_path,
+  app.add_option("--html", a.html_path, "Write a self-contained HTML report");
+  app.add_option("--markdown", a.markdown_path, "Write a Markdown summary");
+  app.add_option("--summary-out", a.summary_path,
                  "Write this rank's summary (what `ampscope merge` needs to build the job report); one input only. "
                  "A path ending in .gz is written gzip'd (about 7x smaller)");
-  app.add_option("-j,--jobs", jobs_text, "Threads at work: ranks read and analysed at once, or one rank's threads (default, or 0: all cores)")
+  app.add_option("-j,--jobs", a.jobs_text, "Threads at work: ranks read and analysed at once, or one rank's threads (default, or 0: all cores)")
       ->type_name("N");
-  app.add_option("--ranks", ranks_text,
+  app.add_option("--ranks", a.ranks_text,
                  "Ranks drawn by --chrome-trace/--perfetto/--sqlite/--csv (e.g. 0,7; default: all; needs one of them). With several inputs each "
                  "Chrome/Perfetto rank gets its own file (t.json -> t.rank7.json); SQLite keeps them in one database");
-  app.add_flag("--keep-going", keep_going,
+  app.add_flag("--keep-going", a.keep_going,
                "An input that cannot be read or analysed is named on stderr and left out; the report lists it");
-  app.add_option("--gpu-peaks", peaks_path,
+  app.add_option("--gpu-peaks", a.peaks_path,
                  "GPU peak table (gpu_peaks.tsv format) used instead of the built-in one for every peak lookup");
-  app.add_option("--gpu", gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
-  app.add_option("--steps", steps_text,
+  app.add_option("--gpu", a.gpu, "GPU to use for peak lookups: a row id (e.g. A100-80GB-SXM4) or a device name, exactly");
+  app.add_option("--steps", a.steps_text,
                  "Analyse only steps N..M: the numbers of ProfilerStep#N (steps without a number: their 0-based position), "
                  "inclusive; N.., ..M and N also work. A range that runs past the trace's steps is cut, with a warning");
-  app.add_option("--step-pattern", pattern,
+  app.add_option("--step-pattern", a.pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
-  app.add_flag("--include-warmup", include_warmup,
+  app.add_flag("--include-warmup", a.include_warmup,
                "Keep warm-up and cold-start steps in the analysed window (by default they are left out, and the "
                "report's steps.flagged and trace_integrity say which and why)");
-  app.add_flag("-q,--quiet", quiet, "Do not print the terminal summary");
-  app.add_flag("--no-color", no_color, "No colour in the terminal summary");
-  app.add_flag("-v,--verbose", verbose,
+  app.add_flag("-q,--quiet", a.quiet, "Do not print the terminal summary");
+  app.add_flag("--no-color", a.no_color, "No colour in the terminal summary");
+  app.add_flag("-v,--verbose", a.verbose,
                "Terminal summary with the checklist thresholds and sources, how each saving is estimated, full kernel names");
-  if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
-  if (std::optional<int> empty = RefuseEmptyPaths(app, "analyze", {"-o", "--chrome-trace", "--perfetto", "--sqlite",
-                                                                   "--html", "--markdown", "--summary-out", "--gpu-peaks"}))
-    return *empty;
+}
 
-  int64_t jobs = 0;
-  if (!jobs_text.empty() && !ParseIntOption("analyze", jobs_text, "-j/--jobs", 0, 4096, &jobs)) return kExitUsage;
-  // A directory is the ranks of one job (said on stderr, before any other check reads `inputs`).
-  if (StatusOr<std::vector<std::string>> expanded = ExpandInputDirectories("analyze", inputs, DirInputs::kTraces);
+// -j, directories as jobs, -o -, then the analysis options (peaks, --gpu, --step-pattern,
+// --steps) and the ranks to export; an exit status when one of them is refused.
+std::optional<int> ResolveAnalyzeOptions(AnalyzeArgs& a, AnalysisOptions& options, std::set<int32_t>& export_ranks) {
+  if (!a.jobs_text.empty() && !ParseIntOption("analyze", a.jobs_text, "-j/--jobs", 0, 4096, &a.jobs)) return kExitUsage;
+  // A directory is the ranks of one job (said on stderr, before any other check reads the inputs).
+  if (StatusOr<std::vector<std::string>> expanded = ExpandInputDirectories("analyze", a.inputs, DirInputs::kTraces);
       expanded.ok())
-    inputs = std::move(expanded).value();
+    a.inputs = std::move(expanded).value();
   else
     return UsageError("analyze", expanded.status().message());
   // -o - : the JSON report on stdout, as Unix tools do; the terminal summary would mix with it.
-  const bool report_to_stdout = report_path == "-";
-  if (report_to_stdout) {
-    report_path.clear();
-    quiet = true;
+  a.report_to_stdout = a.report_path == "-";
+  if (a.report_to_stdout) {
+    a.report_path.clear();
+    a.quiet = true;
   }
 
-  AnalysisOptions options;
-  options.include_warmup = include_warmup;
+  options.include_warmup = a.include_warmup;
   std::vector<GpuPeak> peaks = BuiltinGpuPeaks();
-  if (!peaks_path.empty()) {
-    StatusOr<std::vector<GpuPeak>> loaded = LoadGpuPeaksTsv(peaks_path);
+  if (!a.peaks_path.empty()) {
+    StatusOr<std::vector<GpuPeak>> loaded = LoadGpuPeaksTsv(a.peaks_path);
     if (!loaded.ok()) return UsageError("analyze", "--gpu-peaks: " + loaded.status().message());
     peaks = std::move(loaded).value();
-    options.gpu_peaks_path = peaks_path;
+    options.gpu_peaks_path = a.peaks_path;
   }
-  if (!gpu.empty()) {
+  if (!a.gpu.empty()) {
     // Exact names only (a fuzzy match silently used another GPU's peaks): say what is close.
-    StatusOr<const GpuPeak*> row = ResolveGpuOverride(gpu, peaks);
+    StatusOr<const GpuPeak*> row = ResolveGpuOverride(a.gpu, peaks);
     if (!row.ok()) {
       std::fprintf(stderr, "ampscope analyze: %s\n", row.status().message().c_str());
       return 2;
     }
   }
-  options.gpu_override = gpu;
-  if (!pattern.empty()) {
+  options.gpu_override = a.gpu;
+  if (!a.pattern.empty()) {
     // Checked here so that a bad pattern is named, not reported as "no trace could be analysed".
     try {
-      std::regex check(pattern, std::regex::ECMAScript);
+      std::regex check(a.pattern, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return UsageError("analyze", "--step-pattern '" + pattern + "' is not a valid ECMAScript regex: " + e.what());
+      return UsageError("analyze", "--step-pattern '" + a.pattern + "' is not a valid ECMAScript regex: " + e.what());
     }
-    options.step_range_pattern = pattern;
+    options.step_range_pattern = a.pattern;
   }
-  if (!steps_text.empty()) {
-    StatusOr<StepRange> range = ParseStepRange(steps_text);
+  if (!a.steps_text.empty()) {
+    StatusOr<StepRange> range = ParseStepRange(a.steps_text);
     if (!range.ok()) {
       std::fprintf(stderr, "ampscope analyze: --steps: %s\n", range.status().message().c_str());
       return 2;
@@ -252,71 +251,162 @@ int RunAnalyze(int argc, char** argv) {
     options.first_step = range->first;
     options.last_step = range->last;
   }
-  std::set<int32_t> export_ranks;
-  if (!ranks_text.empty()) {
-    StatusOr<std::set<int32_t>> parsed = ParseRanks(ranks_text);
+  if (!a.ranks_text.empty()) {
+    StatusOr<std::set<int32_t>> parsed = ParseRanks(a.ranks_text);
     if (!parsed.ok()) return UsageError("analyze", parsed.status().message());
     export_ranks = std::move(parsed).value();
-    if (chrome_path.empty() && perfetto_path.empty() && sqlite_path.empty() && csv_dir.empty())
-      return UsageError("analyze", "--ranks " + ranks_text +
+    if (a.chrome_path.empty() && a.perfetto_path.empty() && a.sqlite_path.empty() && a.csv_dir.empty())
+      return UsageError("analyze", "--ranks " + a.ranks_text +
                                        " selects the ranks drawn by --chrome-trace, --perfetto, --sqlite or --csv; "
                                        "give one of them (the JSON, HTML and Markdown reports cover every rank)");
   }
-  if (!summary_path.empty() && inputs.size() != 1)
+  if (!a.summary_path.empty() && a.inputs.size() != 1)
     return UsageError("analyze", "--summary-out writes one rank's summary: give one input (got " +
-                                     std::to_string(inputs.size()) + ")");
+                                     std::to_string(a.inputs.size()) + ")");
+  return std::nullopt;
+}
+
+// The report, the text outputs and the exports of an analysed job, written all or none; then the
+// terminal summary (or the JSON on stdout).
+int WriteAnalyzeOutputs(const AnalyzeArgs& a, const AnalysisOptions& options, PhaseProgress& phase,
+                        const std::vector<std::string>& rank_paths, JobAnalysis job, std::vector<KeptTrace> kept,
+                        const std::vector<size_t>& rank_inputs, const std::string& summary_text) {
+  const ReportPaths report_paths{a.report_path, a.html_path, a.markdown_path};
+  phase.Start("writing the report and outputs");
+  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths, !a.quiet));
+
+  // Render the text outputs, then write the whole set: a failure leaves none of them behind.
+  std::vector<OutputSpec> outputs = ReportOutputs(report, job, report_paths);
+  if (!a.summary_path.empty()) outputs.push_back(TextOutput(a.summary_path, summary_text));
+  // Chrome and Perfetto draw events: one file per kept rank, each with that rank's own analysis.
+  // SQLite holds every kept rank in one database, with the job's own rows.
+  std::vector<std::vector<Trace>> export_traces;
+  std::vector<JobAnalysis> export_jobs;
+  export_traces.reserve(kept.size());
+  export_jobs.reserve(kept.size());
+  for (KeptTrace& k : kept) {
+    const RankAnalysis* ra = nullptr;
+    for (size_t r = 0; r < rank_inputs.size(); ++r)
+      if (rank_inputs[r] == k.index) ra = &job.ranks[r];
+    if (ra == nullptr) continue;
+    export_jobs.push_back(rank_paths.size() == 1 ? job : BuildJob({*ra}));
+    export_traces.emplace_back();
+    export_traces.back().push_back(std::move(k.trace));
+    const std::vector<Trace>& traces = export_traces.back();
+    const JobAnalysis& one = export_jobs.back();
+    if (!a.chrome_path.empty())
+      outputs.push_back({PerRankPath(a.chrome_path, ra->rank, rank_paths.size()),
+                         [&traces, &one](std::ostream& o) { return WriteChromeTrace(traces, one, o); }});
+    if (!a.perfetto_path.empty())
+      outputs.push_back({PerRankPath(a.perfetto_path, ra->rank, rank_paths.size()),
+                         [&traces, &one](std::ostream& o) { return WritePerfettoTrace(traces, one, o); }});
+  }
+  if (!a.sqlite_path.empty() || !a.csv_dir.empty()) {
+    std::vector<const Trace*> sqlite_traces;
+    for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
+    if (Status tables = AddTableOutputs(a.sqlite_path, a.csv_dir, sqlite_traces, job, AMPSCOPE_VERSION, outputs);
+        !tables.ok())
+      return StopAndFail(phase, tables.message());
+  }
+  // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
+  // input or another output either (two a.inputs of the same rank would share one).
+  std::vector<std::string> output_paths;
+  for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
+  // The --csv folder exists before the paths are checked (each output's folder must take files);
+  // a folder made here goes again when the set fails.
+  CsvDir csv(a.csv_dir);
+  if (!a.csv_dir.empty()) {
+    if (Status created = csv.Create(); !created.ok()) return StopAndFail(phase, created.message());
+  }
+  if (Status paths = CheckOutputPaths(a.inputs, output_paths); !paths.ok()) {
+    csv.RemoveIfCreated();
+    return StopAndFail(phase, paths.message());
+  }
+  if (Status written = WriteOutputs(outputs); !written.ok()) {
+    csv.RemoveIfCreated();
+    return StopAndFail(phase, written.message());
+  }
+  phase.Stop();
+  if (a.report_to_stdout) {
+    // Written after the files: if they fail, nothing reached stdout either.
+    if (Status s = WriteReportStdout(report, job); !s.ok()) return StopAndFail(phase, s.message());
+  }
+  PrintTerminalSummary(report, {a.quiet, a.no_color, a.verbose});
+  // Freeing the kept traces and a many-rank job costs more than the exit that follows.
+  outputs.clear();
+  KeepUntilExit(std::move(export_traces));
+  KeepUntilExit(std::move(export_jobs));
+  KeepUntilExit(std::move(job));
+  KeepUntilExit(std::move(report));
+  return FinishStdout("analyze", 0);
+}
+
+int RunAnalyze(int argc, char** argv) {
+  CLI::App app{"Analyse PyTorch-profiler (Kineto) JSON, .amptrace files or Nsight Systems SQLite exports; several files are ranks of one job."};
+  StyleApp(app, "analyze");
+  app.footer("Exit codes: 0 analysed, 2 usage or input error (one line on stderr, no output written).");
+  AnalyzeArgs a;
+  AddAnalyzeOptions(app, a);
+  if (std::optional<int> done = ParseArgs(app, "analyze", argc, argv)) return *done;
+  if (std::optional<int> empty = RefuseEmptyPaths(app, "analyze", {"-o", "--chrome-trace", "--perfetto", "--sqlite",
+                                                                   "--html", "--markdown", "--summary-out", "--gpu-peaks"}))
+    return *empty;
+
+  AnalysisOptions options;
+  std::set<int32_t> export_ranks;
+  if (std::optional<int> refused = ResolveAnalyzeOptions(a, options, export_ranks)) return *refused;
   // Before reading anything: no output may overwrite an input or another output, and no input
   // may be given twice (it would count as two ranks).
-  if (Status paths = CheckOutputPaths(inputs, {report_path, chrome_path, perfetto_path, sqlite_path, html_path,
-                                               markdown_path, summary_path});
+  if (Status paths = CheckOutputPaths(a.inputs, {a.report_path, a.chrome_path, a.perfetto_path, a.sqlite_path, a.html_path,
+                                               a.markdown_path, a.summary_path});
       !paths.ok()) {
     std::fprintf(stderr, "ampscope analyze: %s\n", paths.message().c_str());
     return 2;
   }
-  if (Status distinct = CheckDistinctInputs(inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
-  if (!csv_dir.empty()) {
-    if (Status dir = CheckCsvDir(csv_dir); !dir.ok()) return UsageError("analyze", dir.message());
+  if (Status distinct = CheckDistinctInputs(a.inputs); !distinct.ok()) return UsageError("analyze", distinct.message());
+  if (!a.csv_dir.empty()) {
+    if (Status dir = CheckCsvDir(a.csv_dir); !dir.ok()) return UsageError("analyze", dir.message());
   }
   // Nsight Compute CSVs: analysed alone (no timeline: the timeline outputs and step options have
   // nothing to work on), or read once for --ncu.
-  StatusOr<NcuInputs> ncu_inputs = ClassifyNcuInputs(inputs);
+  StatusOr<NcuInputs> ncu_inputs = ClassifyNcuInputs(a.inputs);
   if (!ncu_inputs.ok()) return UsageError("analyze", ncu_inputs.status().message());
   if (*ncu_inputs == NcuInputs::kAll) {
-    if (!chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty() ||
-        !summary_path.empty() ||
-        !steps_text.empty() || !ncu_paths.empty())
+    if (!a.chrome_path.empty() || !a.perfetto_path.empty() || !a.sqlite_path.empty() || !a.csv_dir.empty() ||
+        !a.summary_path.empty() ||
+        !a.steps_text.empty() || !a.ncu_paths.empty())
       return UsageError("analyze", "an Nsight Compute CSV alone has no timeline: --chrome-trace, --perfetto, --sqlite, --csv, "
                                    "--summary-out, --steps and --ncu need a trace (give the CSV with --ncu beside it)");
-    StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(inputs);
+    StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(a.inputs);
     if (!report.ok()) return UsageError("analyze", report.status().message());
-    return AnalyzeNcuAloneCommand(std::move(report).value(), options, {report_path, html_path, markdown_path},
-                                  {quiet, no_color, verbose});
+    return AnalyzeNcuAloneCommand(std::move(report).value(), options, {a.report_path, a.html_path, a.markdown_path},
+                                  {a.quiet, a.no_color, a.verbose});
   }
-  if (!ncu_paths.empty()) {
-    if (Status paths = CheckOutputPaths(ncu_paths, {report_path, chrome_path, perfetto_path, sqlite_path, html_path,
-                                                    markdown_path, summary_path});
+  if (!a.ncu_paths.empty()) {
+    if (Status paths = CheckOutputPaths(a.ncu_paths, {a.report_path, a.chrome_path, a.perfetto_path, a.sqlite_path, a.html_path,
+                                                    a.markdown_path, a.summary_path});
         !paths.ok())
       return UsageError("analyze", paths.message());
-    for (const std::string& p : ncu_paths)
+    for (const std::string& p : a.ncu_paths)
       if (const NcuInputKind kind = SniffNcuInput(p); kind != NcuInputKind::kCsv && kind != NcuInputKind::kNotNcu)
         return UsageError("analyze", NcuRefusalMessage(p, kind));
-    StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(ncu_paths);
+    StatusOr<std::shared_ptr<const NcuReport>> report = ReadNcuInputs(a.ncu_paths);
     if (!report.ok()) return UsageError("analyze", report.status().message());
     options.ncu = std::move(report).value();
   }
   // Memory snapshots attach to ranks; they are read (and refused, when bad) before any trace.
-  StatusOr<SnapshotPairing> pairing = PairSnapshots(inputs);
+  StatusOr<SnapshotPairing> pairing = PairSnapshots(a.inputs);
   if (!pairing.ok()) return UsageError("analyze", pairing.status().message());
   const std::vector<std::string>& rank_paths = pairing->rank_inputs;
-  StatusOr<std::vector<std::shared_ptr<const MemorySnapshotResult>>> snapshots = AnalyzeSnapshots(*pairing, !sqlite_path.empty() || !csv_dir.empty());
+  StatusOr<std::vector<std::shared_ptr<const MemorySnapshotResult>>> snapshots = AnalyzeSnapshots(*pairing, !a.sqlite_path.empty() || !a.csv_dir.empty());
   if (!snapshots.ok()) return UsageError("analyze", snapshots.status().message());
 
-  const bool exporting = !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty();
+  const bool exporting = !a.chrome_path.empty() || !a.perfetto_path.empty() || !a.sqlite_path.empty() || !a.csv_dir.empty();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   RankRunOptions run;
   run.analysis = options;
-  run.jobs = jobs > 0 ? static_cast<int>(jobs) : cores;
-  run.keep_going = keep_going;
+  run.jobs = a.jobs > 0 ? static_cast<int>(a.jobs) : cores;
+  run.keep_going = a.keep_going;
   InputsProgress progress(rank_paths);
   PhaseProgress phase;  // after the read: the analysis, then the reports and exports
   // -j N is the number of threads at work, as make's: with one input its read and its
@@ -342,8 +432,8 @@ int RunAnalyze(int argc, char** argv) {
     }
     return trace;
   };
-  if (!steps_text.empty() || !pattern.empty())
-    run.check = [&](const Trace& t) { return CheckSteps(t, options, steps_text, !pattern.empty()); };
+  if (!a.steps_text.empty() || !a.pattern.empty())
+    run.check = [&](const Trace& t) { return CheckSteps(t, options, a.steps_text, !a.pattern.empty()); };
   run.keep_trace = [&](size_t i, const RankAnalysis& ra) {
     // A trace that names no rank is numbered by its position (as BuildJob does).
     return exporting && (export_ranks.empty() || export_ranks.count(ra.rank >= 0 ? ra.rank : static_cast<int32_t>(i)) > 0);
@@ -360,9 +450,9 @@ int RunAnalyze(int argc, char** argv) {
   // The summary keeps the trace's own rank (-1 when it names none): its place in a job is the
   // merge's to give, as analysing the files together gives it.
   std::string summary_text;
-  if (!summary_path.empty() && !ran->ranks.empty()) {
-    StatusOr<std::string> bytes = RankSummaryBytes(ran->ranks.front(), options, summary_path);
-    if (!bytes.ok()) return UsageError("analyze", summary_path + ": " + bytes.status().message());
+  if (!a.summary_path.empty() && !ran->ranks.empty()) {
+    StatusOr<std::string> bytes = RankSummaryBytes(ran->ranks.front(), options, a.summary_path);
+    if (!bytes.ok()) return UsageError("analyze", a.summary_path + ": " + bytes.status().message());
     summary_text = std::move(*bytes);
   }
   JobAnalysis job = BuildJob(std::move(ran->ranks), {}, std::move(ran->missing));
@@ -370,76 +460,9 @@ int RunAnalyze(int argc, char** argv) {
     return StopAndFail(phase, "no trace could be analysed");
   }
   for (const std::string& w : job.warnings) std::fprintf(stderr, "ampscope %s: warning: %s\n", "analyze", w.c_str());
-  if (Status ranks = CheckExportRanks(job, export_ranks, ranks_text); !ranks.ok())
+  if (Status ranks = CheckExportRanks(job, export_ranks, a.ranks_text); !ranks.ok())
     return StopAndFail(phase, ranks.message());
-  const ReportPaths report_paths{report_path, html_path, markdown_path};
-  phase.Start("writing the report and outputs");
-  nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths, !quiet));
-
-  // Render the text outputs, then write the whole set: a failure leaves none of them behind.
-  std::vector<OutputSpec> outputs = ReportOutputs(report, job, report_paths);
-  if (!summary_path.empty()) outputs.push_back(TextOutput(summary_path, summary_text));
-  // Chrome and Perfetto draw events: one file per kept rank, each with that rank's own analysis.
-  // SQLite holds every kept rank in one database, with the job's own rows.
-  std::vector<std::vector<Trace>> export_traces;
-  std::vector<JobAnalysis> export_jobs;
-  export_traces.reserve(kept.size());
-  export_jobs.reserve(kept.size());
-  for (KeptTrace& k : kept) {
-    const RankAnalysis* ra = nullptr;
-    for (size_t r = 0; r < rank_inputs.size(); ++r)
-      if (rank_inputs[r] == k.index) ra = &job.ranks[r];
-    if (ra == nullptr) continue;
-    export_jobs.push_back(rank_paths.size() == 1 ? job : BuildJob({*ra}));
-    export_traces.emplace_back();
-    export_traces.back().push_back(std::move(k.trace));
-    const std::vector<Trace>& traces = export_traces.back();
-    const JobAnalysis& one = export_jobs.back();
-    if (!chrome_path.empty())
-      outputs.push_back({PerRankPath(chrome_path, ra->rank, rank_paths.size()),
-                         [&traces, &one](std::ostream& o) { return WriteChromeTrace(traces, one, o); }});
-    if (!perfetto_path.empty())
-      outputs.push_back({PerRankPath(perfetto_path, ra->rank, rank_paths.size()),
-                         [&traces, &one](std::ostream& o) { return WritePerfettoTrace(traces, one, o); }});
-  }
-  if (!sqlite_path.empty() || !csv_dir.empty()) {
-    std::vector<const Trace*> sqlite_traces;
-    for (const std::vector<Trace>& t : export_traces) sqlite_traces.push_back(&t.front());
-    if (Status tables = AddTableOutputs(sqlite_path, csv_dir, sqlite_traces, job, AMPSCOPE_VERSION, outputs);
-        !tables.ok())
-      return StopAndFail(phase, tables.message());
-  }
-  // The per-rank timeline paths exist only now (they carry each trace's rank): none may be an
-  // input or another output either (two inputs of the same rank would share one).
-  std::vector<std::string> output_paths;
-  for (const OutputSpec& o : outputs) output_paths.push_back(o.path);
-  // The --csv folder exists before the paths are checked (each output's folder must take files);
-  // a folder made here goes again when the set fails.
-  CsvDir csv(csv_dir);
-  if (!csv_dir.empty()) {
-    if (Status created = csv.Create(); !created.ok()) return StopAndFail(phase, created.message());
-  }
-  if (Status paths = CheckOutputPaths(inputs, output_paths); !paths.ok()) {
-    csv.RemoveIfCreated();
-    return StopAndFail(phase, paths.message());
-  }
-  if (Status written = WriteOutputs(outputs); !written.ok()) {
-    csv.RemoveIfCreated();
-    return StopAndFail(phase, written.message());
-  }
-  phase.Stop();
-  if (report_to_stdout) {
-    // Written after the files: if they fail, nothing reached stdout either.
-    if (Status s = WriteReportStdout(report, job); !s.ok()) return StopAndFail(phase, s.message());
-  }
-  PrintTerminalSummary(report, {quiet, no_color, verbose});
-  // Freeing the kept traces and a many-rank job costs more than the exit that follows.
-  outputs.clear();
-  KeepUntilExit(std::move(export_traces));
-  KeepUntilExit(std::move(export_jobs));
-  KeepUntilExit(std::move(job));
-  KeepUntilExit(std::move(report));
-  return FinishStdout("analyze", 0);
+  return WriteAnalyzeOutputs(a, options, phase, rank_paths, std::move(job), std::move(kept), rank_inputs, summary_text);
 }
 
 }  // namespace

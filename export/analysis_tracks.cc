@@ -122,6 +122,30 @@ std::optional<double> MetricAt(const std::vector<StepMetrics>& per_step, size_t 
   return v;
 }
 
+// The critical path (analyzers/graph/, docs/whatif.md): each stretch in its category.
+void AddCriticalPathTrack(const RankAnalysis& rank, TrackBuilder& b, AnalysisTracks& out) {
+  if (rank.critical_path != nullptr && rank.critical_path->available && !rank.critical_path->segments.empty()) {
+    static constexpr const char* kWhat[] = {"host time", "runtime call", "kernel", "memcpy", "memset", "delay", "earlier step's work"};
+    static constexpr const char* kTables[] = {"", "api_calls", "kernels", "memcpys", "memsets", "", ""};
+    std::vector<AnalysisSpan> spans;
+    for (const graph::CriticalPathSegment& seg : rank.critical_path->segments) {
+      const char* category = graph::BreakdownName(seg.category);
+      const size_t what = std::min<size_t>(seg.what, std::size(kWhat) - 1);
+      nlohmann::json args = {{"category", category}, {"on", kWhat[what]}, {"duration_us", NsToUs(seg.end_ns - seg.start_ns)}};
+      if (seg.ref != 0xFFFFFFFFu && kTables[what][0] != '\0') args["index"] = {{"table", kTables[what]}, {"row", seg.ref}};
+      const std::string_view c = category;
+      const SpanColor color = c == "sync_wait"             ? SpanColor::kSync
+                              : c == "kernel_launch_delay" ? SpanColor::kKernelWait
+                              : c == "unrecorded_host"     ? SpanColor::kOtherIdle
+                              : c == "host_bound"          ? SpanColor::kHostWait
+                                                           : SpanColor::kStep;
+      spans.push_back({seg.start_ns, seg.end_ns, b.Name(category), b.Args(std::move(args)), color, false});
+    }
+    if (rank.critical_path->segments_truncated) out.dropped_finding_ranges++;
+    b.AddTrack("critical path", "ampscope.critical_path", std::move(spans));
+  }
+}
+
 }  // namespace
 
 AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
@@ -196,27 +220,7 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
     b.AddTrack("sync points", "ampscope.sync", std::move(spans));
   }
 
-  // The critical path (analyzers/graph/, docs/whatif.md): each stretch in its category.
-  if (rank.critical_path != nullptr && rank.critical_path->available && !rank.critical_path->segments.empty()) {
-    static constexpr const char* kWhat[] = {"host time", "runtime call", "kernel", "memcpy", "memset", "delay", "earlier step's work"};
-    static constexpr const char* kTables[] = {"", "api_calls", "kernels", "memcpys", "memsets", "", ""};
-    std::vector<AnalysisSpan> spans;
-    for (const graph::CriticalPathSegment& seg : rank.critical_path->segments) {
-      const char* category = graph::BreakdownName(seg.category);
-      const size_t what = std::min<size_t>(seg.what, std::size(kWhat) - 1);
-      nlohmann::json args = {{"category", category}, {"on", kWhat[what]}, {"duration_us", NsToUs(seg.end_ns - seg.start_ns)}};
-      if (seg.ref != 0xFFFFFFFFu && kTables[what][0] != '\0') args["index"] = {{"table", kTables[what]}, {"row", seg.ref}};
-      const std::string_view c = category;
-      const SpanColor color = c == "sync_wait"             ? SpanColor::kSync
-                              : c == "kernel_launch_delay" ? SpanColor::kKernelWait
-                              : c == "unrecorded_host"     ? SpanColor::kOtherIdle
-                              : c == "host_bound"          ? SpanColor::kHostWait
-                                                           : SpanColor::kStep;
-      spans.push_back({seg.start_ns, seg.end_ns, b.Name(category), b.Args(std::move(args)), color, false});
-    }
-    if (rank.critical_path->segments_truncated) out.dropped_finding_ranges++;
-    b.AddTrack("critical path", "ampscope.critical_path", std::move(spans));
-  }
+  AddCriticalPathTrack(rank, b, out);
 
   // Findings: one track each, spans where the finding shows, an instant at the start of the
   // analysed window when it has no time ranges.

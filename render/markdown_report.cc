@@ -101,20 +101,10 @@ std::string MarkdownCode(std::string_view text, bool in_table) {
   return fence + (pad ? " " : "") + content + (pad ? " " : "") + fence;
 }
 
-std::string RenderMarkdown(const json& r) {
+// The trace-integrity table (analyzers/integrity/): empty when the report has no checks.
+static std::string IntegrityMarkdown(const json& r) {
   std::string md;
   auto line = [&](const std::string& s = "") { md += s + "\n"; };
-  const StepClock report_clock(r);
-
-  line("## ampscope: " + Esc(InputsSummary(r)));
-  line();
-  std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
-  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
-    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
-                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
-  line(head);
-  line();
-
   const std::vector<IntegrityRow> integrity = IntegrityChecks(r);
   if (!integrity.empty()) {
     line("### Trace integrity");
@@ -129,6 +119,91 @@ std::string RenderMarkdown(const json& r) {
     }
     line();
   }
+
+  return md;
+}
+
+// The critical path section (docs/whatif.md); empty when the report has none.
+static std::string CriticalPathMarkdown(const json& r) {
+  std::string md;
+  auto line = [&](const std::string& s = "") { md += s + "\n"; };
+  const CriticalPathView cp = ViewCriticalPath(r);
+  if (cp.available) {
+    line("### Critical path");
+    line();
+    line(Esc(cp.summary));
+    line();
+    line("| Share | Time | On the critical path |");
+    line("|---:|---:|---|");
+    for (const CriticalPathView::Row& row : cp.rows) line(fmt::format("| {} | {} | {} |", Pct(row.pct), DurationUs(row.us), Esc(row.name)));
+    line();
+    if (!cp.replay.empty()) {
+      line("_" + Esc(cp.replay) + "_");
+      line();
+    }
+  } else if (!cp.reason.empty() && cp.reason != "this report has no critical_path section") {
+    line("### Critical path");
+    line();
+    line("No critical path: " + Esc(cp.reason));
+    line();
+  }
+
+  return md;
+}
+
+// The per-rank table and the imbalance line of a job.
+static std::string RanksMarkdown(const json& r) {
+  std::string md;
+  auto line = [&](const std::string& s = "") { md += s + "\n"; };
+  const json& ranks = Section(r, report_field::kRanks);
+  if (ranks.is_array() && ranks.size() > 1) {
+    std::vector<const json*> order;
+    for (const json& rk : ranks) order.push_back(&rk);
+    std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
+      return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
+    });
+    line(fmt::format("### Ranks ({}), slowest first", ranks.size()));
+    line();
+    line("| Rank | Step mean | GPU busy | host\\_wait | Tensor Core | Device | File |");
+    line("|---:|---:|---:|---:|---:|---|---|");
+    for (size_t i = 0; i < order.size() && i < kMaxRanks; ++i) {
+      const json& rk = *order[i];
+      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")),
+                       DurationUs(Number(rk, report_field::kStepTimeMeanUs)), Pct(Number(rk, report_field::kGpuBusyPct)),
+                       Pct(Number(rk, report_field::kGpuIdleHostWaitPct)), Pct(Number(rk, report_field::kTensorCoreKernelTimePct)),
+                       Esc(String(rk, "/device")), CellCode(String(rk, "/input"))));
+    }
+    const json& imb = Section(r, report_field::kJobImbalance);
+    auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
+    if (imb.is_object())
+      line(fmt::format("\nImbalance (max / mean over ranks): step time {}, compute {}, communication {}. The job's "
+                       "step time is its slowest rank's; GPU numbers are means over ranks; kernel shares are of the "
+                       "summed kernel time.",
+                       factor(Number(imb, "/step_time")), factor(Number(imb, "/compute")),
+                       factor(Number(imb, "/communication"))));
+    if (order.size() > kMaxRanks)
+      line("\n_" + Plural(static_cast<double>(order.size() - kMaxRanks), "more rank") + " in the HTML report._");
+    line();
+  }
+
+  return md;
+}
+
+std::string RenderMarkdown(const json& r) {
+  std::string md;
+  auto line = [&](const std::string& s = "") { md += s + "\n"; };
+  const StepClock report_clock(r);
+
+  line("## ampscope: " + Esc(InputsSummary(r)));
+  line();
+  std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
+  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
+    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
+                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
+  line(head);
+  line();
+
+  md += IntegrityMarkdown(r);
 
   line(Number(r, report_field::kStepCount).value_or(0) > 0 ? "| GPU time (share of the steps) | |"
                                                   : "| GPU time (share of the window: no steps) | |");
@@ -215,27 +290,7 @@ std::string RenderMarkdown(const json& r) {
          " in the JSON and HTML reports._");
   line();
 
-  const CriticalPathView cp = ViewCriticalPath(r);
-  if (cp.available) {
-    line("### Critical path");
-    line();
-    line(Esc(cp.summary));
-    line();
-    line("| Share | Time | On the critical path |");
-    line("|---:|---:|---|");
-    for (const CriticalPathView::Row& row : cp.rows) line(fmt::format("| {} | {} | {} |", Pct(row.pct), DurationUs(row.us), Esc(row.name)));
-    line();
-    if (!cp.replay.empty()) {
-      line("_" + Esc(cp.replay) + "_");
-      line();
-    }
-  } else if (!cp.reason.empty() && cp.reason != "this report has no critical_path section") {
-    line("### Critical path");
-    line();
-    line("No critical path: " + Esc(cp.reason));
-    line();
-  }
-
+  md += CriticalPathMarkdown(r);
   if (const std::string ncu = NcuMarkdownSection(r); !ncu.empty()) {
     md += ncu;
   }
@@ -254,36 +309,7 @@ std::string RenderMarkdown(const json& r) {
     line();
   }
 
-  const json& ranks = Section(r, report_field::kRanks);
-  if (ranks.is_array() && ranks.size() > 1) {
-    std::vector<const json*> order;
-    for (const json& rk : ranks) order.push_back(&rk);
-    std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
-      return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
-    });
-    line(fmt::format("### Ranks ({}), slowest first", ranks.size()));
-    line();
-    line("| Rank | Step mean | GPU busy | host\\_wait | Tensor Core | Device | File |");
-    line("|---:|---:|---:|---:|---:|---|---|");
-    for (size_t i = 0; i < order.size() && i < kMaxRanks; ++i) {
-      const json& rk = *order[i];
-      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")),
-                       DurationUs(Number(rk, report_field::kStepTimeMeanUs)), Pct(Number(rk, report_field::kGpuBusyPct)),
-                       Pct(Number(rk, report_field::kGpuIdleHostWaitPct)), Pct(Number(rk, report_field::kTensorCoreKernelTimePct)),
-                       Esc(String(rk, "/device")), CellCode(String(rk, "/input"))));
-    }
-    const json& imb = Section(r, report_field::kJobImbalance);
-    auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
-    if (imb.is_object())
-      line(fmt::format("\nImbalance (max / mean over ranks): step time {}, compute {}, communication {}. The job's "
-                       "step time is its slowest rank's; GPU numbers are means over ranks; kernel shares are of the "
-                       "summed kernel time.",
-                       factor(Number(imb, "/step_time")), factor(Number(imb, "/compute")),
-                       factor(Number(imb, "/communication"))));
-    if (order.size() > kMaxRanks)
-      line("\n_" + Plural(static_cast<double>(order.size() - kMaxRanks), "more rank") + " in the HTML report._");
-    line();
-  }
+  md += RanksMarkdown(r);
 
   md += MemorySnapshotMarkdown(r);
 
