@@ -37,7 +37,8 @@ roofline::EagerAttention FromKernels(const Facts& in) {
     const KernelCategory c = in.cls(k).category;
     return IsFusable(c) || c == KernelCategory::kMemcpyLike;
   };
-  for (auto& [key, v] : by_stream) {
+  for (auto& stream : by_stream) {
+    std::vector<size_t>& v = stream.second;  // a name, not a structured binding: the lambdas below use it
     std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return in.t.kernels[a].start_ns < in.t.kernels[b].start_ns; });
     size_t next_free = 0;  // kernels before this index belong to an instance already counted
     for (size_t s = 0; s < v.size(); ++s) {
