@@ -8,6 +8,9 @@ void PhaseProgress::Start(const std::string& label) {
   Stop();
   stop_ = false;
   bar_ = std::make_unique<ProgressBar>(label, 0);
+  // The first frame here, not in the ticker: a phase that ends before the ticker thread runs
+  // (a loaded machine) still drew its line once its delay allowed.
+  bar_->Update(0);
   ticker_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stop_) {

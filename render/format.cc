@@ -348,6 +348,22 @@ std::string DimensionTitle(const std::string& id) {
   return it == kTitles.end() ? HumanKey(id) : it->second;
 }
 
+bool AmdOnlyReport(const json& report) {
+  const json* devices = report.is_object() && report.contains("devices") ? &report["devices"] : nullptr;
+  if (devices == nullptr || !devices->is_array() || devices->empty()) return false;
+  for (const json& d : *devices)
+    if (!d.is_object() || !d.contains("vendor") || d["vendor"] != "amd") return false;
+  return true;
+}
+
+std::string InVendorWords(const json& report, std::string text) {
+  if (!AmdOnlyReport(report)) return text;
+  static constexpr std::string_view kFrom = "Tensor Core", kTo = "Matrix Core";
+  for (size_t at = text.find(kFrom); at != std::string::npos; at = text.find(kFrom, at + kTo.size()))
+    text.replace(at, kFrom.size(), kTo);
+  return text;
+}
+
 std::string ChecklistTitle(const std::string& id) {
   static const std::map<std::string, std::string> kTitles = {
       {"tensor_core_utilization", "Tensor Core utilization"},

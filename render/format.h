@@ -88,6 +88,11 @@ std::string FormatBytes(double bytes);
 
 std::string DimensionTitle(const std::string& id);  // "compute_intensity" -> "Compute intensity"
 std::string ChecklistTitle(const std::string& id);  // "grad_scaler" -> "GradScaler"
+// AMD GPUs have Matrix Cores (MFMA) where NVIDIA GPUs have Tensor Cores: a report whose devices
+// are all AMD says "Matrix Core" wherever a label would say "Tensor Core" (the same length, so
+// tables keep their columns). The analyzers' own texts already name the run's unit.
+bool AmdOnlyReport(const nlohmann::json& report);
+std::string InVendorWords(const nlohmann::json& report, std::string text);
 // The unit of a checklist item's value: the item's "unit" field when the report has one, else
 // what the analyzers put there today (DESIGN.md's checklist): "% of step", "calls/step", ...
 std::string ChecklistUnit(const nlohmann::json& item);

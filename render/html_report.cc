@@ -644,7 +644,7 @@ std::string RenderHtml(const json& report) {
        H(String(report, report_field::kSchema)) + ". This page is self-contained and loads nothing from the network.</footer>\n";
   h += "</main>\n<script type=\"application/json\" id=\"ampscope-data\">" + ScriptJson(data) + "</script>\n";
   h += "<script>" + std::string(html_assets::kScript) + "</script>\n</body>\n</html>\n";
-  return h;
+  return InVendorWords(report, std::move(h));
 }
 
 }  // namespace ampscope::render

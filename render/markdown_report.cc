@@ -327,7 +327,7 @@ std::string RenderMarkdown(const json& r) {
     line();
   }
   line("ampscope " + Esc(String(r, "/tool/version")) + " \xC2\xB7 report schema " + Code(String(r, report_field::kSchema)));
-  return md;
+  return InVendorWords(r, std::move(md));
 }
 
 }  // namespace ampscope::render

@@ -432,7 +432,7 @@ std::string RenderTerminalSummary(const json& report, const TerminalOptions& opt
   out.str() += NcuTerminalSection(report, o.width, o.color);
   Ranks(out, report);
   InputDiagnostics(out, report);
-  return out.str();
+  return InVendorWords(report, std::move(out.str()));
 }
 
 }  // namespace ampscope::render
