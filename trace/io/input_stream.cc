@@ -75,6 +75,14 @@ class StreamSource final : public ByteSource {
       if (prefix_pos_ == prefix_.size()) {  // handed out: free it
         std::string().swap(prefix_);
         prefix_pos_ = 0;
+        // The rest of this buffer from the stream, as a file's first read would give it: a
+        // decoder never sees its header cut at the sniffed prefix (a gzip header with a file
+        // name is longer than it).
+        if (n < capacity) {
+          StatusOr<size_t> more = Read(dst + n, capacity - n);
+          if (!more.ok()) return more.status();
+          return n + *more;
+        }
       }
       return n;
     }
