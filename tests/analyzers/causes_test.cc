@@ -83,7 +83,8 @@ TEST(Causes, BlockingInputCopiesAreNotUserSyncs) {
 
 TEST(Causes, PageableCopyAdviceNamesTheRuntimeOfTheGpu) {
   // The advice names the runtime call the trace's GPU uses: hipMemcpyAsync on an AMD GPU.
-  const Finding* nvidia = FindFinding(InputCopySteps(MemoryKind::kPageable), "pageable_h2d_copies");
+  const RankAnalysis nvidia_ra = InputCopySteps(MemoryKind::kPageable);  // kept: the finding points into it
+  const Finding* nvidia = FindFinding(nvidia_ra, "pageable_h2d_copies");
   ASSERT_NE(nvidia, nullptr);
   EXPECT_NE(nvidia->recommendation.find("cudaMemcpyAsync returns"), std::string::npos) << nvidia->recommendation;
   const RankAnalysis amd = InputCopySteps(MemoryKind::kPageable, /*amd=*/true);
@@ -322,7 +323,8 @@ TEST(Causes, ForeachOptimizerThatOffersFused) {
   EXPECT_NEAR(FieldNumber(f->evidence, "optimizer_pct_of_step").value(), 45.0, 1e-9);  // 900 / 2000
   for (const Finding& x : ra.findings) EXPECT_EQ(x.recommendation.find("fused=True"), std::string::npos) << x.id;
   // A second-order optimizer: the preconditioner advice.
-  f = FindFinding(OptimizerStep("SOAP"), "optimizer_step_dominates");
+  const RankAnalysis soap = OptimizerStep("SOAP");  // kept: the finding points into it
+  f = FindFinding(soap, "optimizer_step_dominates");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->recommendation.find("precondition_frequency"), std::string::npos);
 }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <cctype>
 #include <regex>
 #include <set>
 
@@ -38,26 +39,56 @@ const std::vector<std::string> kCharts = {"step-time", "busy-timeline", "idle-br
 // #fragments and data: URIs are allowed. (Escaped text such as "&lt;img src=x" is not a tag.)
 std::vector<std::string> ExternalReferences(const std::string& html) {
   std::vector<std::string> bad;
-  static const std::regex kTag(R"re(<[a-zA-Z][^<>]*>)re");
-  // Attributes one by one, so text inside a quoted value (an escaped kernel name in a title)
-  // is not mistaken for an attribute.
-  static const std::regex kAttr(R"re(\s([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?)re");
+  // Scanned by hand, not with std::regex: libstdc++'s regex recurses once per character, and a
+  // chart's <polyline points="..."> of thousands of characters overflows the stack (sanitizer tree).
   static const std::regex kUrlAttr(R"re(^(?:src|href|action|poster|srcset|data|formaction)$)re", std::regex::icase);
-  for (auto t = std::sregex_iterator(html.begin(), html.end(), kTag); t != std::sregex_iterator(); ++t) {
-    std::string tag = t->str();
-    size_t name_end = tag.find_first_of(" \t\n/>", 1);
-    std::string attrs = name_end == std::string::npos ? "" : tag.substr(name_end);
-    for (auto a = std::sregex_iterator(attrs.begin(), attrs.end(), kAttr); a != std::sregex_iterator(); ++a) {
-      if (!std::regex_match((*a)[1].str(), kUrlAttr)) continue;
-      std::string target = (*a)[2];
-      if (!target.empty() && (target[0] == '"' || target[0] == '\'')) target = target.substr(1, target.size() - 2);
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.'; };
+  for (size_t lt = html.find('<'); lt != std::string::npos; lt = html.find('<', lt + 1)) {
+    if (lt + 1 >= html.size() || !std::isalpha(static_cast<unsigned char>(html[lt + 1]))) continue;
+    const size_t gt = html.find_first_of("<>", lt + 1);
+    if (gt == std::string::npos || html[gt] != '>') continue;
+    const std::string tag = html.substr(lt, gt - lt + 1);
+    size_t p = tag.find_first_of(" \t\n/>", 1);
+    // Attributes one by one, so text inside a quoted value (an escaped kernel name in a title)
+    // is not mistaken for an attribute.
+    while (p != std::string::npos && p < tag.size()) {
+      while (p < tag.size() && !name_char(tag[p])) ++p;
+      const size_t ns = p;
+      while (p < tag.size() && name_char(tag[p])) ++p;
+      if (p == ns) break;
+      const std::string name = tag.substr(ns, p - ns);
+      while (p < tag.size() && std::isspace(static_cast<unsigned char>(tag[p]))) ++p;
+      std::string target;
+      if (p < tag.size() && tag[p] == '=') {
+        ++p;
+        while (p < tag.size() && std::isspace(static_cast<unsigned char>(tag[p]))) ++p;
+        if (p < tag.size() && (tag[p] == '"' || tag[p] == '\'')) {
+          const size_t close = tag.find(tag[p], p + 1);
+          target = tag.substr(p + 1, (close == std::string::npos ? tag.size() : close) - p - 1);
+          p = close == std::string::npos ? tag.size() : close + 1;
+        } else {
+          const size_t end = tag.find_first_of(" \t\n\"'=<>`", p);
+          target = tag.substr(p, (end == std::string::npos ? tag.size() : end) - p);
+          p = end;
+        }
+      }
+      if (!std::regex_match(name, kUrlAttr)) continue;
       if (target.rfind("#", 0) == 0 || target.rfind("data:", 0) == 0) continue;
       bad.push_back(tag.substr(0, 200));
     }
   }
-  static const std::regex kCss(R"re((?:url\(|@import)\s*["']?([^"')\s]*))re", std::regex::icase);
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), kCss); it != std::sregex_iterator(); ++it)
-    if (std::string((*it)[1]).rfind("data:", 0) != 0) bad.push_back(it->str());
+  std::string lower = html;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string key : {"url(", "@import"}) {
+    for (size_t at = lower.find(key); at != std::string::npos; at = lower.find(key, at + 1)) {
+      size_t p = at + key.size();
+      while (p < html.size() && std::isspace(static_cast<unsigned char>(html[p]))) ++p;
+      if (p < html.size() && (html[p] == '"' || html[p] == '\'')) ++p;
+      const size_t end = html.find_first_of("\"')\t\n\r ", p);
+      const std::string target = html.substr(p, (end == std::string::npos ? html.size() : end) - p);
+      if (target.rfind("data:", 0) != 0) bad.push_back(html.substr(at, std::min<size_t>(200, target.size() + (p - at))));
+    }
+  }
   if (html.find("<link") != std::string::npos) bad.push_back("<link>");
   return bad;
 }
