@@ -8,8 +8,10 @@
 // well-defined number, and the reader's diagnostics already say the times were odd).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace ampscope {
 
@@ -40,5 +42,20 @@ inline constexpr uint64_t SaturatingAddU(uint64_t a, uint64_t b) {
 
 // total += v, saturating. For accumulators: `SatAccumulate(total_ns, d)`.
 inline constexpr void SatAccumulate(int64_t& total, int64_t v) { total = SaturatingAdd(total, v); }
+
+// A double read from an input, as an integer type: NaN -> 0, out of range -> the nearer limit,
+// otherwise truncated toward zero. A plain static_cast of a value outside the type's range is
+// undefined behaviour (a Nsight Compute CSV can say "SM Count 1.9e11").
+template <typename Int>
+inline Int SaturatingCast(double v) {
+  static_assert(std::is_integral_v<Int>);
+  if (std::isnan(v)) return 0;
+  // The limits as doubles: max() rounds up to a power of two for 64-bit types, so compare with >=.
+  constexpr double lo = static_cast<double>(std::numeric_limits<Int>::min());
+  constexpr double hi = static_cast<double>(std::numeric_limits<Int>::max());
+  if (v <= lo) return std::numeric_limits<Int>::min();
+  if (v >= hi) return std::numeric_limits<Int>::max();
+  return static_cast<Int>(v);
+}
 
 }  // namespace ampscope

@@ -11,6 +11,7 @@
 #include "analyzers/diagnosis/rules.h"
 #include "analyzers/ncu/ncu_internal.h"
 #include "analyzers/roofline/roofline_result.h"
+#include "base/saturating.h"
 
 namespace ampscope {
 
@@ -44,13 +45,13 @@ InputInfo NcuInput(const NcuReport& rep, const AnalysisOptions& options) {
     d.name = rep.device_name;
     d.vendor = GpuVendor::kNvidia;
     ParseCc(l.cc, d);
-    if (const std::optional<double>& sms = l.get(NcuField::kSmCount)) d.sm_count = static_cast<int32_t>(*sms);
+    if (const std::optional<double>& sms = l.get(NcuField::kSmCount)) d.sm_count = SaturatingCast<int32_t>(*sms);
     t.devices.push_back(std::move(d));
   }
   return DescribeInput(t, options);
 }
 
-TimeNs Ns(double ns) { return static_cast<TimeNs>(std::llround(std::max(0.0, ns))); }
+TimeNs Ns(double ns) { return SaturatingCast<TimeNs>(std::round(std::max(0.0, ns))); }
 
 // Kernel time by category and precision, launch statistics and the top kernels, from the
 // launches' own durations.

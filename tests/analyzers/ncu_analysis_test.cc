@@ -8,6 +8,7 @@
 // - the saving bound of docs/findings.md: time x (1 - busiest% / 60).
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -364,6 +365,27 @@ TEST(NcuAlone, BuiltCsvFindingsBothSides) {
   const RankAnalysis fine = AnalyzeNcuAlone(ReadBuilt(good), {});
   EXPECT_TRUE(fine.findings.empty()) << fine.findings.front().id;
   EXPECT_EQ(Dim(fine, "memory_bandwidth").status, DimensionStatus::kGood);
+}
+
+// Counts past every integer type (an edited or corrupted export): kept as the type's limit, never
+// undefined behaviour (the sanitizer tree's fuzzer found "# SMs" 1.9e11 cast to int).
+TEST(NcuAlone, CountsPastTheIntegerTypesSaturate) {
+  std::string csv = kHeader;
+  auto row = [&](const std::string& metric, const std::string& unit, const std::string& value) {
+    csv += "\"0\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"8.0\",\"S\",\"" + metric + "\",\"" +
+           unit + "\",\"" + value + "\"\n";
+  };
+  row("Duration", "usecond", "1e30");
+  row("# SMs", "SM", "191505000000");
+  row("Grid Size", "", "1e40");
+  row("Compute (SM) Throughput", "%", "50");
+  const std::shared_ptr<const NcuReport> rep = ReadBuilt(csv);
+  ASSERT_EQ(rep->launches.size(), 1u);
+  const RankAnalysis ra = AnalyzeNcuAlone(rep, {});
+  ASSERT_EQ(ra.input.devices.size(), 1u);
+  EXPECT_EQ(ra.input.devices[0].device.sm_count, std::numeric_limits<int32_t>::max());
+  // 1e30 us does not fit int64 nanoseconds: the limit, not a wrapped negative time.
+  EXPECT_EQ(ra.gpu.kernel_time_total_ns, std::numeric_limits<TimeNs>::max());
 }
 
 // ---- PM-sampling counter tracks in a Kineto trace ----------------------------------------------

@@ -5,6 +5,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "base/saturating.h"
+
 namespace ampscope {
 
 const char* NcuFieldName(NcuField f) {
@@ -51,13 +53,13 @@ const char* NcuShapeName(NcuShape s) { return s == NcuShape::kWide ? "wide" : "l
 uint64_t NcuLaunch::grid_blocks() const {
   if (dims_known) return uint64_t{grid[0]} * grid[1] * grid[2];
   const std::optional<double>& g = get(NcuField::kGridSize);
-  return g && *g > 0 ? static_cast<uint64_t>(*g) : 0;
+  return g && *g > 0 ? SaturatingCast<uint64_t>(*g) : 0;
 }
 
 uint64_t NcuLaunch::block_threads() const {
   if (dims_known) return uint64_t{block[0]} * block[1] * block[2];
   const std::optional<double>& b = get(NcuField::kBlockSize);
-  return b && *b > 0 ? static_cast<uint64_t>(*b) : 0;
+  return b && *b > 0 ? SaturatingCast<uint64_t>(*b) : 0;
 }
 
 namespace ncu {
@@ -324,7 +326,7 @@ void LaunchValues::Finish(NcuLaunch& launch, std::array<std::string, kNcuFieldCo
   if (!launch.get(F::kDramBytes) && launch.get(F::kDramBytesRead) && launch.get(F::kDramBytesWrite))
     launch.at(F::kDramBytes) = *launch.get(F::kDramBytesRead) + *launch.get(F::kDramBytesWrite);
   if (!launch.dims_known && launch.get(F::kGridDimX) && launch.get(F::kBlockDimX)) {
-    auto dim = [&](F f) { return static_cast<uint32_t>(std::max(1.0, launch.get(f).value_or(1))); };
+    auto dim = [&](F f) { return SaturatingCast<uint32_t>(std::max(1.0, launch.get(f).value_or(1))); };
     launch.grid[0] = dim(F::kGridDimX), launch.grid[1] = dim(F::kGridDimY), launch.grid[2] = dim(F::kGridDimZ);
     launch.block[0] = dim(F::kBlockDimX), launch.block[1] = dim(F::kBlockDimY), launch.block[2] = dim(F::kBlockDimZ);
     launch.dims_known = true;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -71,7 +73,7 @@ bool ParseDims(std::string_view text, uint32_t out[3]) {
     const size_t comma = text.find(',');
     if ((i < 2) != (comma != std::string_view::npos)) return false;
     const std::optional<double> v = ncu::ParseNcuNumber(text.substr(0, comma));
-    if (!v || *v < 0 || *v > 4294967295.0 || *v != static_cast<double>(static_cast<uint64_t>(*v))) return false;
+    if (!v || !(*v >= 0 && *v <= 4294967295.0) || *v != std::trunc(*v)) return false;
     out[i] = static_cast<uint32_t>(*v);
     if (comma != std::string_view::npos) text.remove_prefix(comma + 1);
   }
@@ -80,8 +82,15 @@ bool ParseDims(std::string_view text, uint32_t out[3]) {
 
 std::optional<int64_t> ParseInt(std::string_view text) {
   const std::optional<double> v = ncu::ParseNcuNumber(text);
-  if (!v || *v != static_cast<double>(static_cast<int64_t>(*v))) return std::nullopt;
+  // Whole numbers inside int64's range only; 2^63 itself does not fit.
+  if (!v || !(*v >= -9223372036854775808.0 && *v < 9223372036854775808.0) || *v != std::trunc(*v)) return std::nullopt;
   return static_cast<int64_t>(*v);
+}
+
+// An id column as int32: -1 when absent or outside int32 (an id that does not fit names nothing).
+int32_t NarrowId(std::optional<int64_t> v) {
+  return v && *v >= std::numeric_limits<int32_t>::min() && *v <= std::numeric_limits<int32_t>::max()
+             ? static_cast<int32_t>(*v) : -1;
 }
 
 // Column positions of the header (-1: absent).
@@ -213,9 +222,9 @@ class Reader {
     l.name = std::string(Cell(f, c.kernel_name));
     l.process_id = ParseInt(Cell(f, c.process_id)).value_or(-1);
     l.process_name = std::string(Cell(f, c.process_name));
-    l.context = static_cast<int32_t>(ParseInt(Cell(f, c.context)).value_or(-1));
-    l.stream = static_cast<int32_t>(ParseInt(Cell(f, c.stream)).value_or(-1));
-    l.device = static_cast<int32_t>(ParseInt(Cell(f, c.device)).value_or(-1));
+    l.context = NarrowId(ParseInt(Cell(f, c.context)));
+    l.stream = NarrowId(ParseInt(Cell(f, c.stream)));
+    l.device = NarrowId(ParseInt(Cell(f, c.device)));
     l.cc = std::string(Cell(f, c.cc));
     l.dims_known = ParseDims(Cell(f, c.grid), l.grid) && ParseDims(Cell(f, c.block), l.block);
     l.first_offset = static_cast<int64_t>(offset);
