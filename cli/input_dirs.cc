@@ -5,7 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "base/read_file.h"
 
 namespace ampscope::cli {
 
@@ -31,6 +36,31 @@ bool Wanted(const std::string& name, DirInputs kind) {
 const char* WhatWanted(DirInputs kind) {
   return kind == DirInputs::kSummaries ? "*.summary.json(.gz)"
                                        : "*.pt.trace.json(.gz), *.json(.gz), *.sqlite or *.amptrace";
+}
+
+// The manifest `ampscope record` writes beside its .amptrace files (schema ampscope.session/N):
+// the recording's own account, not a rank's trace. nullopt: no such file, or another JSON.
+std::optional<nlohmann::json> RecordingSession(const std::string& dir) {
+  const std::string path = dir + "/session.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  StatusOr<std::string> text = ReadFileCapped(path, "a recording's session.json", uint64_t{16} << 20);
+  if (!text.ok()) return std::nullopt;
+  nlohmann::json s = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+  if (!s.is_object() || !s.contains("schema") || !s["schema"].is_string() ||
+      s["schema"].get<std::string>().rfind("ampscope.session/", 0) != 0)
+    return std::nullopt;
+  return s;
+}
+
+// Why a recording holds no trace file, in its own words (session.json's warnings).
+std::string WhyNoFiles(const nlohmann::json& session) {
+  std::string why;
+  if (session.contains("warnings") && session["warnings"].is_array())
+    for (const nlohmann::json& w : session["warnings"])
+      if (w.is_object() && w.contains("message") && w["message"].is_string())
+        why += (why.empty() ? "" : "; ") + w["message"].get<std::string>();
+  return why.empty() ? "session.json lists no trace file and gives no reason" : why;
 }
 
 bool IsDirectory(const std::string& path) {
@@ -76,13 +106,18 @@ StatusOr<std::vector<std::string>> ExpandInputDirectories(const std::string& com
     }
     std::error_code ec;
     std::vector<std::string> names;
+    // A recording's directory: its .amptrace files are the ranks, session.json is not one.
+    const std::optional<nlohmann::json> session = kind == DirInputs::kTraces ? RecordingSession(input) : std::nullopt;
     for (std::filesystem::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
       std::error_code type_ec;
       if (!it->is_regular_file(type_ec) || !Wanted(name, kind)) continue;
+      if (session && !EndsWith(name, ".amptrace")) continue;
       names.push_back(name);
     }
     if (ec) return Status::Error(input + ": cannot list the directory: " + ec.message());
+    if (names.empty() && session)
+      return Status::Error(input + ": a recording with no trace file: " + WhyNoFiles(*session));
     if (names.empty())
       return Status::Error(input + ": a directory with no " + std::string(WhatWanted(kind)) + " in it");
     std::sort(names.begin(), names.end(), NaturalLess);

@@ -85,6 +85,21 @@ TEST(RecordCliTest, ReturnsTheCommandsExitCode) {
   // No CUDA, no NVTX: no trace file, and session.json says so.
   EXPECT_EQ(Session(base + "/b")["files"].size(), 0u);
   EXPECT_EQ(Session(base + "/b")["warnings"][0]["code"], "no_files");
+  // analyze on that directory: the recording's reason, once, exit 2; session.json is not read as a
+  // rank's Kineto trace (it was: "expected a traceEvents array").
+  auto analyzed = RunProcess({BinaryPath("cli/ampscope"), "analyze", base + "/b", "-q", "-o", base + "/r.json"});
+  EXPECT_EQ(analyzed.exit_code(), 2);
+  EXPECT_EQ(analyzed.err, "ampscope analyze: " + base + "/b: a recording with no trace file: " +
+                              Session(base + "/b")["warnings"][0]["message"].get<std::string>() + "\n");
+  EXPECT_FALSE(Exists(base + "/r.json"));
+  // With trace files beside it, only they are the ranks: a rank's file that is no trace fails by
+  // its own name, never by session.json's.
+  testing::WriteFile(base + "/b/rank0.amptrace", "not an amptrace");
+  auto one = RunProcess({BinaryPath("cli/ampscope"), "analyze", base + "/b", "-q", "-o", base + "/r.json"});
+  EXPECT_EQ(one.exit_code(), 2);
+  EXPECT_NE(one.err.find(": 1 file read as the ranks of one job (rank0.amptrace .. rank0.amptrace)"), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("rank0.amptrace: "), std::string::npos) << one.err;
+  EXPECT_EQ(one.err.find("session.json:"), std::string::npos) << one.err;
 }
 
 TEST(RecordCliTest, KilledBySignalGives128PlusSignal) {
