@@ -286,8 +286,8 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   job.precision = first.precision;
   job.top_kernels = SumKernels(ranks);
 
-  // Matrix and checklist: worst status over ranks. A dimension's numbers are that rank's (the
-  // first of the worst), and it says which: metrics.numbers_of_rank.
+  // Matrix and checklist: worst status over ranks. A dimension's or item's numbers are that
+  // rank's (the first of the worst), and it says which: metrics.numbers_of_rank, numbers_of_rank.
   job.matrix = first.matrix;
   for (DimensionResult& j : job.matrix) SetField(j.metrics, {"numbers_of_rank", first.rank});
   for (const RankAnalysis& r : ranks)
@@ -298,10 +298,14 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
           SetField(j.metrics, {"numbers_of_rank", r.rank});
         }
   job.checklist = first.checklist;
+  for (ChecklistItem& j : job.checklist) j.numbers_of_rank = first.rank;
   for (const RankAnalysis& r : ranks)
     for (const ChecklistItem& c : r.checklist)
       for (ChecklistItem& j : job.checklist)
-        if (j.id == c.id && CheckSeverity(c.status) > CheckSeverity(j.status)) j = c;
+        if (j.id == c.id && CheckSeverity(c.status) > CheckSeverity(j.status)) {
+          j = c;
+          j.numbers_of_rank = r.rank;
+        }
 
   MergeFindings(ranks, job);
 

@@ -346,11 +346,6 @@ void TraceIntegrity(std::string& h, const json& r) {
   h += "</tbody></table>\n</section>\n";
 }
 
-std::string ChecklistValueText(const json& item, const std::string& status) {
-  if (item.contains("value") && !item["value"].is_null()) return Value(item["value"], ChecklistUnit(item));
-  return status == "not_applicable" ? "-" : "not measured";
-}
-
 void Checklist(std::string& h, const json& r) {
   const json& c = Section(r, report_field::kChecklist);
   h += "<section id=\"checklist\">\n<h2>Optimization checklist</h2>\n";
@@ -366,7 +361,7 @@ void Checklist(std::string& h, const json& r) {
     std::string how = String(item, "/how_to_know");
     if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
     h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(String(item, "/id"))) + "</td><td>" +
-         StatusBadge(status) + "</td><td class=\"num\">" + H(ChecklistValueText(item, status)) +
+         StatusBadge(status) + "</td><td class=\"num\">" + H(ChecklistValueCell(item)) +
          "</td><td>" + H(String(item, "/threshold")) + "</td><td>" + H(String(item, "/source")) + "</td><td>" +
          H(evidence) + (how.empty() ? "" : "<div class=\"meta\">to know: " + H(how) + "</div>") + "</td></tr>\n";
   }

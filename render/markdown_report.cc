@@ -252,9 +252,7 @@ std::string RenderMarkdown(const json& r) {
     line("|---|---|---:|---|---|");
     for (const json& item : c) {
       std::string status = String(item, "/status", "unknown");
-      std::string value = item.contains("value") && !item["value"].is_null() ? Value(item["value"], ChecklistUnit(item))
-                          : status == "not_applicable"                         ? "-"
-                                                                               : "not measured";
+      const std::string value = ChecklistValueCell(item);
       std::string evidence = String(item, "/evidence");
       if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
       line(fmt::format("| {} | {} | {} | {} | {} |", Esc(ChecklistTitle(String(item, "/id"))), Status(status), Esc(value),

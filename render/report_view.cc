@@ -174,6 +174,12 @@ std::string OfRank(const json& record, const char* pointer) {
   return rank ? fmt::format(" (rank {})", static_cast<int64_t>(*rank)) : std::string();
 }
 
+std::string ChecklistValueCell(const json& item) {
+  if (!item.contains("value") || item["value"].is_null())
+    return String(item, "/status") == "not_applicable" ? "-" : "not measured";
+  return Value(item["value"], ChecklistUnit(item)) + OfRank(item, "/numbers_of_rank");
+}
+
 StepClock FindingClock(const json& report, const json& finding, const StepClock& report_clock) {
   auto rank = Number(finding, "/evidence/numbers_of_rank");
   const json& ranks = Section(report, report_field::kRanks);

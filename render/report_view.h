@@ -100,6 +100,10 @@ std::string JobDefinition(const nlohmann::json& report, const char* section);
 // " (rank 3)" when `record` carries numbers_of_rank at `pointer` (a job's matrix dimension or
 // finding: its numbers are that rank's), else "".
 std::string OfRank(const nlohmann::json& record, const char* pointer);
+// A checklist item's value cell, the same in every output: the number in its unit; "-" when not
+// applicable, "not measured" when there is no number; a number on a job's item says whose it is,
+// " (rank N)" (numbers_of_rank).
+std::string ChecklistValueCell(const nlohmann::json& item);
 // The steps a finding's times are said against: in a job report, those of the rank whose numbers
 // it carries (evidence.numbers_of_rank, that rank's section in ranks[]): each rank's times are
 // relative to its own steps. Else `report_clock`.

@@ -185,12 +185,6 @@ void Matrix(Out& o, const json& r) {
   o.Table(t);
 }
 
-// The checklist's VALUE cell: the number in its unit; for no number, why.
-std::string ChecklistValue(const json& item, const std::string& status) {
-  if (item.contains("value") && !item["value"].is_null()) return Value(item["value"], ChecklistUnit(item));
-  if (status == "not_applicable") return "-";
-  return "not measured";
-}
 
 void Checklist(Out& o, const json& r) {
   const json& c = Section(r, report_field::kChecklist);
@@ -207,7 +201,7 @@ void Checklist(Out& o, const json& r) {
     if (!how.empty() && (StatusClass(status) == 3 || item.value("value", json()).is_null()))
       evidence += (evidence.empty() ? "" : "; ") + std::string("to know: ") + how;
     t.AddRow({{ChecklistTitle(String(item, "/id"))}, {StatusLabel(status), StatusColor(status)},
-              {ChecklistValue(item, status)}, {evidence}});
+              {ChecklistValueCell(item)}, {evidence}});
   }
   o.Table(t);
   if (!o.options().verbose) {

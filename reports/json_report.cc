@@ -341,6 +341,7 @@ json ChecklistSection(const RankAnalysis& ra) {
                  {"evidence", found->evidence},
                  {"findings", found->findings}};
     if (!found->how_to_know.empty()) item["how_to_know"] = found->how_to_know;
+    if (found->numbers_of_rank) item["numbers_of_rank"] = *found->numbers_of_rank;
     items.push_back(item);
   }
   return items;

@@ -261,6 +261,9 @@ struct ChecklistItem {
   // The findings that explain its status: those counted against the item, then those of other
   // items that explain its value (diagnosis/matrix.cc). A failing item always has one.
   std::vector<std::string> findings;
+  // A job's item (several ranks): the rank whose value and evidence it shows, the first rank of
+  // the worst status (pipeline/job.cc). Absent in a rank's own item.
+  std::optional<int32_t> numbers_of_rank;
 };
 
 // How far a finding can be trusted: "low" when it rests on a metric a trace-integrity check

@@ -54,7 +54,8 @@ CREATE TABLE findings (rank INTEGER, position INTEGER NOT NULL, id TEXT NOT NULL
 CREATE TABLE finding_ranges (rank INTEGER, finding TEXT NOT NULL, start_ns INTEGER NOT NULL,
   end_ns INTEGER NOT NULL);
 CREATE TABLE checklist (rank INTEGER, id TEXT NOT NULL, status TEXT, value REAL, unit TEXT,
-  threshold TEXT, source TEXT, evidence TEXT, how_to_know TEXT);
+  threshold TEXT, source TEXT, evidence TEXT, how_to_know TEXT,
+  numbers_of_rank INTEGER);
 CREATE TABLE matrix (rank INTEGER, id TEXT NOT NULL, status TEXT, headline TEXT, value REAL, unit TEXT,
   source TEXT, findings TEXT, numbers_of_rank INTEGER);
 )sql";
@@ -90,7 +91,7 @@ struct Statements {
         idle_gaps(db.Prepare(InsertSql("idle_gaps", 15))),
         findings(db.Prepare(InsertSql("findings", 10))),
         finding_ranges(db.Prepare(InsertSql("finding_ranges", 4))),
-        checklist(db.Prepare(InsertSql("checklist", 9))),
+        checklist(db.Prepare(InsertSql("checklist", 10))),
         matrix(db.Prepare(InsertSql("matrix", 9))) {}
   Insert meta, kernels, ops, steps, memcpy, memset, syncs, idle_gaps, findings, finding_ranges, checklist, matrix;
 };
@@ -132,7 +133,8 @@ class ResultRows {
     Insert& s = st_.checklist;
     BindRank(s, rank_);
     s.Text(c.id).Text(CheckStatusName(c.status)).OptReal(c.value).OptText(UnitName(c.unit)).OptText(c.threshold);
-    s.OptText(c.source).OptText(c.evidence).OptText(c.how_to_know).Run();
+    s.OptText(c.source).OptText(c.evidence).OptText(c.how_to_know);
+    s.OptInt(c.numbers_of_rank.has_value(), c.numbers_of_rank.value_or(0)).Run();
   }
   void Dimension(const DimensionResult& d) {
     std::string findings;

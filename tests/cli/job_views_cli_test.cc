@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -107,6 +108,7 @@ class JobViews : public ::testing::Test {
 
   std::string dir_, terminal_, terminal_without_html_, markdown_, markdown_without_html_, html_;
   json report_;
+  std::map<int64_t, json> rank_reports_;
 };
 
 TEST_F(JobViews, PerRankViewsDoNotDependOnOtherOutputs) {
@@ -191,6 +193,47 @@ TEST_F(JobViews, MatrixValuesNameTheirRankInEveryOutput) {
   EXPECT_EQ(row[2], d["status"].get<std::string>());
   // Each rank's own rows carry no numbers_of_rank: they are the rank's.
   EXPECT_EQ(QueryRow(dir_ + "/r.db", "SELECT COUNT(*) FROM matrix WHERE rank IS NOT NULL AND numbers_of_rank IS NOT NULL"),
+            std::vector<std::string>{"0"});
+}
+
+// A checklist item of the job is the worst rank's (the first of the worst status): its value is
+// that rank's own, and every output names the rank beside it.
+TEST_F(JobViews, ChecklistValuesNameTheirRankInEveryOutput) {
+  size_t checked = 0;
+  for (const json& item : report_["checklist"]) {
+    if (item["value"].is_null()) continue;
+    ASSERT_TRUE(item.contains("numbers_of_rank")) << item;
+    const int64_t rank = item["numbers_of_rank"].get<int64_t>();
+    const std::string id = item["id"].get<std::string>();
+    // That rank's own report has the same value.
+    std::string file;
+    for (const json& in : report_["inputs"])
+      if (in["path"].get<std::string>().find("worker" + std::to_string(rank) + "_") != std::string::npos)
+        file = in["path"].get<std::string>();
+    ASSERT_FALSE(file.empty()) << rank;
+    if (!rank_reports_.count(rank)) {
+      ASSERT_EQ(Ampscope("analyze " + file + " -q -j 1 -o " + dir_ + "/one.json").exit_code, 0);
+      rank_reports_[rank] = json::parse(ReadFile(dir_ + "/one.json"));
+    }
+    for (const json& own : rank_reports_[rank]["checklist"])
+      if (own["id"] == id) {
+        EXPECT_EQ(own["status"], item["status"]) << id;
+        EXPECT_NEAR(own["value"].get<double>(), item["value"].get<double>(), 1e-9) << id;
+        EXPECT_FALSE(own.contains("numbers_of_rank")) << id;  // a rank's own item is its own
+      }
+    // " (rank N)" after the value in the Markdown row, the terminal and the HTML; the SQLite job row.
+    const std::string of_rank = " (rank " + std::to_string(rank) + ")";
+    const std::regex md_row("\\| [^|\n]+ \\| [^|\n]+ \\| [^|\n]+" + std::regex_replace(of_rank, std::regex("[()]"), "\\$&") + " \\|");
+    EXPECT_TRUE(std::regex_search(markdown_, md_row)) << id;
+    EXPECT_NE(terminal_.find(of_rank), std::string::npos) << id;
+    EXPECT_NE(html_.find(of_rank + "</td>"), std::string::npos) << id;
+    EXPECT_EQ(QueryRow(dir_ + "/r.db", "SELECT numbers_of_rank FROM checklist WHERE rank IS NULL AND id = '" + id + "'"),
+              std::vector<std::string>{std::to_string(rank)})
+        << id;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5u);  // the DLRM job: every item but GradScaler (not applicable) has a value
+  EXPECT_EQ(QueryRow(dir_ + "/r.db", "SELECT COUNT(*) FROM checklist WHERE rank IS NOT NULL AND numbers_of_rank IS NOT NULL"),
             std::vector<std::string>{"0"});
 }
 
