@@ -266,9 +266,12 @@ void Header(std::string& h, const json& r) {
                     (job && Number(r, "/job/imbalance/step_time")
                          ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *Number(r, "/job/imbalance/step_time"))
                          : std::string()));
-  h += HtmlCard(job ? "GPU busy (" + JobDefinition(r, "gpu") + ")" : "GPU busy", Pct(Number(r, report_field::kGpuBusyPct)),
-            "kernels " + Pct(Number(r, report_field::kGpuKernelBusyPct)) + ", host_wait " +
-                Pct(Number(r, report_field::kGpuIdleHostWaitPct)));
+  if (!GpuActivityRecorded(r))
+    h += HtmlCard("GPU busy", "unknown", kNoGpuActivity);
+  else
+    h += HtmlCard(job ? "GPU busy (" + JobDefinition(r, "gpu") + ")" : "GPU busy", Pct(Number(r, report_field::kGpuBusyPct)),
+                  "kernels " + Pct(Number(r, report_field::kGpuKernelBusyPct)) + ", host_wait " +
+                      Pct(Number(r, report_field::kGpuIdleHostWaitPct)));
   h += HtmlCard(job ? "Tensor Core kernel time (mean over ranks)" : "Tensor Core kernel time", Pct(Number(r, report_field::kTensorCoreKernelTimePct)),
             String(r, report_field::kTensorCoreSource, "estimated") +
                 (Number(r, report_field::kTensorCoreActivePct)
@@ -288,6 +291,10 @@ void Matrix(std::string& h, const json& r) {
   const json& m = Section(r, report_field::kMatrix);
   h += "<section id=\"matrix\">\n<h2>Five-dimension matrix</h2>\n<div class=\"matrix\">\n";
   if (!m.is_object() || m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
+  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty()) {
+    h += "<p class=\"empty\">Every dimension unknown: " + H(why) + ".</p>\n</div>\n</section>\n";
+    return;
+  }
   for (const std::string& id : DimensionOrder(r)) {
     if (!m.is_object() || !m.contains(id)) continue;
     const json& d = m[id];
@@ -351,6 +358,10 @@ void Checklist(std::string& h, const json& r) {
   h += "<section id=\"checklist\">\n<h2>Optimization checklist</h2>\n";
   if (!c.is_array() || c.empty()) {
     h += "<p class=\"empty\">No checklist in this report.</p>\n</section>\n";
+    return;
+  }
+  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+    h += "<p class=\"empty\">Every item unknown: " + H(why) + ".</p>\n</section>\n";
     return;
   }
   h += "<table>\n<thead><tr><th>Item</th><th>Status</th><th class=\"num\">Value</th><th>Threshold</th>"

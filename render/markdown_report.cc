@@ -189,22 +189,15 @@ static std::string RanksMarkdown(const json& r) {
   return md;
 }
 
-std::string RenderMarkdown(const json& r) {
+// The GPU time table; one line when the trace recorded no GPU activity (its shares are unknown).
+static std::string GpuTimeMarkdown(const json& r) {
   std::string md;
   auto line = [&](const std::string& s = "") { md += s + "\n"; };
-  const StepClock report_clock(r);
-
-  line("## ampscope: " + Esc(InputsSummary(r)));
-  line();
-  std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
-  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
-    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
-                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
-  line(head);
-  line();
-
-  md += IntegrityMarkdown(r);
-
+  if (!GpuActivityRecorded(r)) {
+    line("GPU time: unknown: " + Esc(kNoGpuActivity) + ".");
+    line();
+    return md;
+  }
   line(Number(r, report_field::kStepCount).value_or(0) > 0 ? "| GPU time (share of the steps) | |"
                                                   : "| GPU time (share of the window: no steps) | |");
   line("|---|---:|");
@@ -224,11 +217,36 @@ std::string RenderMarkdown(const json& r) {
     line("| precision mix (kernel time) | " + mix + " |");
   }
   line();
+  return md;
+}
+
+std::string RenderMarkdown(const json& r) {
+  std::string md;
+  auto line = [&](const std::string& s = "") { md += s + "\n"; };
+  const StepClock report_clock(r);
+
+  line("## ampscope: " + Esc(InputsSummary(r)));
+  line();
+  std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
+  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
+    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
+                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
+  line(head);
+  line();
+
+  md += IntegrityMarkdown(r);
+
+  md += GpuTimeMarkdown(r);
 
   const json& m = Section(r, report_field::kMatrix);
   if (m.is_object() && !m.empty()) {
     line("### Five-dimension matrix");
     line();
+  }
+  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty() && m.is_object()) {
+    line("Every dimension unknown: " + Esc(why) + ".");
+    line();
+  } else if (m.is_object() && !m.empty()) {
     line("| Dimension | Status | Headline | Source |");
     line("|---|---|---|---|");
     for (const std::string& id : DimensionOrder(r)) {
@@ -248,6 +266,11 @@ std::string RenderMarkdown(const json& r) {
   if (c.is_array() && !c.empty()) {
     line("### Checklist");
     line();
+  }
+  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+    line("Every item unknown: " + Esc(why) + ".");
+    line();
+  } else if (c.is_array() && !c.empty()) {
     line("| Item | Status | Value | Threshold | Evidence |");
     line("|---|---|---:|---|---|");
     for (const json& item : c) {

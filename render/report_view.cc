@@ -174,6 +174,28 @@ std::string OfRank(const json& record, const char* pointer) {
   return rank ? fmt::format(" (rank {})", static_cast<int64_t>(*rank)) : std::string();
 }
 
+bool GpuActivityRecorded(const json& report) {
+  const json& recorded = Section(report, report_field::kGpuActivityRecorded);
+  return !recorded.is_boolean() || recorded.get<bool>();
+}
+
+std::string SharedUnknownReason(const json& report, const char* pointer) {
+  const json& rows = Section(report, pointer);
+  if (!rows.is_array() && !rows.is_object()) return "";
+  std::string shared;
+  size_t n = 0;
+  for (const json& row : rows) {
+    if (String(row, "/status") != "unknown") return "";
+    // A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
+    std::string why = row.contains("headline") ? String(row, "/headline/source") : String(row, "/evidence");
+    if (why.rfind("unavailable: ", 0) == 0) why.erase(0, 13);
+    if (why.empty() || (n > 0 && why != shared)) return "";
+    shared = why;
+    ++n;
+  }
+  return n > 1 ? shared : "";
+}
+
 std::string ChecklistValueCell(const json& item) {
   if (!item.contains("value") || item["value"].is_null())
     return String(item, "/status") == "not_applicable" ? "-" : "not measured";

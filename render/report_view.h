@@ -100,6 +100,15 @@ std::string JobDefinition(const nlohmann::json& report, const char* section);
 // " (rank 3)" when `record` carries numbers_of_rank at `pointer` (a job's matrix dimension or
 // finding: its numbers are that rank's), else "".
 std::string OfRank(const nlohmann::json& record, const char* pointer);
+// False when the trace recorded no GPU activity (gpu.activity_recorded false): its GPU busy and
+// idle shares are then not 0% and 100% but unknown, and the human outputs say so once.
+bool GpuActivityRecorded(const nlohmann::json& report);
+inline constexpr const char kNoGpuActivity[] =
+    "no GPU activity was recorded (no kernels, copies or memsets; finding no_gpu_activity_recorded says why)";
+// The one reason shared by every row of a section (`pointer`: the matrix or the checklist) when
+// all its rows are unknown for that same reason, as on a recording without GPU activity (5
+// dimensions and 7 items with one cause); "" otherwise. The section then says it once.
+std::string SharedUnknownReason(const nlohmann::json& report, const char* pointer);
 // A checklist item's value cell, the same in every output: the number in its unit; "-" when not
 // applicable, "not measured" when there is no number; a number on a job's item says whose it is,
 // " (rank N)" (numbers_of_rank).

@@ -125,6 +125,10 @@ void GpuTime(Out& o, const json& r) {
   const std::string job = JobDefinition(r, "gpu");
   o.Heading(std::string(steps ? "GPU time (share of the analysed steps" : "GPU time (share of the analysed window: no steps") +
             (job.empty() ? "" : "; " + job) + ")");
+  if (!GpuActivityRecorded(r)) {
+    o.Paragraph(kIndent, "unknown: ", kNoGpuActivity);
+    return;
+  }
   TextTable t({Col(""), Col("", Align::kRight), Col("", Align::kLeft, Overflow::kWrap, 12)});
   auto busy = Number(r, report_field::kGpuBusyPct);
   Color busy_color = !busy ? Color::kDim : *busy >= 80 ? Color::kGreen : *busy >= 60 ? Color::kYellow : Color::kRed;
@@ -166,6 +170,10 @@ void Matrix(Out& o, const json& r) {
   const json& m = Section(r, report_field::kMatrix);
   if (!m.is_object() || m.empty()) return;
   o.Heading("Five-dimension matrix");
+  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty()) {
+    o.Paragraph(kIndent, "every dimension unknown: ", why);
+    return;
+  }
   TextTable t({Col("DIMENSION", Align::kLeft, Overflow::kWrap, 9, 1), Col("STATUS"), Col("VALUE", Align::kRight),
                Col("HEADLINE", Align::kLeft, Overflow::kWrap, 12), Col("FINDINGS", Align::kLeft, Overflow::kWrap, 12)});
   for (const std::string& id : DimensionOrder(r)) {
@@ -190,6 +198,10 @@ void Checklist(Out& o, const json& r) {
   const json& c = Section(r, report_field::kChecklist);
   if (!c.is_array() || c.empty()) return;
   o.Heading("Optimization checklist");
+  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+    o.Paragraph(kIndent, "every item unknown: ", why);
+    return;
+  }
   TextTable t({Col("ITEM", Align::kLeft, Overflow::kWrap, 10, 1), Col("STATUS"), Col("VALUE", Align::kRight, Overflow::kWrap, 10, 1),
                Col("EVIDENCE", Align::kLeft, Overflow::kWrap, 16)});
   for (const json& item : c) {

@@ -24,6 +24,7 @@ inline constexpr const char kStepTimeMeanUs[] = "/steps/time_us/mean";
 inline constexpr const char kStepTimeMedianUs[] = "/steps/time_us/median";
 inline constexpr const char kStepTimeP90Us[] = "/steps/time_us/p90";
 
+inline constexpr const char kGpuActivityRecorded[] = "/gpu/activity_recorded";
 inline constexpr const char kGpuBusyPct[] = "/gpu/busy_pct";
 inline constexpr const char kGpuKernelBusyPct[] = "/gpu/kernel_busy_pct";
 inline constexpr const char kGpuIdlePct[] = "/gpu/idle_pct";

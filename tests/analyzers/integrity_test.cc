@@ -390,6 +390,23 @@ TEST(EmptySteps, StepsWithoutGpuWorkInTheMiddle) {
   EXPECT_EQ(Check(Analyze(StepsWithKernels({20, 20, 20, 20})).integrity, "empty_steps").status, IntegrityStatus::kOk);
 }
 
+TEST(EmptySteps, MostStepsEmptyIsStillEmptyAndNoneWithKernelsSaysSo) {
+  // 7 steps, 5 without kernels; the first, without GPU work at the profile's start, is left out as
+  // cut (CutSteps), so 6 are analysed: 4 are empty beside the 2 with kernels although the median is
+  // 0 (4 of 6 >= 25%: fail). It read "every analysed step has GPU work (median 0 kernels per step)".
+  const RankAnalysis most_empty = Analyze(StepsWithKernels({0, 20, 0, 0, 0, 20, 0}));
+  const IntegrityCheck& most = Check(most_empty.integrity, "empty_steps");
+  EXPECT_EQ(most.status, IntegrityStatus::kFail);
+  EXPECT_NE(most.evidence.find("4 of 6 analysed steps have no GPU work recorded (median 0 kernels"), std::string::npos)
+      << most.evidence;
+  // No step has kernels (a recording without GPU work): nothing to compare, and not "every step has GPU work".
+  const RankAnalysis no_kernels = Analyze(StepsWithKernels({0, 0, 0}));
+  const IntegrityCheck& none = Check(no_kernels.integrity, "empty_steps");
+  EXPECT_EQ(none.status, IntegrityStatus::kOk);
+  EXPECT_EQ(none.evidence.find("every analysed step has GPU work"), std::string::npos) << none.evidence;
+  EXPECT_NE(none.evidence.find("no analysed step has kernels"), std::string::npos) << none.evidence;
+}
+
 TEST(CutSteps, ALastStepWithLittleGpuWorkIsLeftOut) {
   // 5 steps; the last launched 3 kernels, under half of the fewest of the others (18): cut.
   const RankAnalysis ra = Analyze(StepsWithKernels({20, 18, 20, 20, 3}));

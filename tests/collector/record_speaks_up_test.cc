@@ -78,6 +78,42 @@ TEST(RecordSpeaksUpTest, AProgramWithoutCudaIsOneLine) {
   for (const std::string& l : Lines(r.run.err)) EXPECT_NE(l.rfind("ampscope: ", 0), 0u) << l;
 }
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// Its analysis, on the recording's directory: the GPU shares are unknown (not "busy 0.0%, idle
+// 100.0%"), and the matrix and checklist say their one reason once each instead of on each of the
+// 5 dimensions and 7 items (12 times before). Terminal, Markdown and HTML alike.
+TEST(RecordSpeaksUpTest, ItsAnalysisSaysNoGpuActivityOncePerSection) {
+  Recorded r = Record({}, {kNvtxSteps});
+  ASSERT_EQ(r.run.exit_code(), 0) << r.run.err;
+  auto analyzed = RunProcess({kAmpscope, "analyze", r.dir, "--no-color", "--markdown", r.dir + "/../r.md", "--html",
+                              r.dir + "/../r.html", "-o", r.dir + "/../r.json"},
+                             {{"COLUMNS", "100"}}, kClean);
+  ASSERT_EQ(analyzed.exit_code(), 0) << analyzed.err;
+  const nlohmann::json report = nlohmann::json::parse(testing::ReadFile(r.dir + "/../r.json"));
+  EXPECT_EQ(report["gpu"]["activity_recorded"], false);
+  const std::string md = testing::ReadFile(r.dir + "/../r.md"), html = testing::ReadFile(r.dir + "/../r.html");
+  for (const std::string* text : std::initializer_list<const std::string*>{&analyzed.out, &md, &html}) {
+    EXPECT_LE(Count(*text, "no GPU activity was recorded"), 4u) << *text;  // GPU time, matrix, checklist, finding
+  }
+  // No "GPU busy 0.0%" / "GPU idle 100.0%" rows: the section is one "unknown" line.
+  EXPECT_EQ(analyzed.out.find("GPU idle"), std::string::npos) << analyzed.out;
+  EXPECT_NE(analyzed.out.find("GPU time (share of the analysed steps)\n  unknown: no GPU activity was recorded"),
+            std::string::npos)
+      << analyzed.out;
+  EXPECT_EQ(md.find("idle: other"), std::string::npos) << md;
+  EXPECT_NE(md.find("GPU time: unknown: no GPU activity was recorded"), std::string::npos) << md;
+  EXPECT_NE(html.find("GPU busy</div><div class=\"v\">unknown</div>"), std::string::npos);
+  EXPECT_NE(analyzed.out.find("every dimension unknown: no GPU activity was recorded"), std::string::npos) << analyzed.out;
+  EXPECT_NE(analyzed.out.find("every item unknown: no GPU activity was recorded"), std::string::npos) << analyzed.out;
+  EXPECT_NE(md.find("Every dimension unknown: no GPU activity was recorded"), std::string::npos) << md;
+  EXPECT_NE(html.find("Every item unknown: no GPU activity was recorded"), std::string::npos);
+}
+
 TEST(RecordSpeaksUpTest, FailOnEmptyTurnsItIntoExit3) {
   Recorded r = Record({"--fail-on-empty"}, {kNvtxSteps});
   EXPECT_EQ(r.run.exit_code(), 3) << r.run.err;
