@@ -309,16 +309,21 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   ra.kernels = AnnotateKernels(ctx);
   ExtractCollectives(ctx, ra);
   ra.integrity = CheckRankIntegrity(ctx, ra);
+  // An Nsight Compute CSV given with --ncu, joined to this trace: its ncu_* findings are diagnosed
+  // and replayed with the others.
+  std::shared_ptr<ncu::NcuResult> joined = JoinNcu(ctx);
   {
     const diagnosis::Facts facts(ctx, ra);  // reads the context and ra.steps only
     roofline.Join();
     ra.roofline = std::move(roof);
-    Diagnose(facts, ra);
+    Diagnose(facts, ra, [&](diagnosis::FindingSink& out) {
+      if (joined != nullptr) AddJoinedNcuFindings(ctx, *joined, out);
+    });
     ApplyRankIntegrity(facts, ra);
   }
-  // Measured kernel metrics (an Nsight Compute CSV given with --ncu, the trace's counter tracks):
-  // the matrix's measured headlines and the ncu_* findings.
-  ApplyMeasuredMetrics(ctx, ra);
+  // Measured kernel metrics (the joined CSV, the trace's counter tracks): the matrix's measured
+  // headlines and ra.ncu.
+  ApplyMeasuredMetrics(ctx, std::move(joined), ra);
   std::stable_sort(ra.findings.begin(), ra.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
   return ra;

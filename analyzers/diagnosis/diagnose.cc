@@ -82,7 +82,7 @@ void Diagnose(const RankContext& context, RankAnalysis& ra) {
   Diagnose(facts, ra);
 }
 
-void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
+void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra, const diagnosis::ExtraRules& extra) {
   using namespace diagnosis;
   assert(&in.ra == &ra && "the facts must be of this analysis");
   const RankContext& context = in.ctx;
@@ -105,6 +105,7 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra) {
   // explains.
   o.memory = RuleMemory(in, out);
   RuleLaunchAndUtilization(in, out, o.pipeline);
+  if (extra) extra(out);
   ReplaySavings(in, out, ra);
   RefreshChecklist(out);
   AssembleMatrix(in, o, out, ra);

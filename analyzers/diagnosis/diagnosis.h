@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "analyzers/results/analysis.h"
 
@@ -24,12 +25,17 @@ class RankContext;  // analyzers/context/context.h
 void Diagnose(const RankContext& context, RankAnalysis& ra);
 
 namespace diagnosis {
-class Facts;  // analyzers/diagnosis/facts.h
-}
+class Facts;        // analyzers/diagnosis/facts.h
+class FindingSink;  // analyzers/diagnosis/facts.h
+// Rules of a room the diagnosis does not depend on (the measured ncu_* findings of
+// analyzers/ncu/), run with the catalogue's rules: their findings and fixes are replayed with
+// every other (the joint saving included) and ranked with them.
+using ExtraRules = std::function<void(FindingSink&)>;
+}  // namespace diagnosis
 // The same with facts gathered beforehand: Facts(context, ra) reads only the context and
 // ra.steps, so it can be built while other analyzers still run (AnalyzeRank builds it while
 // the roofline runs); every result it is given must be in ra before this call.
-void Diagnose(const diagnosis::Facts& facts, RankAnalysis& ra);
+void Diagnose(const diagnosis::Facts& facts, RankAnalysis& ra, const diagnosis::ExtraRules& extra = {});
 
 // Thresholds. Provenance (docs/findings.md): [proj] project checklist, [kineto] TensorBoard
 // plugin, [nsys] Nsight Systems rule, [HTA], [NV-guide], [heur] our choice (tested both sides).

@@ -151,33 +151,24 @@ RankAnalysis AnalyzeNcuAlone(std::shared_ptr<const NcuReport> report, const Anal
   return ra;
 }
 
-void ApplyMeasuredMetrics(const RankContext& ctx, RankAnalysis& ra) {
-  std::shared_ptr<ncu::NcuResult> joined;
-  if (ctx.options().ncu != nullptr) {
-    joined = std::make_shared<ncu::NcuResult>();
-    joined->report = ctx.options().ncu;
-    joined->source = "Nsight Compute";
-    ncu::JoinToTrace(ctx, *joined);
-  }
+std::shared_ptr<ncu::NcuResult> JoinNcu(const RankContext& ctx) {
+  if (ctx.options().ncu == nullptr) return nullptr;
+  auto joined = std::make_shared<ncu::NcuResult>();
+  joined->report = ctx.options().ncu;
+  joined->source = "Nsight Compute";
+  ncu::JoinToTrace(ctx, *joined);
+  return joined;
+}
+
+void AddJoinedNcuFindings(const RankContext& ctx, const ncu::NcuResult& joined, diagnosis::FindingSink& out) {
+  ncu::AddNcuFindings(joined, static_cast<double>(ctx.window_ns()), &ctx.trace(), out);
+}
+
+void ApplyMeasuredMetrics(const RankContext& ctx, std::shared_ptr<ncu::NcuResult> joined, RankAnalysis& ra) {
   auto counters = std::make_shared<ncu::NcuResult>();
   if (!ncu::MeasureCounterTracks(ctx, *counters)) counters.reset();
   if (joined == nullptr && counters == nullptr) return;
-  const double window_ns = static_cast<double>(ctx.window_ns());
-  if (joined != nullptr) {
-    ncu::AddNcuFindings(*joined, window_ns, ra.findings);
-    diagnosis::RankFindings(ra.findings);
-  }
   ncu::FillMatrixMeasured(joined.get(), counters.get(), /*alone=*/false, ra);
-  if (joined != nullptr) {
-    // The measured findings are not replayed: the joint saving grows by their savings, within the
-    // per-kind bound of every finding.
-    const double busy_pct = window_ns > 0 ? 100.0 * static_cast<double>(ra.gpu.busy_ns) / window_ns : 0;
-    double measured = 0;
-    for (const Finding& f : ra.findings)
-      if (f.id.rfind("ncu_", 0) == 0) measured += f.est_saving_pct;
-    ra.joint_saving_pct =
-        std::min(diagnosis::JointSavingPct(ra.findings, busy_pct), diagnosis::Round(ra.joint_saving_pct + measured, 2));
-  }
   if (joined != nullptr && counters != nullptr) {
     joined->counters = counters->counters;
     joined->counter_coverage_pct = counters->counter_coverage_pct;

@@ -7,6 +7,10 @@
 #include "analyzers/context/context.h"
 #include "analyzers/ncu/ncu_result.h"
 
+namespace ampscope::diagnosis {
+class FindingSink;  // analyzers/diagnosis/facts.h
+}
+
 namespace ampscope::ncu {
 
 // [heur] L2 thrash (ncu_rules.cc) warns from this share of kernel time (a risk: no time estimate).
@@ -31,8 +35,10 @@ void JoinToTrace(const RankContext& ctx, NcuResult& r);
 bool MeasureCounterTracks(const RankContext& ctx, NcuResult& r);
 
 // ncu_rules.cc: the ncu_* findings. Savings are shares of `denominator_ns` (the profiled kernel
-// time alone, the analysed window beside a trace).
+// time alone, the analysed window beside a trace). Alone: their upper bounds.
 void AddNcuFindings(const NcuResult& r, double denominator_ns, std::vector<Finding>& findings);
+// Beside a trace: each timed finding carries its fix (the replay gives its saving).
+void AddNcuFindings(const NcuResult& r, double denominator_ns, const Trace* trace, diagnosis::FindingSink& out);
 
 // ncu_matrix.cc: the matrix's measured headlines and metrics. `ncu` and `counters` may be null.
 // Alone: the matrix is built from them; beside a trace: its headlines are replaced where measured

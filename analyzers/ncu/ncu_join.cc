@@ -105,6 +105,7 @@ void JoinToTrace(const RankContext& ctx, NcuResult& r) {
       KernelRow& row = r.kernels[launches[j++ % launches.size()]];
       row.weight_ns += static_cast<double>(t.kernels[k].duration_ns());
       ++row.trace_kernels;
+      row.trace_kernel_ids.push_back(static_cast<uint32_t>(k));
       row.match = match;
     }
   };

@@ -31,6 +31,7 @@ struct KernelRow {
   // the file has no duration), or the trace time of the trace kernels joined to it.
   double weight_ns = 0;
   uint64_t trace_kernels = 0;  // beside a trace: kernels joined to it
+  std::vector<uint32_t> trace_kernel_ids;  // their indices into the trace's kernels (the fix's replay)
   std::string match;           // "alone" | "name+shape" | "base_name+shape" | "" (no trace kernel)
   Bound bound = Bound::kUnknown;
 };

@@ -5,7 +5,9 @@
 // latency-bound. Latency-bound launches whose memory throughput leads are memory-bound kernels
 // far from the DRAM roof; the others (the SM leads, or the grid fills under one wave of the SMs)
 // are latency-bound. A saving is an upper bound, said so in the evidence: the launch's time if
-// its busiest unit reached 60% of peak, time x (1 - busiest / 60).
+// its busiest unit reached 60% of peak, time x (1 - busiest / 60). Beside a trace that bound is
+// the fix the graph replays (every joined trace kernel at busiest / 60 of its time), and the
+// replay's answer is the saving: kernels off the critical path save nothing.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "analyzers/diagnosis/facts.h"
+#include "analyzers/graph/transforms.h"
 #include "analyzers/ncu/ncu_internal.h"
 
 namespace ampscope::ncu {
@@ -152,11 +155,31 @@ std::vector<FieldList> Listed(const NcuResult& r, Group& g, double denominator_n
   return out;
 }
 
+// The fix of a finding beside a trace: each trace kernel joined to the group's launches runs at
+// 60% of its busiest unit's peak, time x busiest% / 60 (the estimate's own arithmetic).
+graph::Transform RoofFix(const NcuResult& r, const Group& g, const Trace& trace) {
+  std::vector<graph::Transform> parts;
+  size_t kernels = 0;
+  for (const KernelRow* row : g.rows) {
+    const std::optional<double> busiest = BusiestPct(r.report->launches[row->launch]);
+    if (!busiest || *busiest >= kRoofPct || row->trace_kernel_ids.empty()) continue;
+    parts.push_back(graph::ScaleKernels(trace, row->trace_kernel_ids, std::max(0.0, *busiest) / kRoofPct, ""));
+    kernels += row->trace_kernel_ids.size();
+  }
+  std::vector<const graph::Transform*> each;
+  for (const graph::Transform& t : parts) each.push_back(&t);
+  graph::Transform fix = graph::Combine(each);
+  fix.name = graph::kScaleKernels;
+  fix.selection = fmt::format("the {} trace kernel{} joined to these launches, each at {:.0f}% of its busiest unit's peak",
+                              kernels, kernels == 1 ? "" : "s", kRoofPct);
+  return fix;
+}
+
 const char* kEstimate =
     "upper bound: each launch's time if its busiest unit (SM or memory) reached 60% of peak, time x (1 - "
     "busiest% / 60); Nsight Compute times kernels one at a time, so overlap with other work is not counted";
 
-void MemoryFarFromRoof(const NcuResult& r, Group g, double denominator_ns, FindingSink& out) {
+void MemoryFarFromRoof(const NcuResult& r, Group g, double denominator_ns, const Trace* trace, FindingSink& out) {
   const double pct = 100.0 * g.saving_ns / denominator_ns;
   const double share = 100.0 * g.time_ns / denominator_ns;
   bool dram_known = false;
@@ -181,9 +204,10 @@ void MemoryFarFromRoof(const NcuResult& r, Group g, double denominator_ns, Findi
                                    g.rows.size(), g.rows.size() == 1 ? "" : "s", share, dram_known ? "DRAM" : "memory"),
                        advice);
   x.evidence = std::move(ev);
+  if (trace != nullptr) out.Fix(x, RoofFix(r, g, *trace));
 }
 
-void LatencyBound(const NcuResult& r, Group g, double denominator_ns, FindingSink& out) {
+void LatencyBound(const NcuResult& r, Group g, double denominator_ns, const Trace* trace, FindingSink& out) {
   const double pct = 100.0 * g.saving_ns / denominator_ns;
   const double share = 100.0 * g.time_ns / denominator_ns;
   double small_grid_ns = 0;
@@ -213,6 +237,7 @@ void LatencyBound(const NcuResult& r, Group g, double denominator_ns, FindingSin
                                    g.rows.size(), g.rows.size() == 1 ? "" : "s", share, kRoofPct),
                        advice);
   x.evidence = std::move(ev);
+  if (trace != nullptr) out.Fix(x, RoofFix(r, g, *trace));
 }
 
 // What keeps a launch's occupancy low: the resource that limits the blocks per SM (the smallest
@@ -337,8 +362,12 @@ bool ReusesData(const KernelClass& c) { return IsMath(c); }
 }  // namespace
 
 void AddNcuFindings(const NcuResult& r, double denominator_ns, std::vector<Finding>& findings) {
-  if (r.report == nullptr || denominator_ns <= 0) return;
   FindingSink out(findings);
+  AddNcuFindings(r, denominator_ns, nullptr, out);
+}
+
+void AddNcuFindings(const NcuResult& r, double denominator_ns, const Trace* trace, diagnosis::FindingSink& out) {
+  if (r.report == nullptr || denominator_ns <= 0) return;
   Group memory, latency, occupancy, l2;
   for (const KernelRow& row : r.kernels) {
     if (row.weight_ns <= 0) continue;
@@ -362,8 +391,8 @@ void AddNcuFindings(const NcuResult& r, double denominator_ns, std::vector<Findi
     }
   }
   auto material = [&](const Group& g) { return !g.rows.empty() && 100.0 * g.time_ns / denominator_ns >= kMinFindingSharePct; };
-  if (material(memory) && memory.saving_ns > 0) MemoryFarFromRoof(r, memory, denominator_ns, out);
-  if (material(latency) && latency.saving_ns > 0) LatencyBound(r, latency, denominator_ns, out);
+  if (material(memory) && memory.saving_ns > 0) MemoryFarFromRoof(r, memory, denominator_ns, trace, out);
+  if (material(latency) && latency.saving_ns > 0) LatencyBound(r, latency, denominator_ns, trace, out);
   if (material(occupancy)) LowOccupancy(r, occupancy, denominator_ns, out);
   if (material(l2)) L2Thrash(r, l2, denominator_ns, out);
 }

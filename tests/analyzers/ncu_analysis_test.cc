@@ -207,24 +207,29 @@ struct JoinCase {
   std::shared_ptr<const NcuReport> csv;
 };
 
-JoinCase BuildJoinCase(bool shapes) {
+// One GPU-bound step: the CPU range [0, 200) us launches all 17 kernels up front (a 2 us call
+// every 5 us from 1 us), and they run back to back on one stream from 10 us: 1700 us of kernels,
+// the step ends with the last at 1710 us.
+// `cpu_end_us` past 1710 makes the step host-bound: the CPU range outlasts every kernel.
+JoinCase BuildJoinCase(bool shapes, double cpu_end_us = 200) {
   testing::TraceBuilder b;
   b.AddA100();
-  b.AddRange("ProfilerStep#3", 0, Us(2000));
+  b.AddRange("ProfilerStep#3", 0, Us(cpu_end_us));
   const std::string mul =
       "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, std::array<char*, 3ul> >"
       "(int, at::native::MulFunctor<float>, std::array<char*, 3ul>)";
   const std::string gemm =
       "void cutlass::Kernel2<cutlass_80_tensorop_f16_s16816gemm_f16_128x128_32x4_nn_align8>("
       "cutlass_80_tensorop_f16_s16816gemm_f16_128x128_32x4_nn_align8::Params)";
-  TimeNs t = Us(10);
+  TimeNs t = Us(10), launch = Us(1);
   auto add = [&](const std::string& name, double dur_us, uint32_t gx, uint32_t gy, uint32_t bx) {
-    KernelEvent& k = b.LaunchKernel(name, t - Us(5), Us(2), t, t + Us(dur_us));
+    KernelEvent& k = b.LaunchKernel(name, launch, Us(2), t, t + Us(dur_us));
+    launch += Us(5);
     if (shapes) {
       k.grid[0] = gx, k.grid[1] = gy, k.grid[2] = 1;
       k.block[0] = bx, k.block[1] = 1, k.block[2] = 1;
     }
-    t += Us(dur_us + 10);
+    t += Us(dur_us);
   };
   for (int i = 0; i < 10; ++i) add(mul, 50, 1000, 1, 128);
   for (int i = 0; i < 5; ++i) add(gemm, 200, 80, 2, 128);
@@ -275,14 +280,34 @@ TEST(NcuJoined, KernelsJoinByNameAndShapeThenLaunchOrder) {
   EXPECT_EQ(Dim(*ra, "instruction_efficiency").headline.name, "kernels_under_10us_pct");
   EXPECT_EQ(Dim(*ra, "instruction_efficiency").headline.source,
             "estimated (a proxy from the trace; the Nsight Compute file has no issue-slot, IPC or occupancy metric)");
-  // The multiplies are memory-bound far from the roof (memory 30% / 40% > SM 5%, 50 us each):
-  // bound 250 x (1 - 30/60) + 250 x (1 - 40/60) = 208.33 us of the 2000 us step = 10.42%.
+  // The multiplies are memory-bound far from the roof (memory 30% / 40% > SM 5%, 50 us each).
+  // The fix replayed: each at 30/60 or 40/60 of its time, 250 x (1 - 30/60) + 250 x (1 - 40/60) =
+  // 208.33 us less on the one stream the step waits for: 208.33 / 1710 = 12.18%.
   const Finding* f = FindingOf(*ra, "ncu_memory_bound_far_from_roof");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(f->est_saving_pct, 10.42, 0.005);
+  EXPECT_NEAR(f->est_saving_pct, 100.0 * (250.0 * (1 - 30.0 / 60) + 250.0 * (1 - 40.0 / 60)) / 1710, 0.005);
+  EXPECT_EQ(FieldString(f->evidence, "whatif_transform").value_or(""), "scale_kernels");
+  EXPECT_NEAR(FieldNumber(f->evidence, "whatif_saving_us").value_or(0), 208.333, 0.005);  // new times in whole ns
   EXPECT_EQ(f->severity, FindingSeverity::kWarning);
   EXPECT_NE(std::find(mb.findings.begin(), mb.findings.end(), "ncu_memory_bound_far_from_roof"), mb.findings.end());
   EXPECT_EQ(FindingOf(*ra, "ncu_latency_bound"), nullptr);  // the GEMM is at its compute roof (85%)
+}
+
+// The same kernels in a host-bound step (its CPU range runs to 3000 us, past the GPU's 1710): the
+// multiplies are still measured far from the roof, but bringing them to it shortens nothing the
+// step waits for. The replay says 0 (the upper bound said 208 us).
+TEST(NcuJoined, KernelsOffTheCriticalPathSaveNothing) {
+  JoinCase c = BuildJoinCase(true, 3000);
+  AnalysisOptions options;
+  options.ncu = c.csv;
+  StatusOr<RankAnalysis> ra = AnalyzeTrace(c.trace, options);
+  ASSERT_TRUE(ra.ok());
+  const Finding* f = FindingOf(*ra, "ncu_memory_bound_far_from_roof");
+  ASSERT_NE(f, nullptr);  // the measured condition holds
+  EXPECT_EQ(f->est_saving_pct, 0);
+  EXPECT_NEAR(FieldNumber(f->evidence, "whatif_changed_time_us").value_or(0), 500, 1e-9);  // the 10 multiplies' time
+  EXPECT_EQ(FieldNumber(f->evidence, "whatif_saving_us").value_or(-1), 0);
+  EXPECT_EQ(f->severity, FindingSeverity::kInfo);
 }
 
 TEST(NcuJoined, TraceWithoutLaunchShapesJoinsByName) {
