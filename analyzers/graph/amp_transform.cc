@@ -163,10 +163,16 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
     SatAccumulate(est.whatif_kernel_ns, nd);
     if (nd != d) est.transform.kernels.push_back({static_cast<uint32_t>(i), nd});
   }
+  // Without a low-precision peak for this GPU the matmuls take the fallback ratios: say so, never
+  // "at 0 TFLOP/s".
+  const std::string matmul_rate =
+      lowp > 0 ? fmt::format("at {:.0f} TFLOP/s x {:.2f} efficiency", lowp, est.efficiency)
+               : fmt::format("at {:.2f}x (fp32) or {:.2f}x (TF32) their time x the efficiency ratio: no fp16/bf16 peak is known "
+                             "for this GPU",
+                             in.fallback_fp32_ratio, in.fallback_tf32_ratio);
   est.transform.selection = fmt::format(
-      "{} fp32/TF32 matmul kernels ({} with op shapes) at {:.0f} TFLOP/s x {:.2f} efficiency; memory-bound model kernels at "
-      "half the bytes",
-      est.matmul_kernels, est.matmul_kernels_with_shapes, lowp, est.efficiency);
+      "{} fp32/TF32 matmul kernels ({} with op shapes) {}; memory-bound model kernels at half the bytes",
+      est.matmul_kernels, est.matmul_kernels_with_shapes, matmul_rate);
   est.transform.Normalize();
   return est;
 }

@@ -153,6 +153,25 @@ TEST(GraphTransforms, AmpRetimesAnFp32GemmFromItsFlopsAtTheTensorCorePeak) {
   EXPECT_NEAR(static_cast<double>(o.with_fix) / 1e3, 100 + expected_us, 0.002);
 }
 
+// A GPU with no peak row (an MI250 here, or a name the table lacks): the matmuls take the fallback
+// ratios, and the selection says so instead of "at 0 TFLOP/s".
+TEST(GraphTransforms, AmpWithoutAPeakSaysSoNotZeroTflops) {
+  TraceBuilder b = StepOf(50);
+  b.LaunchKernel("ampere_sgemm_128x64_nn", Us(1), Us(1), Us(100), Us(600));
+  const Trace t = b.Build();
+  graph::AmpEstimate est;
+  Replay(t, [&](const RankContext& ctx) {
+    graph::AmpInputs in;  // no peak
+    in.fallback_fp32_ratio = 0.25;
+    est = graph::AmpTransform(ctx, in);
+    return est.transform;
+  });
+  EXPECT_EQ(est.matmul_kernels, 1u);
+  EXPECT_EQ(est.transform.selection.find("0 TFLOP/s"), std::string::npos) << est.transform.selection;
+  EXPECT_NE(est.transform.selection.find("at 0.25x (fp32)"), std::string::npos) << est.transform.selection;
+  EXPECT_NE(est.transform.selection.find("no fp16/bf16 peak is known for this GPU"), std::string::npos);
+}
+
 TEST(GraphTransforms, NoDataLoaderWait) {
   // The DataLoader range takes [0, 1000) µs of the step, then a launch [1000, 1005) -> kernel
   // [1010, 1090); the CPU range ends at 1100. Without the DataLoader's time the launch is at 0,
