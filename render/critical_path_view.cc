@@ -52,7 +52,11 @@ CriticalPathView ViewCriticalPath(const json& report) {
   }
   std::stable_sort(v.rows.begin(), v.rows.end(), [](const auto& a, const auto& b) { return a.pct > b.pct; });
   const json& lengths = Section(cp, "/length_us");
-  if (lengths.is_array() && !lengths.empty()) {
+  if (const std::optional<double> count = Number(cp, "/listed/count")) {
+    // A bounded list (reports/step_list.h): the count and the mean are over every step.
+    v.steps = static_cast<size_t>(std::max(0.0, *count));
+    v.mean_length_us = Number(cp, "/mean_length_us");
+  } else if (lengths.is_array() && !lengths.empty()) {  // a report from before the list was bounded
     double sum = 0;
     for (const json& l : lengths)
       if (l.is_number()) sum += l.get<double>();

@@ -5,6 +5,7 @@
 
 #include "analyzers/graph/critical_path_result.h"
 #include "base/units.h"
+#include "reports/step_list.h"
 
 namespace ampscope {
 namespace {
@@ -44,9 +45,20 @@ json CriticalPathSection(const RankAnalysis& ra) {
   if (ra.critical_path == nullptr) return {{"available", false}, {"reason", "not computed"}};
   const graph::CriticalPathResult& p = *ra.critical_path;
   if (!p.available) return {{"available", false}, {"reason", p.reason}};
+  // Each step one by one only for the steps that matter (reports/step_list.h: the first, the
+  // last and the longest); the mean path length is over every step.
+  std::vector<double> measured;
+  measured.reserve(p.steps.size());
+  double length_sum_ns = 0;
+  for (const graph::CriticalPathStep& s : p.steps) {
+    measured.push_back(static_cast<double>(s.measured_ns));
+    length_sum_ns += static_cast<double>(s.path.length_ns);
+  }
+  const std::vector<size_t> listed = ListedStepPositions(measured);
   json steps = json::array();
   json lengths = json::array();
-  for (const graph::CriticalPathStep& s : p.steps) {
+  for (size_t i : listed) {
+    const graph::CriticalPathStep& s = p.steps[i];
     const double err = s.measured_ns > 0 ? 100.0 * std::fabs(static_cast<double>(s.replayed_ns - s.measured_ns)) / static_cast<double>(s.measured_ns) : 0.0;
     lengths.push_back(NsToUsRounded3(s.path.length_ns));
     steps.push_back({{"number", s.number},
@@ -63,7 +75,10 @@ json CriticalPathSection(const RankAnalysis& ra) {
           {"gpu_gap_pct", Pct(p.window.gpu_gap_ns, p.window.length_ns)},
           {"hta_bound_by_pct", HtaBoundBy(p.window)},
           {"length_us", lengths},
+          {"mean_length_us", p.steps.empty() ? json(nullptr)
+                                             : json(std::round(length_sum_ns / static_cast<double>(p.steps.size())) / 1e3)},
           {"steps", steps},
+          {"listed", ListedStepsJson(p.steps.size(), listed.size())},
           {"replay_error_pct", std::round(p.replay_error_pct * 1000.0) / 1000.0},
           {"worst_step", p.worst_step},
           {"measured_window_us", NsToUsRounded3(p.measured_window_ns)},

@@ -38,6 +38,11 @@ PathCategory GpuCategory(uint8_t type, bool comm) {
 GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) {
   const StepAnalysis& steps = ctx.steps();
   for (const StepWindow& s : steps.steps) step_ranges_.push_back({s.cpu_start_ns, s.cpu_end_ns});
+  // Sorted, so that telling a step's own range from other ranges is a binary search: a linear
+  // scan per range took 29 s of a 30 s analysis on 200,000 steps (ranges x steps).
+  std::sort(step_ranges_.begin(), step_ranges_.end(), [](const Interval& a, const Interval& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  });
   if (!steps.steps.empty()) {
     for (size_t k = 0; k < steps.steps.size(); ++k) {
       ChunkInfo c;
@@ -138,8 +143,10 @@ void GraphBuilder::BuildLanes() {
     if (r.kind != RangeKind::kCpuAnnotation && r.kind != RangeKind::kNvtx) continue;
     const uint32_t h = HostLaneOf(r.tid);
     if (h == kNoNode) continue;
-    bool step = false;
-    for (const Interval& s : step_ranges_) step = step || (s.start_ns == r.start_ns && s.end_ns == r.end_ns);
+    const Interval key{r.start_ns, r.end_ns};
+    const bool step = std::binary_search(step_ranges_.begin(), step_ranges_.end(), key, [](const Interval& a, const Interval& b) {
+      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+    });
     if (!step) cover[h].push_back({r.start_ns, r.end_ns});
   }
   for (size_t h = 0; h < host_.size(); ++h) host_[h].covered = MergeIntervals(std::move(cover[h]));

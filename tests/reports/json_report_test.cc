@@ -357,6 +357,22 @@ TEST(JsonReportSteps, PerStepListsAreBoundedAndSayWhatTheyLeftOut) {
   for (const json& s : steps["per_step"]) per_step.push_back(s["number"].get<int64_t>());
   EXPECT_EQ(windows, want);
   EXPECT_EQ(per_step, want);
+  // The critical path's per-step list is bounded the same way (it wrote 250 bytes a step, twice:
+  // 50 MB of a 169 MB report on 200,000 steps); its mean length is over every step. Each step is
+  // GPU-bound by its one kernel: launched at +10 us, it runs [+20, +500) us, so each step's path
+  // ends with the kernel at 500 us on a 1 ms step or at the 3 ms CPU range end on the long ones:
+  // (900 x 1000 + 100 x 3000) / 1000 = 1200 us.
+  const json& cp = report["critical_path"];
+  ASSERT_EQ(cp["available"], true) << cp.dump();
+  EXPECT_EQ(cp["listed"]["count"], kSteps);
+  EXPECT_EQ(cp["listed"]["truncated"], true);
+  ASSERT_EQ(cp["steps"].size(), 200u);
+  ASSERT_EQ(cp["length_us"].size(), 200u);
+  std::vector<int64_t> path_steps;
+  for (const json& s : cp["steps"]) path_steps.push_back(s["number"].get<int64_t>());
+  EXPECT_EQ(path_steps, want);
+  EXPECT_NEAR(cp["mean_length_us"].get<double>(), 1200, 0.001);
+  EXPECT_EQ(report["ranks"][0]["critical_path"]["steps"].size(), 200u);
   // The rank's own section is bounded the same way.
   ASSERT_EQ(report["ranks"].size(), 1u);
   EXPECT_EQ(report["ranks"][0]["steps"]["windows"].size(), 200u);
