@@ -361,8 +361,8 @@ void TraceBuilder::AddKernel(const RawEvent& ev, const CompleteFields& f) {
   Append<uint64_t>(links_.kernel_offsets, Off(ev.begin));
 }
 
-void TraceBuilder::AddMemcpy(const RawEvent& ev, const CompleteFields& f) {
-  MemcpyEvent m;
+template <class Event>
+void TraceBuilder::FillCopyFields(const RawEvent& ev, const CompleteFields& f, Event& m) {
   m.start_ns = f.start;
   m.end_ns = f.end;
   m.correlation = ArgInt(ev, kArgCorrelation, -1);
@@ -370,6 +370,11 @@ void TraceBuilder::AddMemcpy(const RawEvent& ev, const CompleteFields& f) {
   m.bytes = static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(ev, kArgBytes, 0)));
   m.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, f.pid));
   m.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, f.tid));
+}
+
+void TraceBuilder::AddMemcpy(const RawEvent& ev, const CompleteFields& f) {
+  MemcpyEvent m;
+  FillCopyFields(ev, f, m);
   // "Memcpy HtoD (Pageable -> Device)"
   std::string_view rest = f.name;
   if (StartsWith(rest, "Memcpy ")) rest.remove_prefix(7);
@@ -387,13 +392,7 @@ void TraceBuilder::AddMemcpy(const RawEvent& ev, const CompleteFields& f) {
 
 void TraceBuilder::AddMemset(const RawEvent& ev, const CompleteFields& f) {
   MemsetEvent m;
-  m.start_ns = f.start;
-  m.end_ns = f.end;
-  m.correlation = ArgInt(ev, kArgCorrelation, -1);
-  m.external_id = ArgInt(ev, kArgExternalId, -1);
-  m.bytes = static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(ev, kArgBytes, 0)));
-  m.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, f.pid));
-  m.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, f.tid));
+  FillCopyFields(ev, f, m);
   // "Memset (Device)"
   size_t open = f.name.find('('), close = f.name.rfind(')');
   if (open != std::string_view::npos && close != std::string_view::npos && open < close)

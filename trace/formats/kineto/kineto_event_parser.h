@@ -164,6 +164,9 @@ class TraceBuilder final : public EventSink {
   void AddKernel(const RawEvent& ev, const CompleteFields& f);
   void AddMemcpy(const RawEvent& ev, const CompleteFields& f);
   void AddMemset(const RawEvent& ev, const CompleteFields& f);
+  // The fields a copy and a memset share (times, ids, bytes, device and stream), read once.
+  template <class Event>
+  void FillCopyFields(const RawEvent& ev, const CompleteFields& f, Event& m);
   void AddApiCall(const RawEvent& ev, EventClass cls, const CompleteFields& f);
   void AddRange(const RawEvent& ev, EventClass cls, const CompleteFields& f);
   Status OnInstant(const RawEvent& ev);
