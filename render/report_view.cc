@@ -188,7 +188,8 @@ std::string SharedUnknownReason(const json& report, const char* pointer) {
     if (String(row, "/status") != "unknown") return "";
     // A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
     std::string why = row.contains("headline") ? String(row, "/headline/source") : String(row, "/evidence");
-    if (why.rfind("unavailable: ", 0) == 0) why.erase(0, 13);
+    constexpr std::string_view kUnavailable = "unavailable: ";
+    if (why.rfind(kUnavailable, 0) == 0) why.erase(0, kUnavailable.size());
     if (why.empty() || (n > 0 && why != shared)) return "";
     shared = why;
     ++n;
