@@ -48,7 +48,7 @@ std::optional<nlohmann::json> RecordingSession(const std::string& dir) {
   if (!text.ok()) return std::nullopt;
   nlohmann::json s = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
   if (!s.is_object() || !s.contains("schema") || !s["schema"].is_string() ||
-      s["schema"].get<std::string>().rfind("ampscope.session/", 0) != 0)
+      s["schema"].get<std::string>().rfind(kSessionSchemaFamily, 0) != 0)
     return std::nullopt;
   return s;
 }

@@ -9,6 +9,11 @@
 
 namespace ampscope::cli {
 
+// The schema of a recording's session.json: `record` writes it (record_cmd.cc), and a directory
+// given to analyze that holds one is a recording (its .amptrace files are the ranks).
+inline constexpr const char kSessionSchemaFamily[] = "ampscope.session/";
+inline constexpr const char kSessionSchema[] = "ampscope.session/1";
+
 enum class DirInputs {
   kTraces,     // analyze: *.pt.trace.json(.gz), *.json(.gz), *.sqlite, *.amptrace (not *.summary.json)
   kSummaries,  // merge: *.summary.json(.gz)

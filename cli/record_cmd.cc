@@ -41,6 +41,7 @@
 #include "base/strings.h"
 #include "cli/cli_style.h"
 #include "cli/command.h"
+#include "cli/input_dirs.h"
 #include "cli/launcher.h"
 #include "cli/record_warnings.h"
 #include "trace/formats/amptrace/amptrace_reader.h"
@@ -236,7 +237,7 @@ Status WriteSession(const std::string& out_dir, const std::vector<std::string>& 
                     const nlohmann::json& options, const SessionFacts& facts, const std::vector<std::string>& replaced,
                     std::vector<RecordWarning>* found, SessionTotals* totals) {
   nlohmann::json session;
-  session["schema"] = "ampscope.session/1";
+  session["schema"] = kSessionSchema;
   nlohmann::json command_json = nlohmann::json::array();
   for (const std::string& a : command) command_json.push_back(SanitizeUtf8(a));
   session["command"] = command_json;
