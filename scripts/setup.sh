@@ -11,6 +11,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       nlohmann-json3-dev libfmt-dev libcli11-dev zlib1g-dev libisal-dev libsqlite3-dev
       googletest libgtest-dev libgmock-dev libbenchmark-dev python3 python3-yaml protobuf-compiler
       sqlite3 python3-pandas  # the --sqlite test: the sqlite3 shell and pandas run docs/sqlite_schema.md's queries
+      python3-matplotlib  # docs/python.md's plotting cell, run by its test (docs_python)
       python3-distributed  # scripts/dask_analyze.py: the per-rank map as Dask tasks (and its CTest)
       python3-venv python3-wheel  # README.md's offline `pip install ./python` into a venv (python_pip_install)
       tmux  # tmux: the terminal-width test runs the CLI in 80- and 120-column windows

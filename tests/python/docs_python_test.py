@@ -3,8 +3,8 @@
 runs, in order, in one namespace (as cells of one kernel), in a folder holding the shared
 ResNet50 trace under the name the page uses, with the package from python/ and the binary under
 test. A block followed by a ```text block marked `<!-- docs-output -->` must print exactly that.
-Blocks marked `needs matplotlib` run where matplotlib is installed (an optional package, not in
-scripts/setup.sh) and are reported as not run elsewhere.
+Blocks marked `needs matplotlib` need matplotlib (scripts/setup.sh installs python3-matplotlib):
+under CI=true its absence fails the test; elsewhere those blocks are reported as not run.
 
 usage: docs_python_test.py SOURCE_DIR AMPSCOPE_BINARY SHARED_DIR
 """
@@ -42,6 +42,9 @@ class DocsPython(unittest.TestCase):
             import matplotlib  # noqa: F401
             have_matplotlib = True
         except ImportError:
+            # Under CI the page's plot must run: scripts/setup.sh installs python3-matplotlib.
+            if os.environ.get("CI") == "true":
+                self.fail("matplotlib is missing under CI=true: run scripts/setup.sh (python3-matplotlib)")
             have_matplotlib = False
         tmp = tempfile.mkdtemp(prefix="ampscope-docs-python-")
         cwd = os.getcwd()
