@@ -68,6 +68,8 @@
     "CUPTI asked for a buffer while the collector's pool was empty; those records were dropped") \
   X(kNvtxEventsDropped, "nvtx_events_dropped", kDataLoss, \
     "NVTX events were dropped because the collector's queue was full") \
+  X(kProfilerStoppedEarly, "profiler_stopped_early", kDataLoss, \
+    "the profiler's own log says CUPTI stopped collecting early (its GPU buffers were exhausted); GPU activity after that is missing") \
   X(kApiRecordsFiltered, "api_records_filtered", kInfo, \
     "high-rate trivial CUDA API calls (cudaGetDevice, cudaPeekAtLastError, ...) were not recorded") \
   X(kUnknownCuptiRecords, "unknown_cupti_records", kInfo, \

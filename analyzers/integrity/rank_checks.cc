@@ -247,6 +247,7 @@ IntegrityCheck DroppedEventsCheck(const RankContext& ctx, const RankAnalysis& ra
   };
   const uint64_t activity = count(DiagCode::kCuptiDroppedRecords) + count(DiagCode::kCuptiBuffersRefused);
   const uint64_t nvtx = count(DiagCode::kNvtxEventsDropped);
+  const bool stopped_early = count(DiagCode::kProfilerStoppedEarly) > 0;
   const uint64_t damaged = count(DiagCode::kTruncatedFile) + count(DiagCode::kCorruptChunk);
   uint64_t markers = 0;
   std::set<std::string> marker_names;
@@ -258,6 +259,8 @@ IntegrityCheck DroppedEventsCheck(const RankContext& ctx, const RankAnalysis& ra
   }
   std::vector<std::string> parts;
   if (activity > 0) parts.push_back(fmt::format("the profiler dropped {} activity records (CUPTI buffers full)", activity));
+  if (stopped_early)
+    parts.push_back("the profiler's log says CUPTI stopped collecting early (GPU buffers exhausted): GPU activity after that is missing");
   if (damaged > 0) parts.push_back("the input is truncated or has damaged chunks: the events after the damage are lost");
   if (markers > 0) {
     std::string names;
@@ -266,7 +269,7 @@ IntegrityCheck DroppedEventsCheck(const RankContext& ctx, const RankAnalysis& ra
   }
   if (nvtx > 0) parts.push_back(fmt::format("{} NVTX events dropped (ranges and steps may be missing)", nvtx));
   const double events = static_cast<double>(std::max<uint64_t>(1, ra.input.events));
-  if (damaged > 0 || static_cast<double>(activity) >= 0.01 * events) {
+  if (damaged > 0 || stopped_early || static_cast<double>(activity) >= 0.01 * events) {
     c.status = IntegrityStatus::kFail;
   } else if (activity > 0 || markers > 0 || nvtx > 0) {
     c.status = IntegrityStatus::kWarn;
@@ -280,7 +283,8 @@ IntegrityCheck DroppedEventsCheck(const RankContext& ctx, const RankAnalysis& ra
   c.values = {{"dropped_activity_records", static_cast<int64_t>(activity), Unit::kCount},
               {"dropped_nvtx_events", static_cast<int64_t>(nvtx), Unit::kCount},
               {"overflow_markers", static_cast<int64_t>(markers), Unit::kCount},
-              {"damaged_input", damaged > 0}};
+              {"damaged_input", damaged > 0},
+              {"profiler_stopped_early", stopped_early}};
   return c;
 }
 

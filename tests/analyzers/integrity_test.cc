@@ -444,6 +444,16 @@ TEST(DroppedEvents, CuptiDropsAndOverflowMarkers) {
   EXPECT_EQ(Check(Analyze(b.Build()).integrity, "dropped_events").status, IntegrityStatus::kWarn);
 }
 
+TEST(DroppedEvents, AProfilerThatStoppedEarlyFails) {
+  // However few records it counted, a profiler that stopped collecting lost everything after.
+  Trace t = StepsWithKernels({20, 20, 20});
+  t.metadata.event_count = 1'000'000;
+  t.diagnostics.AddCount(DiagCode::kProfilerStoppedEarly, 1, -1, "stopped early");
+  const IntegrityCheck c = Check(Analyze(t).integrity, "dropped_events");
+  EXPECT_EQ(c.status, IntegrityStatus::kFail);
+  EXPECT_NE(c.evidence.find("stopped collecting early"), std::string::npos) << c.evidence;
+}
+
 TEST(CudaGraphs, GraphLaunchesWithoutKernels) {
   // 6 graph replays, each cudaGraphLaunch with a correlation id; kernels recorded for 2 of them.
   TraceBuilder b;

@@ -60,6 +60,7 @@ TEST(DiagnosticTable, IdsAndSeveritiesAreTheReportContract) {
       {DiagCode::kCuptiDroppedRecords, "cupti_dropped_records", Severity::kDataLoss},
       {DiagCode::kCuptiBuffersRefused, "cupti_buffers_refused", Severity::kDataLoss},
       {DiagCode::kNvtxEventsDropped, "nvtx_events_dropped", Severity::kDataLoss},
+      {DiagCode::kProfilerStoppedEarly, "profiler_stopped_early", Severity::kDataLoss},
       {DiagCode::kApiRecordsFiltered, "api_records_filtered", Severity::kInfo},
       {DiagCode::kUnknownCuptiRecords, "unknown_cupti_records", Severity::kInfo},
       {DiagCode::kNvtxUnmatchedPop, "nvtx_unmatched_pop", Severity::kInfo},

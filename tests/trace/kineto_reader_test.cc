@@ -609,6 +609,32 @@ TEST(KinetoReader, EscapedStringsAreDecoded) {
   EXPECT_EQ(r->str(r->cpu_ops[0].name), "say \"hi\" \xc3\xa9\xf0\x9f\x98\x80\\");
 }
 
+// torch.profiler keeps libkineto's log lines in the trace ("INFO" / "WARNING" arrays). The lines
+// below are libkineto's own formats (CuptiActivityApi.cpp: "Dropped N activity records" and
+// "Exceeded max GPU buffer count (...) - terminating tracing"; CuptiActivityProfiler.cpp's
+// "Record counts: ... CUPTI stopped early? = N"). The shared HTA traces carry the summary with 0.
+TEST(KinetoReader, TheProfilersOwnLogSaysWhatItLost) {
+  const std::string lost = R"({"traceEvents": [], "WARNING": [
+      "WARNING:2024-05-22 17:15:22 2910249:2910249 CuptiActivityApi.cpp:306] Dropped 12345 activity records",
+      "WARNING:2024-05-22 17:15:22 2910249:2910249 CuptiActivityApi.cpp:306] Dropped 655 activity records"],
+    "INFO": ["INFO:2024-05-22 17:15:23 2910249:2910249 CuptiActivityProfiler.cpp:333] Record counts: Out-of-range = 4181, Blocklisted runtime = 0, Invalid ext correlations = 0, CPU GPU out-of-order = 0, Unexpected CUDA events = 0, CUPTI stopped early? = 1"]})";
+  StatusOr<Trace> r = Read(lost);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->diagnostics.Count("cupti_dropped_records"), 13000u);  // 12345 + 655
+  EXPECT_EQ(r->diagnostics.Count("profiler_stopped_early"), 1u);
+  // The buffer-count warning alone also means collection stopped.
+  StatusOr<Trace> exceeded = Read(R"({"traceEvents": [], "WARNING": ["WARNING:x CuptiActivityApi.cpp:150] Exceeded max GPU buffer count (32 >= 32) - terminating tracing"]})");
+  ASSERT_TRUE(exceeded.ok());
+  EXPECT_EQ(exceeded->diagnostics.Count("profiler_stopped_early"), 1u);
+  EXPECT_EQ(exceeded->diagnostics.Count("cupti_dropped_records"), 0u);
+  // A healthy log: "stopped early? = 0", other lines that mention drops without a count.
+  StatusOr<Trace> fine = Read(R"({"traceEvents": [], "INFO": ["INFO:x] Record counts: Out-of-range = 0, CUPTI stopped early? = 0",
+      "INFO:x] Dropped activity records are reported in verbose mode", 7, {"a": 1}]})");
+  ASSERT_TRUE(fine.ok());
+  EXPECT_EQ(fine->diagnostics.Count("profiler_stopped_early"), 0u);
+  EXPECT_EQ(fine->diagnostics.Count("cupti_dropped_records"), 0u);
+}
+
 TEST(KinetoReader, Utf8ByteOrderMarkIsTolerated) {
   const std::string json = "\xEF\xBB\xBF" + std::string(R"({"traceEvents": []})");
   EXPECT_TRUE(Read(json).ok());

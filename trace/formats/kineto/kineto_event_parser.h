@@ -194,6 +194,7 @@ class TraceBuilder final : public EventSink {
   void DeferMetadata(const RawEvent& ev);
   void ReadDeviceProperties(const nlohmann::json& list, bool old_keys);
   void ReadDistributedInfo(const nlohmann::json& info);
+  void ReadProfilerLog(const nlohmann::json& lines, const char* at);  // "INFO"/"WARNING"/"ERROR"
   void FinishDevices();  // vendors, and devices inferred from GPU work when none were listed
 
   // ---- kineto_merge.cc
@@ -240,10 +241,10 @@ class TraceBuilder final : public EventSink {
     DiagAt(code, at ? static_cast<int64_t>(Off(at)) : -1, position_.event_offset, std::forward<Message>(message));
   }
   template <typename Message>
-  void DiagAt(DiagCode code, int64_t offset, uint64_t order, Message&& message) {
+  void DiagAt(DiagCode code, int64_t offset, uint64_t order, Message&& message, uint64_t n = 1) {
     for (PendingDiagnostic& d : pending_diagnostics_) {
       if (d.code == code) {
-        ++d.count;
+        d.count += n;
         if (order < d.order) {
           d.offset = offset;
           d.order = order;
@@ -252,7 +253,7 @@ class TraceBuilder final : public EventSink {
         return;
       }
     }
-    pending_diagnostics_.push_back({code, 1, offset, order, std::string(std::forward<Message>(message))});
+    pending_diagnostics_.push_back({code, n, offset, order, std::string(std::forward<Message>(message))});
   }
   void FlushDiagnostics() {
     for (const PendingDiagnostic& d : pending_diagnostics_)

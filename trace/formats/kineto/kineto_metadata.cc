@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/saturating.h"
 #include "base/strings.h"
 #include "trace/classify/kernel_arch.h"
 #include "trace/formats/kineto/kineto_event_parser.h"
@@ -145,6 +146,11 @@ void TraceBuilder::OnTopLevelMember(std::string_view key, const Value& value) {
     if (!j.is_discarded()) ReadDistributedInfo(j);
     return;
   }
+  if ((key == "INFO" || key == "WARNING" || key == "ERROR") && value.kind == Kind::kArray) {
+    nlohmann::json j = parse("profiler log");
+    if (!j.is_discarded()) ReadProfilerLog(j, value.where);
+    return;
+  }
   // Scalars: versions, host and the like.
   std::string text;
   if (value.kind == Kind::kString) {
@@ -152,7 +158,7 @@ void TraceBuilder::OnTopLevelMember(std::string_view key, const Value& value) {
   } else if (value.kind == Kind::kNumber || value.kind == Kind::kBool) {
     text = std::string(value.text);
   } else {
-    return;  // arrays/objects such as "INFO" logs are not kept
+    return;  // other arrays and objects are not kept
   }
   if (key == "cuda_runtime_version") {
     trace_.metadata.cuda_runtime_version = text;
@@ -165,6 +171,43 @@ void TraceBuilder::OnTopLevelMember(std::string_view key, const Value& value) {
   } else if (text.size() <= kMaxExtraValueChars) {
     trace_.metadata.extra[std::string(key)] = text;
   }
+}
+
+// Kineto's own log lines, kept by torch.profiler in the trace's "INFO" / "WARNING" / "ERROR"
+// arrays: what the profiler says it lost. libkineto writes
+//   "Dropped <N> activity records"                          (CuptiActivityApi, a WARNING)
+//   "Exceeded max GPU buffer count (...) - terminating tracing"   (CuptiActivityApi, a WARNING)
+//   "Record counts: Out-of-range = ..., CUPTI stopped early? = <0|1>"  (CuptiActivityProfiler)
+// The first adds to the dropped records; the other two say collection stopped before the end.
+void TraceBuilder::ReadProfilerLog(const nlohmann::json& lines, const char* at) {
+  constexpr std::string_view kDropped = "Dropped ";
+  constexpr std::string_view kDroppedTail = " activity records";
+  constexpr std::string_view kStoppedEarly = "CUPTI stopped early? = ";
+  constexpr std::string_view kExceeded = "Exceeded max GPU buffer count";
+  uint64_t dropped = 0;
+  bool stopped = false;
+  for (const nlohmann::json& line : lines) {
+    if (!line.is_string()) continue;
+    const std::string& text = line.get_ref<const std::string&>();
+    if (size_t p = text.find(kDropped); p != std::string::npos) {
+      uint64_t n = 0;
+      size_t i = p + kDropped.size(), digits = 0;
+      for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 19; ++i, ++digits)
+        n = n * 10 + static_cast<uint64_t>(text[i] - '0');
+      if (digits > 0 && text.compare(i, kDroppedTail.size(), kDroppedTail) == 0) dropped = SaturatingAddU(dropped, n);
+    }
+    if (size_t p = text.find(kStoppedEarly); p != std::string::npos) {
+      const size_t v = p + kStoppedEarly.size();
+      if (v < text.size() && std::isdigit(static_cast<unsigned char>(text[v])) && text[v] != '0') stopped = true;
+    }
+    if (text.find(kExceeded) != std::string::npos) stopped = true;
+  }
+  if (dropped > 0)
+    DiagAt(DiagCode::kCuptiDroppedRecords, at ? static_cast<int64_t>(Off(at)) : -1, position_.event_offset,
+           "the profiler's log says CUPTI dropped " + std::to_string(dropped) + " activity records", dropped);
+  if (stopped)
+    Diag(DiagCode::kProfilerStoppedEarly, at,
+         "the profiler's log says CUPTI stopped collecting early (GPU buffers exhausted): GPU activity after that is missing");
 }
 
 void TraceBuilder::ReadDeviceProperties(const nlohmann::json& list, bool old_keys) {
