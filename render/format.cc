@@ -385,7 +385,7 @@ std::string ChecklistUnit(const json& item) {
   // warm-up, fusion/DataLoader/communication cost as a share of the step, alloc calls per step.
   static const std::map<std::string, std::string> kUnits = {
       {"tensor_core_utilization", "% of kernel time"},
-      {"autocast_coverage", "% in fp32"},
+      {"autocast_coverage", "% in fp32/TF32"},
       {"grad_scaler", "% of steps skipped"},
       {"kernel_fusion", "% of step"},
       {"data_pipeline", "% of step"},

@@ -300,8 +300,7 @@ void Matrix(std::string& h, const json& r) {
     const json& d = m[id];
     std::string status = String(d, "/status", "unknown");
     const json& hl = Section(d, "/headline");
-    std::string value = hl.is_object() && hl.contains("value") ? Value(hl["value"], String(hl, "/unit")) : "n/a";
-    value += OfRank(d, "/metrics/numbers_of_rank");
+    std::string value = DimensionValueCell(d);
     h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
     h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
     const std::string name = String(hl, "/name");

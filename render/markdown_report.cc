@@ -253,8 +253,7 @@ std::string RenderMarkdown(const json& r) {
       if (!m.contains(id)) continue;
       const json& d = m[id];
       const json& h = Section(d, "/headline");
-      std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
-      value += OfRank(d, "/metrics/numbers_of_rank");
+      std::string value = DimensionValueCell(d);
       std::string name = String(h, "/name");
       line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
                        name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));

@@ -197,6 +197,12 @@ std::string SharedUnknownReason(const json& report, const char* pointer) {
   return n > 1 ? shared : "";
 }
 
+std::string DimensionValueCell(const json& dimension) {
+  const json& h = Section(dimension, "/headline");
+  if (!h.is_object() || !h.contains("value") || h["value"].is_null()) return "n/a";
+  return Value(h["value"], String(h, "/unit")) + OfRank(dimension, "/metrics/numbers_of_rank");
+}
+
 std::string ChecklistValueCell(const json& item) {
   if (!item.contains("value") || item["value"].is_null())
     return String(item, "/status") == "not_applicable" ? "-" : "not measured";

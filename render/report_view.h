@@ -113,6 +113,9 @@ std::string SharedUnknownReason(const nlohmann::json& report, const char* pointe
 // applicable, "not measured" when there is no number; a number on a job's item says whose it is,
 // " (rank N)" (numbers_of_rank).
 std::string ChecklistValueCell(const nlohmann::json& item);
+// A matrix dimension's headline value, "(rank N)" after it in a job; "n/a" (with no rank: a
+// missing value is nobody's) when the headline has none.
+std::string DimensionValueCell(const nlohmann::json& dimension);
 // The steps a finding's times are said against: in a job report, those of the rank whose numbers
 // it carries (evidence.numbers_of_rank, that rank's section in ranks[]): each rank's times are
 // relative to its own steps. Else `report_clock`.

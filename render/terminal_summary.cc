@@ -181,8 +181,7 @@ void Matrix(Out& o, const json& r) {
     const json& d = m[id];
     std::string status = String(d, "/status", "unknown");
     const json& h = Section(d, "/headline");
-    std::string value = h.is_object() && h.contains("value") ? Value(h["value"], String(h, "/unit")) : "n/a";
-    value += OfRank(d, "/metrics/numbers_of_rank");
+    std::string value = DimensionValueCell(d);
     std::string findings;
     const json& f = Section(d, report_field::kFindings);
     if (f.is_array())

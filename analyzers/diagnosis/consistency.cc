@@ -14,22 +14,37 @@
 namespace ampscope::diagnosis {
 namespace {
 
+// A busy-time fix explains the Tensor Core share only when its fix changes a material part of the
+// kernel time: zeroing 2% of the kernel time in fills does not explain why most of it runs off
+// the Tensor Cores (an expert would not sign "Tensor Cores fail: see zero_grad_fills").
+constexpr double kMaterialKernelTimeShare = 0.10;
+
+bool ChangesMaterialKernelTime(const Finding& f, TimeNs kernel_total_ns) {
+  const std::optional<double> changed_us = FieldNumber(f.evidence, "whatif_changed_time_us");
+  return changed_us && kernel_total_ns > 0 &&
+         *changed_us * 1e3 >= kMaterialKernelTimeShare * static_cast<double>(kernel_total_ns);
+}
+
 // Whether a finding of another dimension explains `dim`'s headline: idle-time fixes explain low
-// GPU busy (task_parallelism), busy-time fixes explain kernel time off the Tensor Cores
-// (compute_intensity), fusion fixes explain memory-bound time (memory_bandwidth). Only findings
-// with a saving explain a headline number.
-bool ExplainsDimension(std::string_view dim, const Finding& f) {
+// GPU busy (task_parallelism), busy-time fixes that change a material part of the kernel time
+// explain kernel time off the Tensor Cores (compute_intensity), fusion fixes explain
+// memory-bound time (memory_bandwidth). Only findings with a saving explain a headline number.
+bool ExplainsDimension(std::string_view dim, const Finding& f, TimeNs kernel_total_ns) {
   if (f.est_saving_pct <= 0) return false;
   const SavingKind k = CatalogEntryOf(f.id).saving;
   if (dim == "task_parallelism") return k == SavingKind::kIdle;
-  if (dim == "compute_intensity") return k == SavingKind::kBusy;
+  if (dim == "compute_intensity") return k == SavingKind::kBusy && ChangesMaterialKernelTime(f, kernel_total_ns);
   if (dim == "memory_bandwidth") return f.checklist == "kernel_fusion" || f.id == "layout_transforms";
   return false;
 }
 
-// Whether a finding of another item explains `item`'s status.
-bool ExplainsItem(std::string_view item, const Finding& f) {
-  if (item == "tensor_core_utilization") return f.dimension == "compute_intensity" || ExplainsDimension("compute_intensity", f);
+// Whether a finding of another item explains `item`'s status. The Tensor Core share: the
+// precision of the matmul work (fp32 GEMMs outside autocast) or a busy-time fix of a material
+// part of the kernel time; not every finding of the compute_intensity dimension (a GradScaler
+// that skips steps says nothing about Tensor Cores).
+bool ExplainsItem(std::string_view item, const Finding& f, TimeNs kernel_total_ns) {
+  if (item == "tensor_core_utilization")
+    return f.id == "fp32_gemm_outside_autocast" || ExplainsDimension("compute_intensity", f, kernel_total_ns);
   if (item == "autocast_coverage") return f.id == "amp_not_in_use";
   return false;
 }
@@ -154,11 +169,11 @@ void AddFp32EligibleOps(const Facts& in, const ChecklistItem& item, FindingSink&
   if (op != nullptr) x.evidence.push_back({"fp32_ops", OpRecords(op->fp32_ops_top)});
 }
 
-// A failing item's value: the measure that failed, when the rule left the value of another
-// measure (0 allocator calls while peak memory failed it, a skip rate of 0 while fp16 ran
-// without a scaler).
+// A failing or warning item's value: the measure that failed or warned, when the rule left the
+// value of another measure (0 allocator calls while peak memory or fragmentation failed it, a
+// skip rate of 0 while fp16 ran without a scaler).
 void FailValue(ChecklistItem& c, const std::vector<Finding>& findings) {
-  if (c.status != CheckStatus::kFail || (c.value && *c.value != 0)) return;
+  if ((c.status != CheckStatus::kFail && c.status != CheckStatus::kWarn) || (c.value && *c.value != 0)) return;
   for (const std::string& id : c.findings) {
     const Finding* f = nullptr;
     for (const Finding& x : findings)
@@ -209,10 +224,10 @@ void ExplainStatuses(const Facts& in, const Outcomes& o, FindingSink& out, RankA
   auto link = [&] {
     for (DimensionResult& d : ra.matrix)
       for (const Finding& f : out.findings())
-        if (f.dimension == d.id || ExplainsDimension(d.id, f)) AddUnique(d.findings, f.id);
+        if (f.dimension == d.id || ExplainsDimension(d.id, f, in.kernel_total_ns)) AddUnique(d.findings, f.id);
     for (ChecklistItem& c : ra.checklist)
       for (const Finding& f : out.findings())
-        if (f.checklist == c.id || ExplainsItem(c.id, f)) AddUnique(c.findings, f.id);
+        if (f.checklist == c.id || ExplainsItem(c.id, f, in.kernel_total_ns)) AddUnique(c.findings, f.id);
   };
   link();
   // Nothing explains a bad headline: say where the time goes.

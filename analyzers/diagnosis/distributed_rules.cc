@@ -242,6 +242,7 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
                               types.empty() ? "" : "; by type: " + TypeSummary(in, types, typed_total));
   if (collectives == 0) {
     item.status = CheckStatus::kUnknown;
+    item.value.reset();  // unknown has no value: 0% of step would read as "nothing exposed"
     item.how_to_know = "world size > 1 but no NCCL kernels recorded: profile with CUDA activities on every rank";
     return -1;
   }

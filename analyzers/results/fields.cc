@@ -12,7 +12,7 @@ const char* UnitName(Unit u) {
     case Unit::kPctOfStep: return "% of step";
     case Unit::kPctOfConv: return "% of conv";
     case Unit::kPctOfKernelTime: return "% of kernel time";
-    case Unit::kPctFp32: return "% in fp32";
+    case Unit::kPctFp32: return "% in fp32/TF32";
     case Unit::kPctStepsSkipped: return "% of steps skipped";
     case Unit::kBytes: return "bytes";
     case Unit::kBytesPerStep: return "bytes/step";

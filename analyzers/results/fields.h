@@ -29,7 +29,7 @@ enum class Unit : uint8_t {
   kPctOfStep,         // "% of step"     share of the analysed step time
   kPctOfConv,         // "% of conv"     share of convolution kernel time
   kPctOfKernelTime,   // "% of kernel time"
-  kPctFp32,           // "% in fp32"     fp32 share of Tensor-Core-eligible op time
+  kPctFp32,           // "% in fp32/TF32" share of Tensor-Core-eligible op time not in fp16/bf16/fp8 (fp32 inputs, TF32 math or not)
   kPctStepsSkipped,   // "% of steps skipped"
   kBytes,             // "bytes"
   kBytesPerStep,      // "bytes/step"

@@ -468,6 +468,16 @@ TEST(Diagnosis, ExposedCommunicationBothSides) {
   EXPECT_EQ(Check(CommStep(150, 140), "distributed_sync").status, CheckStatus::kPass);
   // Single process, no NCCL: not applicable.
   EXPECT_EQ(Check(TcMix(800), "distributed_sync").status, CheckStatus::kNotApplicable);
+  // World size 2 but no communication kernel recorded: unknown, and unknown has no value (a 0%
+  // would read as "nothing exposed").
+  TraceBuilder b;
+  b.trace().metadata.world_size = 2;
+  b.Step(1, 0, 20);
+  b.Kernel(kTcGemm, 0, 0, 1500);
+  const RankAnalysis no_comm = b.Analyze();
+  const ChecklistItem& unknown = Check(no_comm, "distributed_sync");
+  EXPECT_EQ(unknown.status, CheckStatus::kUnknown);
+  EXPECT_FALSE(unknown.value.has_value()) << *unknown.value;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -344,7 +344,7 @@ TEST(MarkdownReport, SnapshotOfTheResNet50Trace) {
       R"(### Checklist)",
       // A failing item shows the measure that failed, never "fail 0.0%": AMP is not in use, so the
       // Tensor-Core-eligible work is all fp32 (issue 32; the evidence keeps the 0.0% share).
-      R"(\| Tensor Core utilization \| 🔴 fail \| 100\.0% in fp32 \| .*0\.0% of kernel time in Tensor Core kernels.*)",
+      R"(\| Tensor Core utilization \| 🔴 fail \| 100\.0% in fp32/TF32 \| .*0\.0% of kernel time in Tensor Core kernels.*)",
       R"(\| Data pipeline \| 🔴 fail \| 33\.4% of step \| .*)",
       R"(### Top findings \([0-9]+ total\))",
       R"(.*`dataloader_bottleneck`.*)",

@@ -89,11 +89,11 @@ TEST(TerminalSummary, ChecklistIsAlignedAndValuesHaveUnits) {
   ASSERT_GE(checklist.size(), 8u) << s;  // header + 7 items (+ the thresholds hint)
   int status = Column(checklist[0], "STATUS"), evidence = Column(checklist[0], "EVIDENCE");
   // Values of report_json_fixture.cc with the units the analyzers put in each item
-  // (ChecklistUnit): 12.5 % of kernel time, 0 % in fp32, grad_scaler not applicable, 8.1 and
+  // (ChecklistUnit): 12.5 % of kernel time, 0 % in fp32/TF32, grad_scaler not applicable, 8.1 and
   // 30 % of step, distributed_sync 0 % of step, memory_fragmentation not measured.
   const std::vector<std::tuple<std::string, std::string, std::string>> rows = {
       {"Tensor Core utilization", "FAIL", "12.5% of kernel time"},
-      {"Autocast coverage", "FAIL", "0.0% in fp32"},
+      {"Autocast coverage", "FAIL", "0.0% in fp32/TF32"},
       {"GradScaler", "N/A", "-"},
       {"Kernel fusion", "WARN", "8.1% of step"},
       {"Data pipeline", "FAIL", "30.0% of step"},
