@@ -98,6 +98,33 @@ TEST(WarmupRule, AModeratelyLongerStepIsWarmupOnlyWhenOneTimeWorkExplainsIt) {
 
 TEST(WarmupRule, OneStepAloneAndShorterFirstStepsAreNotJudged) {
   EXPECT_TRUE(FindWarmupSteps({5000 * kMs}, {}).steps.empty());
+TEST(WarmupRule, AllocationWorkThatRecursIsNotOneTimeWork) {
+  // Gradient accumulation over 4 micro-batches: every 4th step runs the optimizer, lasts 80 ms and
+  // makes 4 cudaMalloc calls of 5 ms (20 ms); the others last 50 ms. The first step is that
+  // optimizer step plus 1 ms (81 ms, 1.25% longer). By hand: the 19 later steps have median 50 ms
+  // and longest 80 ms; 81 ms is 1.62x the median but not > 1.2 x 80 = 96 ms, so only one-time work
+  // could make it warm-up, and it would need >= (81 - 50) / 2 = 15.5 ms of it. Its 20 ms of
+  // allocations recur in steps 4, 8, 12, 16 (20 ms each): 20 - 20 = 0 ms is one-time. Not
+  // warm-up. (The median of the later steps' work, 0 ms because 15 of 19 allocate nothing, made
+  // all 20 ms one-time.)
+  std::vector<TimeNs> d;
+  std::vector<ColdStartWork> work(20);
+  for (size_t i = 0; i < 20; ++i) {
+    d.push_back((i % 4 == 0 ? 80 : 50) * kMs + (i == 0 ? kMs : 0));
+    if (i % 4 == 0) {
+      work[i].malloc_ns = 20 * kMs;
+      work[i].mallocs = 4;
+    }
+  }
+  EXPECT_TRUE(FindWarmupSteps(d, work).steps.empty());
+  // When only the first step allocates (the optimizer state, created once), the same 20 ms are
+  // one-time: 20 >= 15.5 ms, warm-up.
+  for (size_t i = 1; i < work.size(); ++i) work[i] = ColdStartWork{};
+  const WarmupVerdict once = FindWarmupSteps(d, work);
+  ASSERT_EQ(once.steps.size(), 1u);
+  EXPECT_NE(once.reasons[0].find("4 device allocations 20.0 ms"), std::string::npos) << once.reasons[0];
+}
+
   // The CPU running ahead makes the first steps shorter, never warm-up.
   EXPECT_TRUE(FindWarmupSteps({35 * kMs, 72 * kMs, 96 * kMs, 95 * kMs, 96 * kMs}, {}).steps.empty());
 }
@@ -271,6 +298,31 @@ TEST(Warmup, GradientAccumulationStepsAreAllAnalysed) {
 
 TEST(Warmup, IncludeWarmupAndStepsKeepItAndSaySo) {
   const Trace t = WarmupTrace();
+TEST(Warmup, GradientAccumulationThatAllocatesEveryOptimizerStepIsAnalysedWhole) {
+  // The same run as a trace: 20 ProfilerSteps; every 4th (from the first) runs the optimizer for
+  // 80 ms and begins with 4 cudaMalloc calls of 5 ms; the first of them lasts 81 ms. By hand (see
+  // AllocationWorkThatRecursIsNotOneTimeWork): its allocations recur in every optimizer step, so
+  // nothing is warm-up: all 20 steps are analysed and the warmup check is ok (no first launches or
+  // handle work; device allocations are not counted as cold-start work of the window).
+  TraceBuilder b;
+  b.AddA100();
+  TimeNs t = 0;
+  for (int i = 0; i < 20; ++i) {
+    const bool optimizer = i % 4 == 0;
+    const TimeNs len = (optimizer ? 80 : 50) * kMs + (i == 0 ? kMs : 0);
+    b.AddRange("ProfilerStep#" + std::to_string(i), t, t + len);
+    TimeNs at = t + Us(100);
+    if (optimizer)
+      for (int k = 0; k < 4; ++k, at += 5 * kMs + Us(10)) b.AddApi("cudaMalloc", at, at + 5 * kMs, -1);
+    b.LaunchKernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", at, Us(5), at + Us(20), t + len - 2 * kMs);
+    t += len;
+  }
+  const RankAnalysis ra = Analyze(b.Build());
+  EXPECT_EQ(ra.steps.steps.size(), 20u);
+  EXPECT_TRUE(ra.steps.flagged.empty());
+  EXPECT_EQ(Check(ra.integrity, "warmup").status, IntegrityStatus::kOk) << Check(ra.integrity, "warmup").evidence;
+}
+
   AnalysisOptions keep;
   keep.include_warmup = true;
   const RankAnalysis ra = Analyze(t, keep);
