@@ -9,6 +9,8 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/context/iterations.h"
+#include "analyzers/diagnosis/diagnosis.h"
+#include "analyzers/diagnosis/facts.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/integrity/warmup.h"
 #include "pipeline/job.h"
@@ -96,8 +98,6 @@ TEST(WarmupRule, AModeratelyLongerStepIsWarmupOnlyWhenOneTimeWorkExplainsIt) {
   EXPECT_TRUE(FindWarmupSteps(d, work).steps.empty());
 }
 
-TEST(WarmupRule, OneStepAloneAndShorterFirstStepsAreNotJudged) {
-  EXPECT_TRUE(FindWarmupSteps({5000 * kMs}, {}).steps.empty());
 TEST(WarmupRule, AllocationWorkThatRecursIsNotOneTimeWork) {
   // Gradient accumulation over 4 micro-batches: every 4th step runs the optimizer, lasts 80 ms and
   // makes 4 cudaMalloc calls of 5 ms (20 ms); the others last 50 ms. The first step is that
@@ -125,6 +125,8 @@ TEST(WarmupRule, AllocationWorkThatRecursIsNotOneTimeWork) {
   EXPECT_NE(once.reasons[0].find("4 device allocations 20.0 ms"), std::string::npos) << once.reasons[0];
 }
 
+TEST(WarmupRule, OneStepAloneAndShorterFirstStepsAreNotJudged) {
+  EXPECT_TRUE(FindWarmupSteps({5000 * kMs}, {}).steps.empty());
   // The CPU running ahead makes the first steps shorter, never warm-up.
   EXPECT_TRUE(FindWarmupSteps({35 * kMs, 72 * kMs, 96 * kMs, 95 * kMs, 96 * kMs}, {}).steps.empty());
 }
@@ -296,8 +298,6 @@ TEST(Warmup, GradientAccumulationStepsAreAllAnalysed) {
   EXPECT_EQ(Check(ra.integrity, "warmup").status, IntegrityStatus::kOk);
 }
 
-TEST(Warmup, IncludeWarmupAndStepsKeepItAndSaySo) {
-  const Trace t = WarmupTrace();
 TEST(Warmup, GradientAccumulationThatAllocatesEveryOptimizerStepIsAnalysedWhole) {
   // The same run as a trace: 20 ProfilerSteps; every 4th (from the first) runs the optimizer for
   // 80 ms and begins with 4 cudaMalloc calls of 5 ms; the first of them lasts 81 ms. By hand (see
@@ -323,6 +323,8 @@ TEST(Warmup, GradientAccumulationThatAllocatesEveryOptimizerStepIsAnalysedWhole)
   EXPECT_EQ(Check(ra.integrity, "warmup").status, IntegrityStatus::kOk) << Check(ra.integrity, "warmup").evidence;
 }
 
+TEST(Warmup, IncludeWarmupAndStepsKeepItAndSaySo) {
+  const Trace t = WarmupTrace();
   AnalysisOptions keep;
   keep.include_warmup = true;
   const RankAnalysis ra = Analyze(t, keep);
@@ -370,6 +372,58 @@ TEST(Warmup, AColdStartWindowGivesColdStartProfiledNotLaunchBound) {
   EXPECT_NE(cold->recommendation.find("torch.profiler.schedule(wait=1, warmup=1, active=3)"), std::string::npos);
   EXPECT_EQ(FindFinding(ra, "launch_bound"), nullptr);
   EXPECT_EQ(FindFinding(ra, "low_gpu_utilization"), nullptr);
+}
+
+TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
+  // The cold call of AColdStartWindowGivesColdStartProfiledNotLaunchBound (59 first launches of
+  // 5 ms in a 300.9 ms window: 98% one-time work) that also allocates as a cold process does: 10
+  // cudaMalloc of 2 ms at the start and 6 cudaFree of 2 ms between the launches (12 ms of frees,
+  // 4% of the window: without steps, frees are what allocation_churn counts, and they are well
+  // over its 0.5%). By hand: the window is a cold start, so the allocator calls are start-up, not
+  // churn: allocation_churn gives way (named in cold_start_profiled's `replaces`), and
+  // cold_start_profiled is a warning (its fix is a better profile) ranked first of all findings.
+  TraceBuilder b;
+  b.AddA100();
+  b.AddCpuOp("aten::conv2d", 0, 310 * kMs);
+  for (int i = 0; i < 10; ++i) b.AddApi("cudaMalloc", Us(10) + i * Us(2010), Us(10) + i * Us(2010) + 2 * kMs, -1);
+  for (int i = 0; i < 60; ++i) {
+    const TimeNs t = 25 * kMs + i * Us(5100);
+    b.LaunchKernel("implicit_convolve_sgemm_" + std::to_string(i), t, 5 * kMs, t + Us(5010), t + Us(5013));
+    if (i % 10 == 5) b.AddApi("cudaFree", t + Us(5020), t + Us(5020) + 2 * kMs, -1);
+  }
+  const RankAnalysis ra = Analyze(b.Build());
+  ASSERT_EQ(ra.steps.source, StepSource::kNone);
+  const IntegrityCheck& c = Check(ra.integrity, "warmup");
+  ASSERT_EQ(c.status, IntegrityStatus::kFail) << c.evidence;
+  EXPECT_EQ(FindFinding(ra, "allocation_churn"), nullptr);
+  ASSERT_FALSE(ra.findings.empty());
+  const Finding& first = ra.findings.front();
+  EXPECT_EQ(first.id, "cold_start_profiled");
+  EXPECT_EQ(first.severity, FindingSeverity::kWarning);
+  EXPECT_EQ(first.est_saving_pct, 0.0);
+  const Field* replaces = FindField(first.evidence, "replaces");
+  ASSERT_NE(replaces, nullptr);
+  const auto& ids = std::get<std::vector<std::string>>(replaces->value);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "allocation_churn"), ids.end());
+}
+
+TEST(Warmup, TheColdStartFindingRanksFirstAndStaysAWarning) {
+  // The ranking alone (docs/findings.md, "Ranking"): a finding with a 5% saving, a risk with none,
+  // and cold_start_profiled added last, as ApplyRankIntegrity adds it. cold_start_profiled comes
+  // first, then by saving; the risk (fp16 without a scaler, rated warning) is info for want of a
+  // saving, cold_start_profiled stays a warning.
+  std::vector<Finding> findings;
+  diagnosis::FindingSink out(findings);
+  out.Add("host_device_sync", 5.0, "syncs", "remove them");
+  out.Add("fp16_without_grad_scaler", 0.0, "no scaler", "add one");
+  out.Add("cold_start_profiled", 0.0, "cold start", "profile after warm-up");
+  EXPECT_EQ(findings[1].severity, FindingSeverity::kInfo);
+  EXPECT_EQ(findings[2].severity, FindingSeverity::kWarning);
+  diagnosis::RankFindings(findings);
+  ASSERT_EQ(findings.size(), 3u);
+  EXPECT_EQ(findings[0].id, "cold_start_profiled");
+  EXPECT_EQ(findings[1].id, "host_device_sync");
+  EXPECT_EQ(findings[2].id, "fp16_without_grad_scaler");
 }
 
 // ---- sampling --------------------------------------------------------------------------------
