@@ -324,8 +324,8 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   // Measured kernel metrics (the joined CSV, the trace's counter tracks): the matrix's measured
   // headlines and ra.ncu.
   ApplyMeasuredMetrics(ctx, std::move(joined), ra);
-  std::stable_sort(ra.findings.begin(), ra.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
+  // Once more with what came after the diagnosis (cold_start_profiled, the measured findings).
+  diagnosis::RankFindings(ra.findings);
   return ra;
 }
 

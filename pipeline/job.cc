@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "analyzers/analyze.h"
+#include "analyzers/diagnosis/diagnosis.h"
 #include "analyzers/collectives/collectives.h"
 #include "analyzers/graph/critical_path_result.h"
 #include "analyzers/integrity/integrity.h"
@@ -168,8 +169,7 @@ void MergeFindings(const std::vector<RankAnalysis>& ranks, RankAnalysis& job) {
     SetField(f.evidence, {"ranks", rl});
     job.findings.push_back(f);
   }
-  std::stable_sort(job.findings.begin(), job.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
+  diagnosis::RankFindings(job.findings);
   // Each rank's joint saving is bounded by its own window; the job's is the largest.
   for (const RankAnalysis& r : ranks) job.joint_saving_pct = std::max(job.joint_saving_pct, r.joint_saving_pct);
   // The critical path of the rank the job waits for (the longest analysed window); its replay

@@ -1,6 +1,7 @@
 #include "render/evidence.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -202,9 +203,25 @@ double Origin(const json& finding) {
   return std::isfinite(origin) ? origin : 0;
 }
 
+// An item's label as a report without steps needs it: a value already per window ("1.70
+// ms/window") drops the label's "per step", another says "in the window" (StepWords).
+std::string WindowLabel(const json& report, const EvidenceItem& item) {
+  std::string label = StepWords(report, item.label);
+  if (label == item.label) return label;  // the report has steps, or the label names none
+  const std::string_view per_window = "/window";
+  const bool value_says_it = item.text.size() >= per_window.size() &&
+                             item.text.compare(item.text.size() - per_window.size(), per_window.size(), per_window) == 0;
+  if (!value_says_it) return label;
+  label = item.label;
+  for (const char* words : {" per step", "Per step "})
+    for (size_t at = label.find(words); at != std::string::npos; at = label.find(words)) label.erase(at, std::string_view(words).size());
+  if (!label.empty()) label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+  return label;
+}
+
 }  // namespace
 
-std::vector<EvidenceItem> FindingEvidence(const json& finding, const StepClock& clock, size_t max_rows) {
+std::vector<EvidenceItem> FindingEvidence(const json& report, const json& finding, const StepClock& clock, size_t max_rows) {
   std::vector<EvidenceItem> items;
   const json& ev = Section(finding, "/evidence");
   const json& units = Section(finding, "/evidence_units");
@@ -253,6 +270,7 @@ std::vector<EvidenceItem> FindingEvidence(const json& finding, const StepClock& 
       merged.push_back(std::move(item));
     }
   }
+  for (EvidenceItem& item : merged) item.label = WindowLabel(report, item);
   return merged;
 }
 

@@ -32,8 +32,11 @@ struct EvidenceItem {
 
 inline constexpr size_t kEvidenceRows = 6;  // records shown per list
 
-std::vector<EvidenceItem> FindingEvidence(const nlohmann::json& finding, const StepClock& clock,
-                                          size_t max_rows = kEvidenceRows);
+// `report` is the finding's report: without steps its labels speak of the window ("Kernel time
+// per step: 1.70 ms/window" reads "Kernel time: 1.70 ms/window", "Fills per step" reads "Fills in
+// the window").
+std::vector<EvidenceItem> FindingEvidence(const nlohmann::json& report, const nlohmann::json& finding,
+                                          const StepClock& clock, size_t max_rows = kEvidenceRows);
 
 // The finding's time_ranges_us relative to the steps: "step 5 +0 µs to +69.1 ms; step 6 ...",
 // the first `max` of them and "(and N more)". Empty when it has none.

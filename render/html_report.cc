@@ -400,9 +400,9 @@ std::string RecordTableHtml(const EvidenceItem& item) {
   return t;
 }
 
-std::string EvidenceHtml(const json& f, const StepClock& clock) {
+std::string EvidenceHtml(const json& r, const json& f, const StepClock& clock) {
   std::string rows;
-  for (const EvidenceItem& item : FindingEvidence(f, clock)) {
+  for (const EvidenceItem& item : FindingEvidence(r, f, clock)) {
     std::string value = item.rows.empty() ? H(Truncate(item.text, kMaxEvidenceChars)) : RecordTableHtml(item);
     rows += std::string(item.note ? "<tr class=\"note\">" : "<tr>") + "<th title=\"" + H(item.key) + "\">" + H(item.label) +
             "</th><td>" + value + "</td></tr>";
@@ -415,8 +415,7 @@ std::string EvidenceHtml(const json& f, const StepClock& clock) {
 void Findings(std::string& h, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
   const StepClock report_clock(r);
-  h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), ranked by estimated step-time saving</h2>\n",
-                   findings.size());
+  h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), {}</h2>\n", findings.size(), H(RankingWords(r)));
   if (findings.empty()) {
     h += "<p class=\"empty\">No findings: nothing to fix was detected.</p>\n</section>\n";
     return;
@@ -440,7 +439,7 @@ void Findings(std::string& h, const json& r) {
     if (String(f, "/confidence") == "low")
       h += "<div class=\"meta\"><span class=\"badge s-warn\">low confidence</span> " +
            H(String(f, "/confidence_reason")) + "</div>";
-    h += EvidenceHtml(f, clock);
+    h += EvidenceHtml(r, f, clock);
     std::string rec = String(f, "/recommendation");
     if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(RelativeTimes(rec, clock)) + "</div>";
     h += "</li>\n";

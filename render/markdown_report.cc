@@ -296,7 +296,7 @@ std::string RenderMarkdown(const json& r) {
     if (auto saving = Number(f, "/est_saving_pct"); saving && *saving > 0)
       entry += fmt::format(" \xE2\x80\x94 est. saving **{:.1f}%** {}", *saving, SavingBasis(r));
     line(entry);
-    std::string evidence = EvidenceLine(FindingEvidence(f, clock));
+    std::string evidence = EvidenceLine(FindingEvidence(r, f, clock));
     if (!evidence.empty()) line("   - Evidence: " + Esc(Truncate(evidence, kEvidenceColumns)));
     if (String(f, "/confidence") == "low")
       line("   - Confidence: **low**, " + Esc(Truncate(String(f, "/confidence_reason"), kEvidenceColumns)));

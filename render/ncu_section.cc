@@ -10,6 +10,7 @@
 #include "render/kernel_names.h"
 #include "render/markdown_report.h"
 #include "render/text_table.h"
+#include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
 
@@ -61,7 +62,13 @@ std::string Intro(const json& ncu) {
 }  // namespace
 
 std::string SavingBasis(const json& report) {
-  return String(report, "/ncu/mode") == "alone" ? "of profiled kernel time" : "of step time";
+  if (String(report, "/ncu/mode") == "alone") return "of profiled kernel time";
+  // Without steps the window is the one unit: a saving of it, not of a step.
+  return Number(report, report_field::kStepCount).value_or(0) > 0 ? "of step time" : "of the window";
+}
+
+std::string RankingWords(const json& report) {
+  return "ranked by estimated saving " + SavingBasis(report);
 }
 
 std::string NcuTerminalSection(const json& report, size_t width, bool color) {

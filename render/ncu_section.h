@@ -10,9 +10,12 @@
 
 namespace ampscope::render {
 
-// What a finding's est_saving_pct is a share of: "of step time", or, for an Nsight Compute CSV
-// analysed alone (no steps), "of profiled kernel time".
+// What a finding's est_saving_pct is a share of: "of step time"; "of the window" for a report
+// without steps; for an Nsight Compute CSV analysed alone, "of profiled kernel time".
 std::string SavingBasis(const nlohmann::json& report);
+// "ranked by estimated saving of step time" (of the window, of profiled kernel time): the
+// findings heading.
+std::string RankingWords(const nlohmann::json& report);
 
 // "" when the report has no `ncu` block (or no kernels in it).
 std::string NcuTerminalSection(const nlohmann::json& report, size_t width, bool color);

@@ -150,13 +150,11 @@ std::vector<const json*> RankedFindings(const json& report) {
   std::vector<const json*> out;
   const json& findings = Section(report, report_field::kFindings);
   if (!findings.is_array()) return out;
+  // The report lists them ranked (the analyzers' one ranking, docs/findings.md "Ranking": a
+  // finding that the profile misleads first, then by saving): sorting here again by saving put
+  // cold_start_profiled, which has none, last.
   for (const json& f : findings)
     if (f.is_object()) out.push_back(&f);
-  std::stable_sort(out.begin(), out.end(), [](const json* a, const json* b) {
-    double sa = Number(*a, "/est_saving_pct").value_or(0), sb = Number(*b, "/est_saving_pct").value_or(0);
-    if (sa != sb) return sa > sb;
-    return SeverityRank(String(*a, "/severity")) < SeverityRank(String(*b, "/severity"));
-  });
   return out;
 }
 

@@ -40,7 +40,7 @@ std::string IntegrityTitle(const std::string& id);
 // Object of name -> number, sorted by value descending (non-numbers skipped).
 std::vector<std::pair<std::string, double>> SortedShares(const nlohmann::json& obj);
 
-// Findings sorted as ranked in the report (est_saving_pct descending, then severity).
+// The report's findings in its order, which is their rank (docs/findings.md, "Ranking").
 std::vector<const nlohmann::json*> RankedFindings(const nlohmann::json& report);
 
 // Times on the trace clock (µs, often epoch-based) said relative to the steps people know:

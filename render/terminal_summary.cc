@@ -234,7 +234,7 @@ void Checklist(Out& o, const json& r) {
 void Findings(Out& o, const json& r) {
   std::vector<const json*> findings = RankedFindings(r);
   const StepClock report_clock(r);
-  o.Heading(fmt::format("Findings ({}, ranked by estimated step-time saving)", findings.size()));
+  o.Heading(fmt::format("Findings ({}, {})", findings.size(), RankingWords(r)));
   if (findings.empty()) {
     o.Paragraph(kIndent, "", "no findings: nothing to fix was detected");
     return;
@@ -257,7 +257,7 @@ void Findings(Out& o, const json& r) {
     if (String(f, "/confidence") == "low")
       o.Paragraph(kBody, "confidence: low, ", String(f, "/confidence_reason", "it rests on a metric the trace integrity checks doubt"),
                   Color::kYellow);
-    std::vector<EvidenceItem> items = FindingEvidence(f, clock);
+    std::vector<EvidenceItem> items = FindingEvidence(r, f, clock);
     std::string evidence = EvidenceLine(items);
     if (!evidence.empty()) o.Paragraph(kBody, "evidence: ", evidence);
     std::string when = TimeRangesText(f, clock, verbose ? 6 : 2);

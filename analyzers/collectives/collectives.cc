@@ -700,8 +700,7 @@ void AddStragglerFinding(const CrossRankResult& result, RankAnalysis& job) {
   for (DimensionResult& d : job.matrix)
     if (d.id == f->dimension) d.findings.push_back(f->id);
   job.findings.push_back(std::move(*f));
-  std::stable_sort(job.findings.begin(), job.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.est_saving_pct > b.est_saving_pct; });
+  diagnosis::RankFindings(job.findings);
 }
 
 }  // namespace ampscope

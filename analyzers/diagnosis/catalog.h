@@ -10,12 +10,17 @@
 namespace ampscope::diagnosis {
 
 // How a finding's severity follows from its estimated saving (diagnosis.h's thresholds). Any
-// finding whose saving rounds to 0 is info (FindingSink::Add): warnings carry a saving.
+// finding whose saving rounds to 0 is info (FindingSink::Add): warnings carry a saving, except
+// a kProfileWarning's.
 enum class SeverityRule : unsigned char {
   kBySaving,        // info < kWarningSavingPct <= warning < kCriticalSavingPct <= critical
   kAtLeastWarning,  // kBySaving, but never below warning (the rule fires only on a clear problem)
   kWarningWhen,     // kAtLeastWarning when the rule says the condition holds, else kBySaving
   kInfo,            // always info (advice, not a problem)
+  // The profile itself misleads (cold_start_profiled): at least a warning although it carries no
+  // saving (its fix is a better profile, not time), and ranked before every finding
+  // (RankFindings): the savings beside it were measured on start-up.
+  kProfileWarning,
 };
 
 // Which time a finding's fix gives back: the consistency check (consistency.cc) lets idle-time

@@ -14,7 +14,7 @@ using V = SavingKind;
 constexpr CatalogEntry kCatalog[] = {
     // id                                  dimension                 checklist                  severity           saving      docs anchor
     // Raised by analyzers/integrity/ when the analysed window is itself a cold start.
-    {"cold_start_profiled",               "",                       "",                        S::kAtLeastWarning, V::kNone, "findings.md#cold_start_profiled"},
+    {"cold_start_profiled",               "",                       "",                        S::kProfileWarning, V::kNone, "findings.md#cold_start_profiled"},
     {"amp_not_in_use",                    "compute_intensity",      "tensor_core_utilization", S::kAtLeastWarning, V::kBusy, "findings.md#amp_not_in_use"},
     {"host_device_sync",                  "task_parallelism",       "",                        S::kBySaving,       V::kIdle, "findings.md#host_device_sync"},
     {"dataloader_bottleneck",             "task_parallelism",       "data_pipeline",           S::kAtLeastWarning, V::kIdle, "findings.md#dataloader_bottleneck"},

@@ -37,6 +37,13 @@ using ExtraRules = std::function<void(FindingSink&)>;
 // the roofline runs); every result it is given must be in ra before this call.
 void Diagnose(const diagnosis::Facts& facts, RankAnalysis& ra, const diagnosis::ExtraRules& extra = {});
 
+namespace diagnosis {
+// The ranking of every findings list (a rank's, a job's): a finding that says the profile
+// misleads (cold_start_profiled) first, then by est_saving_pct descending, then severity, then
+// catalogue order. Stable.
+void RankFindings(std::vector<Finding>& findings);
+}  // namespace diagnosis
+
 // Thresholds. Provenance (docs/findings.md): [proj] project checklist, [kineto] TensorBoard
 // plugin, [nsys] Nsight Systems rule, [HTA], [NV-guide], [heur] our choice (tested both sides).
 namespace diagnosis {

@@ -366,9 +366,12 @@ FindingSeverity FindingSink::SeverityOf(std::string_view id, double saving_pct, 
     case SeverityRule::kAtLeastWarning: sev = std::max(sev, FindingSeverity::kWarning); break;
     case SeverityRule::kWarningWhen: if (condition) sev = std::max(sev, FindingSeverity::kWarning); break;
     case SeverityRule::kInfo: sev = FindingSeverity::kInfo; break;
+    case SeverityRule::kProfileWarning: return std::max(sev, FindingSeverity::kWarning);
   }
   // A warning or critical finding carries a saving: without a time estimate (a risk, or a
-  // saving that rounds to 0) a finding is advice, and ranks by its saving like the others.
+  // saving that rounds to 0) a finding is advice, and ranks by its saving like the others. A
+  // finding that the profile itself misleads (kProfileWarning) stays a warning: its fix is a
+  // better profile, not time.
   risks_.erase(std::remove(risks_.begin(), risks_.end(), e.id), risks_.end());
   if (Round(std::max(0.0, saving_pct), 2) <= 0 && sev != FindingSeverity::kInfo) {
     sev = FindingSeverity::kInfo;

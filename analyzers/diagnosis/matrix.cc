@@ -156,7 +156,14 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
 
 void RankFindings(std::vector<Finding>& findings) {
   auto sev = [](FindingSeverity s) { return static_cast<int>(s); };
+  // A finding that says the profile misleads (a cold start) comes first: every saving beside it
+  // was measured on start-up, and the first thing to do is a better profile.
+  auto about_profile = [](const Finding& f) {
+    const size_t i = CatalogOrder(f.id);
+    return i < CatalogSize() && CatalogAt(i).severity == SeverityRule::kProfileWarning;
+  };
   std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
+    if (about_profile(a) != about_profile(b)) return about_profile(a);
     if (a.est_saving_pct != b.est_saving_pct) return a.est_saving_pct > b.est_saving_pct;
     if (a.severity != b.severity) return sev(a.severity) > sev(b.severity);
     return CatalogOrder(a.id) < CatalogOrder(b.id);

@@ -82,7 +82,6 @@ void AssembleMatrix(const Facts& f, const Outcomes& o, FindingSink& out, RankAna
 // that explain its headline); a finding that says where the time goes when a bad dimension or a
 // failing item has none; a failing item's value set to the measure that failed.
 void ExplainStatuses(const Facts& f, const Outcomes& o, FindingSink& out, RankAnalysis& ra);
-void RankFindings(std::vector<Finding>& findings);
 // The checklist items whose value or status follows from their findings' savings (kernel
 // fusion, memory fragmentation): set once the savings are replayed.
 void RefreshChecklist(FindingSink& out);

@@ -30,6 +30,24 @@ const char* RoleWords(ColdStartRole r) {
   }
 }
 
+// The one-time work of step `i` that no later step repeats: of each kind (slow first launches,
+// each ColdStartRole, device allocations), what step i did beyond the most any later step did.
+// Work that recurs is the run's own (an optimizer step that allocates every 4th step under
+// gradient accumulation): a median of later steps would be 0 there and read it as one-time.
+TimeNs WorkThatDoesNotRecur(const std::vector<ColdStartWork>& work, size_t i) {
+  ColdStartWork most;  // per kind, the most of it in one later step
+  for (size_t k = i + 1; k < work.size(); ++k) {
+    most.first_launch_ns = std::max(most.first_launch_ns, work[k].first_launch_ns);
+    for (size_t r = 1; r < kColdStartRoles; ++r) most.api_ns[r] = std::max(most.api_ns[r], work[k].api_ns[r]);
+    most.malloc_ns = std::max(most.malloc_ns, work[k].malloc_ns);
+  }
+  const ColdStartWork& w = work[i];
+  TimeNs excess = std::max<TimeNs>(0, w.first_launch_ns - most.first_launch_ns);
+  for (size_t r = 1; r < kColdStartRoles; ++r) SatAccumulate(excess, std::max<TimeNs>(0, w.api_ns[r] - most.api_ns[r]));
+  SatAccumulate(excess, std::max<TimeNs>(0, w.malloc_ns - most.malloc_ns));
+  return excess;
+}
+
 }  // namespace
 
 std::string DurationText(TimeNs ns) {
@@ -139,12 +157,7 @@ WarmupVerdict FindWarmupSteps(const std::vector<TimeNs>& durations, const std::v
     if (med <= 0) break;
     const double ratio = static_cast<double>(d) / static_cast<double>(med);
     const bool much_longer = ratio >= 1.5 && static_cast<double>(d) > 1.2 * static_cast<double>(longest);
-    TimeNs excess_work = 0;
-    if (i < work.size()) {
-      std::vector<TimeNs> later;
-      for (size_t k = i + 1; k < work.size(); ++k) later.push_back(work[k].total_ns());
-      excess_work = work[i].total_ns() - Median(later);
-    }
+    const TimeNs excess_work = i < work.size() ? WorkThatDoesNotRecur(work, i) : 0;
     const bool explained = ratio > 1.1 && d > longest && static_cast<double>(excess_work) >= 0.5 * static_cast<double>(d - med);
     if (!much_longer && !explained) break;
     std::string reason = fmt::format("{}, {:.1f}x the median of the {} steps after it ({}), longer than any of them",

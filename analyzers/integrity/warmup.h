@@ -62,7 +62,10 @@ class ColdStartMeter {
 // window that waits for GPU work queued before the profile began is not a long step. A leading step is warm-up when it is
 //   - much longer than every step after it: >= 1.5x their median and > 1.2x their longest; or
 //   - longer than every step after it (> 1.1x the median, > the longest) and one-time CUDA work
-//     explains at least half of its excess over the median.
+//     explains at least half of its excess over the median. Its one-time work is, kind by kind
+//     (slow first launches, each ColdStartRole, device allocations), what it did beyond the most
+//     that any later step did: work that recurs (an optimizer step that allocates every time) is
+//     not one-time, however rare.
 // Leading steps are judged one by one and the scan stops at the first steady one; at most half
 // of the steps are warm-up, and one step alone cannot be judged against others. A longer step
 // that recurs later (gradient accumulation, a periodic checkpoint) is never the longest.

@@ -9,6 +9,8 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/context/iterations.h"
+#include "analyzers/diagnosis/diagnosis.h"
+#include "analyzers/diagnosis/facts.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/integrity/warmup.h"
 #include "pipeline/job.h"
@@ -94,6 +96,33 @@ TEST(WarmupRule, AModeratelyLongerStepIsWarmupOnlyWhenOneTimeWorkExplainsIt) {
   // 10 ms of it (a third of the excess) does not explain it.
   work[0].first_launch_ns = 10 * kMs;
   EXPECT_TRUE(FindWarmupSteps(d, work).steps.empty());
+}
+
+TEST(WarmupRule, AllocationWorkThatRecursIsNotOneTimeWork) {
+  // Gradient accumulation over 4 micro-batches: every 4th step runs the optimizer, lasts 80 ms and
+  // makes 4 cudaMalloc calls of 5 ms (20 ms); the others last 50 ms. The first step is that
+  // optimizer step plus 1 ms (81 ms, 1.25% longer). By hand: the 19 later steps have median 50 ms
+  // and longest 80 ms; 81 ms is 1.62x the median but not > 1.2 x 80 = 96 ms, so only one-time work
+  // could make it warm-up, and it would need >= (81 - 50) / 2 = 15.5 ms of it. Its 20 ms of
+  // allocations recur in steps 4, 8, 12, 16 (20 ms each): 20 - 20 = 0 ms is one-time. Not
+  // warm-up. (The median of the later steps' work, 0 ms because 15 of 19 allocate nothing, made
+  // all 20 ms one-time.)
+  std::vector<TimeNs> d;
+  std::vector<ColdStartWork> work(20);
+  for (size_t i = 0; i < 20; ++i) {
+    d.push_back((i % 4 == 0 ? 80 : 50) * kMs + (i == 0 ? kMs : 0));
+    if (i % 4 == 0) {
+      work[i].malloc_ns = 20 * kMs;
+      work[i].mallocs = 4;
+    }
+  }
+  EXPECT_TRUE(FindWarmupSteps(d, work).steps.empty());
+  // When only the first step allocates (the optimizer state, created once), the same 20 ms are
+  // one-time: 20 >= 15.5 ms, warm-up.
+  for (size_t i = 1; i < work.size(); ++i) work[i] = ColdStartWork{};
+  const WarmupVerdict once = FindWarmupSteps(d, work);
+  ASSERT_EQ(once.steps.size(), 1u);
+  EXPECT_NE(once.reasons[0].find("4 device allocations 20.0 ms"), std::string::npos) << once.reasons[0];
 }
 
 TEST(WarmupRule, OneStepAloneAndShorterFirstStepsAreNotJudged) {
@@ -269,6 +298,31 @@ TEST(Warmup, GradientAccumulationStepsAreAllAnalysed) {
   EXPECT_EQ(Check(ra.integrity, "warmup").status, IntegrityStatus::kOk);
 }
 
+TEST(Warmup, GradientAccumulationThatAllocatesEveryOptimizerStepIsAnalysedWhole) {
+  // The same run as a trace: 20 ProfilerSteps; every 4th (from the first) runs the optimizer for
+  // 80 ms and begins with 4 cudaMalloc calls of 5 ms; the first of them lasts 81 ms. By hand (see
+  // AllocationWorkThatRecursIsNotOneTimeWork): its allocations recur in every optimizer step, so
+  // nothing is warm-up: all 20 steps are analysed and the warmup check is ok (no first launches or
+  // handle work; device allocations are not counted as cold-start work of the window).
+  TraceBuilder b;
+  b.AddA100();
+  TimeNs t = 0;
+  for (int i = 0; i < 20; ++i) {
+    const bool optimizer = i % 4 == 0;
+    const TimeNs len = (optimizer ? 80 : 50) * kMs + (i == 0 ? kMs : 0);
+    b.AddRange("ProfilerStep#" + std::to_string(i), t, t + len);
+    TimeNs at = t + Us(100);
+    if (optimizer)
+      for (int k = 0; k < 4; ++k, at += 5 * kMs + Us(10)) b.AddApi("cudaMalloc", at, at + 5 * kMs, -1);
+    b.LaunchKernel("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", at, Us(5), at + Us(20), t + len - 2 * kMs);
+    t += len;
+  }
+  const RankAnalysis ra = Analyze(b.Build());
+  EXPECT_EQ(ra.steps.steps.size(), 20u);
+  EXPECT_TRUE(ra.steps.flagged.empty());
+  EXPECT_EQ(Check(ra.integrity, "warmup").status, IntegrityStatus::kOk) << Check(ra.integrity, "warmup").evidence;
+}
+
 TEST(Warmup, IncludeWarmupAndStepsKeepItAndSaySo) {
   const Trace t = WarmupTrace();
   AnalysisOptions keep;
@@ -318,6 +372,58 @@ TEST(Warmup, AColdStartWindowGivesColdStartProfiledNotLaunchBound) {
   EXPECT_NE(cold->recommendation.find("torch.profiler.schedule(wait=1, warmup=1, active=3)"), std::string::npos);
   EXPECT_EQ(FindFinding(ra, "launch_bound"), nullptr);
   EXPECT_EQ(FindFinding(ra, "low_gpu_utilization"), nullptr);
+}
+
+TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
+  // The cold call of AColdStartWindowGivesColdStartProfiledNotLaunchBound (59 first launches of
+  // 5 ms in a 300.9 ms window: 98% one-time work) that also allocates as a cold process does: 10
+  // cudaMalloc of 2 ms at the start and 6 cudaFree of 2 ms between the launches (12 ms of frees,
+  // 4% of the window: without steps, frees are what allocation_churn counts, and they are well
+  // over its 0.5%). By hand: the window is a cold start, so the allocator calls are start-up, not
+  // churn: allocation_churn gives way (named in cold_start_profiled's `replaces`), and
+  // cold_start_profiled is a warning (its fix is a better profile) ranked first of all findings.
+  TraceBuilder b;
+  b.AddA100();
+  b.AddCpuOp("aten::conv2d", 0, 310 * kMs);
+  for (int i = 0; i < 10; ++i) b.AddApi("cudaMalloc", Us(10) + i * Us(2010), Us(10) + i * Us(2010) + 2 * kMs, -1);
+  for (int i = 0; i < 60; ++i) {
+    const TimeNs t = 25 * kMs + i * Us(5100);
+    b.LaunchKernel("implicit_convolve_sgemm_" + std::to_string(i), t, 5 * kMs, t + Us(5010), t + Us(5013));
+    if (i % 10 == 5) b.AddApi("cudaFree", t + Us(5020), t + Us(5020) + 2 * kMs, -1);
+  }
+  const RankAnalysis ra = Analyze(b.Build());
+  ASSERT_EQ(ra.steps.source, StepSource::kNone);
+  const IntegrityCheck& c = Check(ra.integrity, "warmup");
+  ASSERT_EQ(c.status, IntegrityStatus::kFail) << c.evidence;
+  EXPECT_EQ(FindFinding(ra, "allocation_churn"), nullptr);
+  ASSERT_FALSE(ra.findings.empty());
+  const Finding& first = ra.findings.front();
+  EXPECT_EQ(first.id, "cold_start_profiled");
+  EXPECT_EQ(first.severity, FindingSeverity::kWarning);
+  EXPECT_EQ(first.est_saving_pct, 0.0);
+  const Field* replaces = FindField(first.evidence, "replaces");
+  ASSERT_NE(replaces, nullptr);
+  const auto& ids = std::get<std::vector<std::string>>(replaces->value);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "allocation_churn"), ids.end());
+}
+
+TEST(Warmup, TheColdStartFindingRanksFirstAndStaysAWarning) {
+  // The ranking alone (docs/findings.md, "Ranking"): a finding with a 5% saving, a risk with none,
+  // and cold_start_profiled added last, as ApplyRankIntegrity adds it. cold_start_profiled comes
+  // first, then by saving; the risk (fp16 without a scaler, rated warning) is info for want of a
+  // saving, cold_start_profiled stays a warning.
+  std::vector<Finding> findings;
+  diagnosis::FindingSink out(findings);
+  out.Add("host_device_sync", 5.0, "syncs", "remove them");
+  out.Add("fp16_without_grad_scaler", 0.0, "no scaler", "add one");
+  out.Add("cold_start_profiled", 0.0, "cold start", "profile after warm-up");
+  EXPECT_EQ(findings[1].severity, FindingSeverity::kInfo);
+  EXPECT_EQ(findings[2].severity, FindingSeverity::kWarning);
+  diagnosis::RankFindings(findings);
+  ASSERT_EQ(findings.size(), 3u);
+  EXPECT_EQ(findings[0].id, "cold_start_profiled");
+  EXPECT_EQ(findings[1].id, "host_device_sync");
+  EXPECT_EQ(findings[2].id, "fp16_without_grad_scaler");
 }
 
 // ---- sampling --------------------------------------------------------------------------------
