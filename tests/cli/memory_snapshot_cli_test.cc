@@ -126,4 +126,81 @@ TEST(MemorySnapshotCli, BadSnapshotIsOneLineExitTwoNoOutputs) {
   }
 }
 
+// Appends pickle opcodes (Lib/pickletools.py) for the snapshots below.
+struct Pickle {
+  std::string b;
+  Pickle& op(char c) {
+    b.push_back(c);
+    return *this;
+  }
+  Pickle& str(const std::string& s) {  // SHORT_BINUNICODE <len:1> <utf8>
+    b.push_back('\x8c');
+    b.push_back(static_cast<char>(s.size()));
+    b += s;
+    return *this;
+  }
+  Pickle& i2(uint16_t v) {  // BININT2 <uint16>
+    b.push_back('M');
+    b.push_back(static_cast<char>(v & 0xff));
+    b.push_back(static_cast<char>(v >> 8));
+    return *this;
+  }
+};
+
+// A snapshot whose oddities the reader counts: a block in a state it does not know and a trace
+// event with an action it does not know. They reach the report's diagnostics, and so every
+// renderer.
+std::string OddSnapshot() {
+  Pickle p;
+  p.op('\x80').op('\x04').op('}').op('(');
+  p.str("segments").op(']').op('}').op('(').str("total_size").i2(4096).str("address").i2(8192).str("blocks").op(']');
+  p.op('}').op('(').str("size").i2(4096).str("requested_size").i2(4000).str("state").str("teleported");
+  p.str("frames").op(']').op('u');  // the block's items
+  p.op('a').op('u').op('a');        // block into blocks, the segment's items, segment into segments
+  p.str("device_traces").op(']').op(']').op('}').op('(').str("action").str("teleport").str("addr").i2(1);
+  p.str("size").i2(64).op('u').op('a').op('a');  // the event into its list, the list into device_traces
+  p.op('u').op('.');
+  return p.b;
+}
+
+TEST(MemorySnapshotCli, SnapshotDiagnosticsReachTheReport) {
+  const std::string dir = MakeTempDir("snapshot_diag");
+  const std::string snap = dir + "/odd.pickle";
+  WriteFile(snap, OddSnapshot());
+  const RunResult r = RunAmpscope(snap + " -o " + dir + "/r.json --markdown " + dir + "/r.md --no-color");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir + "/r.json"));
+  EXPECT_EQ(report["memory_snapshot"]["segment_count"], 1);
+  const nlohmann::json& counters = report["diagnostics"]["counters"];
+  EXPECT_EQ(counters.value("snapshot_unknown_block_state", 0), 1) << counters.dump();
+  EXPECT_EQ(counters.value("snapshot_unknown_action", 0), 1) << counters.dump();
+  for (const nlohmann::json& m : report["diagnostics"]["messages"])
+    if (m["code"] == "snapshot_unknown_action") {
+      EXPECT_EQ(m["file"], snap);
+      EXPECT_EQ(m["message"], "action 'teleport'");
+    }
+  EXPECT_NE(r.out.find("snapshot_unknown_action"), std::string::npos) << r.out;  // the terminal
+  EXPECT_NE(ReadFile(dir + "/r.md").find("snapshot_unknown_block_state"), std::string::npos);
+}
+
+TEST(MemorySnapshotCli, SnapshotDiagnosticsBesideATraceNameTheSnapshot) {
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=...)");
+  const std::string dir = MakeTempDir("snapshot_diag_pair");
+  const std::string snap = dir + "/odd.pickle";
+  WriteFile(snap, OddSnapshot());
+  const std::string trace = SharedPath("traces/kineto/hta/event_sync_trace.json.gz");
+  const RunResult r = RunAmpscope(trace + " " + snap + " -o " + dir + "/r.json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir + "/r.json"));
+  EXPECT_EQ(report["diagnostics"]["counters"].value("snapshot_unknown_action", 0), 1) << report["diagnostics"].dump();
+  bool seen = false;
+  for (const nlohmann::json& m : report["diagnostics"]["messages"])
+    if (m["code"] == "snapshot_unknown_action") {
+      seen = true;
+      EXPECT_EQ(m["file"], trace);  // the rank's input
+      EXPECT_EQ(m["message"], snap + ": action 'teleport'");
+    }
+  EXPECT_TRUE(seen);
+}
+
 }  // namespace
