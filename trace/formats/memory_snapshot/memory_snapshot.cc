@@ -45,7 +45,24 @@ const char* BlockStateName(BlockState s) {
   return "other";
 }
 
-bool LooksLikePickle(const unsigned char* head, size_t n) { return n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5; }
+bool LooksLikePickle(const unsigned char* head, size_t n) {
+  // PROTO and a protocol number (any: the reader names one it does not know). No text format
+  // starts with 0x80, a UTF-8 continuation byte.
+  if (n >= 2 && head[0] == 0x80 && head[1] < 16) return true;
+  // Protocol 1 has no PROTO: EMPTY_DICT or EMPTY_LIST, then BINPUT 0, whose NUL no text input
+  // has. Protocol 0 ("(dp0\n") and other starts ('(', ']', '}', 'c') could be text: they are
+  // told by the file's name (IsMemorySnapshotInput).
+  return n >= 3 && (head[0] == '}' || head[0] == ']') && head[1] == 'q' && head[2] == 0;
+}
+
+static bool HasPickleName(const std::string& path) {
+  auto ends = [&path](std::string_view suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  for (std::string_view s : {".pickle", ".pkl", ".pickle.gz", ".pkl.gz"})
+    if (ends(s)) return true;
+  return false;
+}
 
 bool IsMemorySnapshotInput(const std::string& path) {
   // Only regular files: a pipe, a FIFO or stdin ("-") read here would lose its first bytes for the
@@ -54,14 +71,14 @@ bool IsMemorySnapshotInput(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   StatusOr<std::unique_ptr<ByteSource>> src = OpenByteSource(path);
   if (!src.ok()) return false;
-  unsigned char head[2] = {0, 0};
+  unsigned char head[3] = {0, 0, 0};
   size_t got = 0;
   while (got < sizeof(head)) {
     StatusOr<size_t> n = (*src)->Read(reinterpret_cast<char*>(head) + got, sizeof(head) - got);
     if (!n.ok() || *n == 0) break;
     got += *n;
   }
-  return LooksLikePickle(head, got);
+  return LooksLikePickle(head, got) || HasPickleName(path);
 }
 
 namespace {
