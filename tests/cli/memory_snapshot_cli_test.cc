@@ -118,6 +118,8 @@ TEST(MemorySnapshotCli, BadSnapshotIsOneLineExitTwoNoOutputs) {
        "byte 276: containers nested more than 64 deep"},
       // L1 into L0, then (BINGET) L2 into L1 after it was placed: the memo grows nesting after the fact.
       {"cyclic.pickle", std::string("\x80\x04]\x94]\x94" "ah\x01]a."), "byte 10: APPEND into a list already put into"},
+      // {'segments': [5]}: nothing there is a segment.
+      {"notsegments.pickle", std::string("\x80\x04}\x8c\x08segments]K\x05" "as."), "byte 0: 'segments' holds 1 entry and none"},
       // A protocol this reader does not know (PROTO 9), and protocol 0 (no PROTO), told by its name.
       {"proto9.pickle", std::string("\x80\x09}.", 4), "byte 0: pickle protocol 9 (this reader knows 2 to 5"},
       {"proto0.pickle", std::string("(dp0\nVa\np1\nI1\ns."), "byte 0: the pickle starts with MARK (0x28), not PROTO"},

@@ -305,10 +305,29 @@ TEST(MemorySnapshotReader, ContainerAndReferenceFloodsAreRefused) {
   for (int i = 0; i < 2000000; ++i) refs += "h\x00"s;
   refs += ".";
   ExpectRefused(refs, "over the reader's budget", "byte ");
-  // The same shape under the budget is read: 100,000 lists into one list.
+  // The same shape under the budget is read: 100,000 lists into one list (then: not segments).
   std::string fine = "\x80\x04}\x8c\x08segments](" + std::string(100000, ']') + "es.";
   s = Read(fine);
-  EXPECT_TRUE(s.ok()) << s.status().message();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("none is a segment"), std::string::npos) << s.status().message();
+}
+
+TEST(MemorySnapshotReader, SegmentsEntriesThatAreNotSegments) {
+  // {'segments': [5, 'x']}: nothing there is a segment: not a snapshot.
+  Pickle none;
+  none.proto(4).dict().str("segments").list().mark().i1(5).str("x").appends().op('s').stop();
+  ExpectRefused(none.b, "'segments' holds 2 entries and none is a segment (the first is of type int)", "byte 0:");
+  // One segment and one int: the segment is read, the int counted.
+  Pickle one;
+  one.proto(4).dict().str("segments").list().mark();
+  one.dict().mark().kv("total_size", 1024).str("blocks").list().setitems();
+  one.i1(7).appends().op('s').stop();
+  StatusOr<MemorySnapshot> s = Read(one.b);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->segments.size(), 1u);
+  EXPECT_EQ(s->diagnostics.Count(DiagCode::kSnapshotMissingField), 1u);
+  EXPECT_EQ(s->diagnostics.entries().at("snapshot_missing_field").first_message,
+            "an entry of 'segments' that is not a segment (of type int)");
 }
 
 TEST(MemorySnapshotReader, PicklesOfOtherProtocolsAreNamed) {

@@ -350,13 +350,17 @@ Status SnapshotBuilder::Finish(const Document& doc) {
   if (segs == nullptr || segs->kind != Kind::kList)
     return Status::Error(fmt::format("the pickle holds a {} without 'segments': not a PyTorch memory snapshot",
                                      pickle::KindName(root.kind)));
+  // An entry of `segments` that is not a segment (a dict with total_size and blocks): in a list
+  // root the pickle is not the old list-of-segments snapshot; in a dict root it is counted
+  // (snapshot_missing_field, as a block that is not a block), unless no entry is a segment.
   std::vector<uint8_t> used_block(block_rows_.size(), 0);
+  uint64_t not_segments = 0;
+  const char* first_kind = nullptr;
   for (const Value& sv : doc.items(*segs)) {
     const uint32_t h = doc.handle(sv);
     if (h == Document::kNoHandle || TagOf(h) != kSegment) {
-      // A list of anything but segments is not the old list-of-segments snapshot.
       if (root.kind == Kind::kList) return Status::Error("the pickle holds a list of something else than segments: not a PyTorch memory snapshot");
-      Missing("snapshot", "segments");
+      if (not_segments++ == 0) first_kind = pickle::KindName(sv.kind);
       continue;
     }
     PendingSegment& p = segments_[IndexOf(h)];
@@ -367,6 +371,14 @@ Status SnapshotBuilder::Finish(const Document& doc) {
       used_block[b] = 1;
     }
     out_.segments.push_back(p.seg);
+  }
+  if (not_segments > 0) {
+    if (out_.segments.empty())
+      return Status::Error(fmt::format("'segments' holds {} entr{} and none is a segment (the first is of type {}): not a "
+                                       "PyTorch memory snapshot",
+                                       not_segments, not_segments == 1 ? "y" : "ies", first_kind));
+    out_.diagnostics.AddCount(DiagCode::kSnapshotMissingField, not_segments, -1,
+                              fmt::format("an entry of 'segments' that is not a segment (of type {})", first_kind));
   }
   size_t orphans = 0;
   for (uint8_t u : used_block) orphans += u == 0;
