@@ -23,8 +23,9 @@ struct ReadOptions {
 };
 
 // What an input file is, from its first bytes (a gzip'd file from its first inflated bytes):
-// a PyTorch memory snapshot (a pickle: PROTO 0x80 and protocol 2..5;
-// trace/formats/memory_snapshot/) or a trace (every other format below).
+// a PyTorch memory snapshot (a pickle: PROTO 0x80 and a protocol number, protocol 1's "}q\0",
+// or a file named *.pickle / *.pkl; trace/formats/memory_snapshot/, whose reader refuses
+// protocols other than 2..5) or a trace (every other format below).
 enum class InputKind : uint8_t { kTrace, kMemorySnapshot };
 InputKind DetectInputKind(const std::string& path);
 

@@ -34,6 +34,8 @@ MemorySnapshotResult AnalyzeMemorySnapshot(std::shared_ptr<const MemorySnapshot>
 // what they save is memory), and the checklist's memory_fragmentation item, which then says
 // "measured (allocator snapshot)". A rank read from a snapshot alone (format memory_snapshot)
 // says why its timeline-based verdicts are unknown instead of "no GPU activity recorded".
+// The snapshot's diagnostics are merged into ra.input.diagnostics (messages prefixed with the
+// snapshot's path when the rank's input is a trace beside it): call it once per rank.
 void ApplyMemorySnapshot(std::shared_ptr<const MemorySnapshotResult> result, RankAnalysis& ra);
 
 // The site of a stack: its innermost Python frame once PyTorch's memory viz filter has dropped

@@ -195,6 +195,17 @@ void ApplyMemorySnapshot(std::shared_ptr<const MemorySnapshotResult> result, Ran
   if (result == nullptr) return;
   const MemorySnapshotResult& r = *result;
   ra.memory_snapshot = result;
+  // The snapshot reader's and analysis's diagnostics join the rank's input diagnostics, the one
+  // place the report (and so every renderer) and the rank summary read them from. Beside a trace
+  // the rank's input is the trace: each message then names the snapshot.
+  const bool own_input = ra.input.path == r.path;
+  for (const auto& [code, e] : r.diagnostics.entries()) {
+    DiagnosticEntry entry = e;
+    if (!own_input) entry.first_message = r.path + ": " + e.first_message;
+    Diagnostics one;
+    one.Restore(code, entry);
+    ra.input.diagnostics.Merge(one);
+  }
   if (ra.format == SourceFormat::kMemorySnapshot) {
     // No trace: the "no GPU activity" finding would send the user to profile again for what
     // this input never meant to hold; the timeline verdicts say why they are unknown instead.

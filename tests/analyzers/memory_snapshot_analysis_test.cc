@@ -90,6 +90,32 @@ RankAnalysis SnapshotAloneRank(const MemorySnapshot& s) {
   return std::move(*ra);
 }
 
+TEST(MemorySnapshotAnalysis, SnapshotDiagnosticsJoinTheRanksInput) {
+  // What the snapshot reader counted goes where the report reads input diagnostics from.
+  Builder b;
+  b.s.path = "snap.pickle";
+  b.Segment(0, {Block(2 * kMiB, 2 * kMiB, BlockState::kOther)});
+  b.s.diagnostics.Add(DiagCode::kSnapshotUnknownBlockState, -1, "block state 'teleported'");
+  b.s.diagnostics.AddCount(DiagCode::kSnapshotMissingField, 3, -1, "a block without a usable 'size'");
+  const RankAnalysis alone = SnapshotAloneRank(b.s);
+  EXPECT_EQ(alone.input.diagnostics.Count(DiagCode::kSnapshotUnknownBlockState), 1u);
+  EXPECT_EQ(alone.input.diagnostics.Count(DiagCode::kSnapshotMissingField), 3u);
+  EXPECT_EQ(alone.input.diagnostics.entries().at("snapshot_unknown_block_state").first_message, "block state 'teleported'");
+  // Beside a trace the rank's input is the trace: the message names the snapshot.
+  testing::TraceBuilder tb;
+  tb.AddA100();
+  tb.LaunchKernel("k", testing::Us(0), testing::Us(5), testing::Us(10), testing::Us(100));
+  Trace t = tb.Build();
+  t.metadata.path = "run.json";
+  StatusOr<RankAnalysis> ra = AnalyzeTrace(t, {});
+  ASSERT_TRUE(ra.ok());
+  const uint64_t before = ra->input.diagnostics.Count(DiagCode::kSnapshotMissingField);
+  ApplyMemorySnapshot(std::make_shared<const MemorySnapshotResult>(AnalyzeMemorySnapshot(b.s)), *ra);
+  EXPECT_EQ(ra->input.diagnostics.Count(DiagCode::kSnapshotMissingField), before + 3);
+  EXPECT_EQ(ra->input.diagnostics.entries().at("snapshot_unknown_block_state").first_message,
+            "snap.pickle: block state 'teleported'");
+}
+
 TEST(MemorySnapshotAnalysis, FrameFilterIsTheMemoryVizs) {
   EXPECT_FALSE(KeepFrame("torch::unwind::unwind()", "??"));
   EXPECT_FALSE(KeepFrame("_PyEval_EvalFrameDefault", "bytecodes.c"));

@@ -26,9 +26,9 @@ struct RunResult {
   std::string out;  // stdout + stderr
 };
 
-// `ampscope analyze ARGS`.
-RunResult RunAmpscope(const std::string& args) {
-  const std::string cmd = BinaryPath("cli/ampscope") + " analyze " + args + " 2>&1";
+// `ampscope analyze ARGS`, after the shell commands `prefix` (a ulimit).
+RunResult RunAmpscope(const std::string& args, const std::string& prefix = "") {
+  const std::string cmd = prefix + BinaryPath("cli/ampscope") + " analyze " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -112,6 +112,17 @@ TEST(MemorySnapshotCli, BadSnapshotIsOneLineExitTwoNoOutputs) {
       {"memo.pickle", std::string("\x80\x04h\x09.", 5), "byte 2: memo reference 9 to nothing"},
       // Truncated: EMPTY_DICT and nothing more.
       {"truncated.pickle", std::string("\x80\x04}", 3), "byte 3: the pickle ends before its STOP"},
+      // {'segments': [[[...]]]} 200 deep: EMPTY_DICT, 'segments', 200 EMPTY_LISTs (bytes 13-212),
+      // then APPENDs from byte 213: the 64th (byte 276) makes a list 65 deep.
+      {"deep.pickle", std::string("\x80\x04}\x8c\x08segments", 13) + std::string(200, ']') + std::string(199, 'a') + "s.",
+       "byte 276: containers nested more than 64 deep"},
+      // L1 into L0, then (BINGET) L2 into L1 after it was placed: the memo grows nesting after the fact.
+      {"cyclic.pickle", std::string("\x80\x04]\x94]\x94" "ah\x01]a."), "byte 10: APPEND into a list already put into"},
+      // {'segments': [5]}: nothing there is a segment.
+      {"notsegments.pickle", std::string("\x80\x04}\x8c\x08segments]K\x05" "as."), "byte 0: 'segments' holds 1 entry and none"},
+      // A protocol this reader does not know (PROTO 9), and protocol 0 (no PROTO), told by its name.
+      {"proto9.pickle", std::string("\x80\x09}.", 4), "byte 0: pickle protocol 9 (this reader knows 2 to 5"},
+      {"proto0.pickle", std::string("(dp0\nVa\np1\nI1\ns."), "byte 0: the pickle starts with MARK (0x28), not PROTO"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -124,6 +135,112 @@ TEST(MemorySnapshotCli, BadSnapshotIsOneLineExitTwoNoOutputs) {
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     for (const char* out : {"/out.json", "/out.html", "/out.db"}) EXPECT_FALSE(std::filesystem::exists(dir + out)) << out;
   }
+}
+
+// AddressSanitizer reserves terabytes of address space: no limit on it there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// A 40 MB file of empty lists ({'segments': [MARK, [], [], ...]}) once cost 2.6 GB (65x): the
+// reader's budget (4x the bytes read, at least 16 MiB) stops it early, with one line. Run under
+// a 1 GiB address-space limit (ulimit -v), which the 2.6 GB could not have fit in.
+TEST(MemorySnapshotCli, ContainerFloodIsRefusedWithinItsBudget) {
+  const std::string dir = MakeTempDir("snapshot_flood");
+  const std::string path = dir + "/flood.pickle";
+  WriteFile(path, std::string("\x80\x04}\x8c\x08segments](", 14) + std::string(40000000, ']') + "es.");
+  const std::string limit = kAddressSanitizer ? "" : "ulimit -v 1048576; ";
+  const RunResult r = RunAmpscope(path + " -o " + dir + "/out.json", limit);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_EQ(r.out.rfind("ampscope analyze: " + path + ": byte ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("over the reader's budget"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out.json"));
+}
+
+// Appends pickle opcodes (Lib/pickletools.py) for the snapshots below.
+struct Pickle {
+  std::string b;
+  Pickle& op(char c) {
+    b.push_back(c);
+    return *this;
+  }
+  Pickle& str(const std::string& s) {  // SHORT_BINUNICODE <len:1> <utf8>
+    b.push_back('\x8c');
+    b.push_back(static_cast<char>(s.size()));
+    b += s;
+    return *this;
+  }
+  Pickle& i2(uint16_t v) {  // BININT2 <uint16>
+    b.push_back('M');
+    b.push_back(static_cast<char>(v & 0xff));
+    b.push_back(static_cast<char>(v >> 8));
+    return *this;
+  }
+};
+
+// A snapshot whose oddities the reader counts: a block in a state it does not know and a trace
+// event with an action it does not know. They reach the report's diagnostics, and so every
+// renderer.
+std::string OddSnapshot() {
+  Pickle p;
+  p.op('\x80').op('\x04').op('}').op('(');
+  p.str("segments").op(']').op('}').op('(').str("total_size").i2(4096).str("address").i2(8192).str("blocks").op(']');
+  p.op('}').op('(').str("size").i2(4096).str("requested_size").i2(4000).str("state").str("teleported");
+  p.str("frames").op(']').op('u');  // the block's items
+  p.op('a').op('u').op('a');        // block into blocks, the segment's items, segment into segments
+  p.str("device_traces").op(']').op(']').op('}').op('(').str("action").str("teleport").str("addr").i2(1);
+  p.str("size").i2(64).op('u').op('a').op('a');  // the event into its list, the list into device_traces
+  p.op('u').op('.');
+  return p.b;
+}
+
+TEST(MemorySnapshotCli, SnapshotDiagnosticsReachTheReport) {
+  const std::string dir = MakeTempDir("snapshot_diag");
+  const std::string snap = dir + "/odd.pickle";
+  WriteFile(snap, OddSnapshot());
+  const RunResult r = RunAmpscope(snap + " -o " + dir + "/r.json --markdown " + dir + "/r.md --no-color");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir + "/r.json"));
+  EXPECT_EQ(report["memory_snapshot"]["segment_count"], 1);
+  const nlohmann::json& counters = report["diagnostics"]["counters"];
+  EXPECT_EQ(counters.value("snapshot_unknown_block_state", 0), 1) << counters.dump();
+  EXPECT_EQ(counters.value("snapshot_unknown_action", 0), 1) << counters.dump();
+  for (const nlohmann::json& m : report["diagnostics"]["messages"])
+    if (m["code"] == "snapshot_unknown_action") {
+      EXPECT_EQ(m["file"], snap);
+      EXPECT_EQ(m["message"], "action 'teleport'");
+    }
+  EXPECT_NE(r.out.find("snapshot_unknown_action"), std::string::npos) << r.out;  // the terminal
+  EXPECT_NE(ReadFile(dir + "/r.md").find("snapshot_unknown_block_state"), std::string::npos);
+}
+
+TEST(MemorySnapshotCli, SnapshotDiagnosticsBesideATraceNameTheSnapshot) {
+  AMPSCOPE_REQUIRE_INPUT(HaveShared(), "shared/ not available (configure with -DAMPSCOPE_SHARED_DIR=...)");
+  const std::string dir = MakeTempDir("snapshot_diag_pair");
+  const std::string snap = dir + "/odd.pickle";
+  WriteFile(snap, OddSnapshot());
+  const std::string trace = SharedPath("traces/kineto/hta/event_sync_trace.json.gz");
+  const RunResult r = RunAmpscope(trace + " " + snap + " -o " + dir + "/r.json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir + "/r.json"));
+  EXPECT_EQ(report["diagnostics"]["counters"].value("snapshot_unknown_action", 0), 1) << report["diagnostics"].dump();
+  bool seen = false;
+  for (const nlohmann::json& m : report["diagnostics"]["messages"])
+    if (m["code"] == "snapshot_unknown_action") {
+      seen = true;
+      EXPECT_EQ(m["file"], trace);  // the rank's input
+      EXPECT_EQ(m["message"], snap + ": action 'teleport'");
+    }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace

@@ -245,17 +245,120 @@ TEST(MemorySnapshotReader, RefusesHostileShapes) {
   ExpectRefused(std::string("\x80\x04K\x05."), "not a PyTorch memory snapshot", "byte 0:");
 }
 
-TEST(MemorySnapshotReader, DeepNestingCostsNoStack) {
-  // A million nested lists ([[[...]]]) and a million open MARKs: no recursion anywhere, so the
-  // reader finishes and says the pickle is not a snapshot.
-  const size_t depth = 1000000;
+TEST(MemorySnapshotReader, DeepNestingIsRefusedAtItsByte) {
+  // 100,000 nested lists ([[[...]]], as Python's pickler writes them: every EMPTY_LIST first,
+  // then the APPENDs from the innermost out). The k-th APPEND makes a list k + 1 deep: the 64th,
+  // at byte 2 + N + 63, is the first one past the cap of 64.
+  const size_t n = 100000;
   std::string b = "\x80\x04";
-  b += std::string(depth, ']');      // EMPTY_LIST x N
-  b += std::string(depth - 1, 'a');  // APPEND x N-1: each list into the one below
+  b += std::string(n, ']');      // EMPTY_LIST x N
+  b += std::string(n - 1, 'a');  // APPEND x N-1: each list into the one below
   b += ".";
-  ExpectRefused(b, "not a PyTorch memory snapshot", "byte 0:");
-  std::string marks = "\x80\x04" + std::string(depth, '(') + "}.";
-  ExpectRefused(marks, "not a PyTorch memory snapshot", "byte 0:");
+  ExpectRefused(b, "nested more than 64 deep", "byte " + std::to_string(2 + n + 63) + ":");
+  // The same in a snapshot's place: {'segments': [[[...]]]} (the audit's 5M-deep case, smaller).
+  Pickle p;
+  p.proto(4).dict().str("segments").raw(std::string(200, ']')).raw(std::string(199, 'a')).op('s').stop();
+  ExpectRefused(p.b, "nested more than 64 deep", "byte ");
+  // Tuples wrap the top of the stack without growing it: EMPTY_TUPLE then TUPLE1 x 100.
+  ExpectRefused("\x80\x04)" + std::string(100, '\x85') + ".", "nested more than 64 deep", "byte 66:");
+  // 64 deep is a pickle like any other (here not a snapshot).
+  ExpectRefused("\x80\x04)" + std::string(63, '\x85') + ".", "not a PyTorch memory snapshot", "byte 0:");
+}
+
+TEST(MemorySnapshotReader, StopLeavesOneValue) {
+  // N lists never put anywhere, then STOP (at byte 2 + N): Python would return the last one; no
+  // pickler writes this, and it is no snapshot.
+  const size_t n = 100000;
+  ExpectRefused("\x80\x04" + std::string(n, ']') + ".", "STOP leaves 99999 more values and 0 open MARKs behind",
+                "byte " + std::to_string(2 + n) + ":");
+  // N open MARKs and one dict: no container is held, and the MARKs are left open.
+  ExpectRefused("\x80\x04" + std::string(n, '(') + "}.", "STOP leaves 0 more values and 100000 open MARKs behind",
+                "byte " + std::to_string(3 + n) + ":");
+}
+
+TEST(MemorySnapshotReader, FillingAPlacedContainerIsRefused) {
+  // Nesting grown through the memo after the fact: L1 into L0, then L2 into L1 by BINGET. Python's
+  // pickler fills each container before placing it; this is a cyclic or hand-made pickle.
+  const std::string chain = "\x80\x04"
+                            "]\x94"   // bytes 2-3: L0, MEMOIZE 0
+                            "]\x94"   // bytes 4-5: L1, MEMOIZE 1
+                            "a"       // byte 6: L1 into L0
+                            "h\x01"   // bytes 7-8: BINGET 1 (L1)
+                            "]"       // byte 9: L2
+                            "a"       // byte 10: L2 into L1, which is inside L0
+                            "."s;
+  ExpectRefused(chain, "already put into another container", "byte 10:");
+  // A list holding itself (a.append(a)) is no such fill: read, and not a snapshot.
+  ExpectRefused("\x80\x04]\x94h\x00" "a."s, "not a PyTorch memory snapshot", "byte 0:");
+}
+
+TEST(MemorySnapshotReader, ContainerAndReferenceFloodsAreRefused) {
+  // A million empty lists on the stack (a 1 MB file) would hold ~52 bytes each: over the budget
+  // of 4x the input, at least 16 MiB, long before the end.
+  std::string lists = "\x80\x04" + std::string(1000000, ']') + ".";
+  StatusOr<MemorySnapshot> s = Read(lists);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("over the reader's budget"), std::string::npos) << s.status().message();
+  ExpectRefused(lists, "a flood of containers or memo references", "byte ");
+  // One list referred to 2 million times (BINGET 0: 2 bytes for a 16-byte reference).
+  std::string refs = "\x80\x04]\x94";
+  for (int i = 0; i < 2000000; ++i) refs += "h\x00"s;
+  refs += ".";
+  ExpectRefused(refs, "over the reader's budget", "byte ");
+  // The same shape under the budget is read: 100,000 lists into one list (then: not segments).
+  std::string fine = "\x80\x04}\x8c\x08segments](" + std::string(100000, ']') + "es.";
+  s = Read(fine);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("none is a segment"), std::string::npos) << s.status().message();
+}
+
+TEST(MemorySnapshotReader, SegmentsEntriesThatAreNotSegments) {
+  // {'segments': [5, 'x']}: nothing there is a segment: not a snapshot.
+  Pickle none;
+  none.proto(4).dict().str("segments").list().mark().i1(5).str("x").appends().op('s').stop();
+  ExpectRefused(none.b, "'segments' holds 2 entries and none is a segment (the first is of type int)", "byte 0:");
+  // One segment and one int: the segment is read, the int counted.
+  Pickle one;
+  one.proto(4).dict().str("segments").list().mark();
+  one.dict().mark().kv("total_size", 1024).str("blocks").list().setitems();
+  one.i1(7).appends().op('s').stop();
+  StatusOr<MemorySnapshot> s = Read(one.b);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->segments.size(), 1u);
+  EXPECT_EQ(s->diagnostics.Count(DiagCode::kSnapshotMissingField), 1u);
+  EXPECT_EQ(s->diagnostics.entries().at("snapshot_missing_field").first_message,
+            "an entry of 'segments' that is not a segment (of type int)");
+}
+
+TEST(MemorySnapshotReader, PicklesOfOtherProtocolsAreNamed) {
+  const std::string dir = testing::MakeTempDir("snapshot_protocols");
+  // PROTO with a protocol this reader does not know: still a pickle, and the reader says which.
+  testing::WriteFile(dir + "/p9.bin", "\x80\x09}."s);
+  EXPECT_EQ(DetectInputKind(dir + "/p9.bin"), InputKind::kMemorySnapshot);
+  StatusOr<MemorySnapshot> p9 = ReadMemorySnapshot(dir + "/p9.bin");
+  ASSERT_FALSE(p9.ok());
+  EXPECT_NE(p9.status().message().find("byte 0: pickle protocol 9 (this reader knows 2 to 5"), std::string::npos)
+      << p9.status().message();
+  // pickle.dumps({'a': 1}, protocol=1): no PROTO; EMPTY_DICT, BINPUT 0 (a NUL no text has).
+  const std::string p1 = "}q\x00X\x01\x00\x00\x00" "aq\x01K\x01s."s;
+  testing::WriteFile(dir + "/p1.bin", p1);
+  EXPECT_EQ(DetectInputKind(dir + "/p1.bin"), InputKind::kMemorySnapshot);
+  ExpectRefused(p1, "starts with EMPTY_DICT (0x7d), not PROTO (0x80): a pickle of protocol 0 or 1", "byte 0:");
+  // pickle.dumps({'a': 1}, protocol=0): text that could start anything else; told by its name.
+  const std::string p0 = "(dp0\nVa\np1\nI1\ns."s;
+  testing::WriteFile(dir + "/p0.txt", p0);
+  testing::WriteFile(dir + "/p0.pickle", p0);
+  testing::WriteFile(dir + "/p0.pkl", p0);
+  EXPECT_EQ(DetectInputKind(dir + "/p0.txt"), InputKind::kTrace);
+  EXPECT_EQ(DetectInputKind(dir + "/p0.pickle"), InputKind::kMemorySnapshot);
+  EXPECT_EQ(DetectInputKind(dir + "/p0.pkl"), InputKind::kMemorySnapshot);
+  StatusOr<MemorySnapshot> p0s = ReadMemorySnapshot(dir + "/p0.pickle");
+  ASSERT_FALSE(p0s.ok());
+  EXPECT_NE(p0s.status().message().find("byte 0: the pickle starts with MARK (0x28), not PROTO"), std::string::npos)
+      << p0s.status().message();
+  EXPECT_NE(p0s.status().message().find("protocols 2 to 5"), std::string::npos);
+  // PROTO 1 (Python never writes it, the format allows it): refused the same way.
+  ExpectRefused("\x80\x01}."s, "pickle protocol 1 (this reader knows 2 to 5", "byte 0:");
 }
 
 TEST(MemorySnapshotReader, TruncatedAnywhereIsOneLine) {

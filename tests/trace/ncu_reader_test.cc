@@ -6,6 +6,7 @@
 // reader's job is to give that value in the field's base unit (ns, %, bytes). Derived values
 // (FLOPs from SASS instruction counts, the duration from SM cycles) are worked out by hand in the
 // comment next to them.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -127,6 +128,53 @@ TEST(NcuReaderShared, Rtx5090EveryFileOneLaunch) {
     EXPECT_TRUE(r.diagnostics.entries().empty()) << e.path();
   }
   EXPECT_EQ(files, 20u);  // README: 20 long-form files
+}
+
+// `cat kernel_*.csv > all.csv` of the 20 per-kernel exports, each of whose launches has ID 0:
+// 20 launches with the values each file gives alone, no diagnostics.
+TEST(NcuReaderShared, Rtx5090ConcatenatedFilesReadAsTheFilesOneByOne) {
+  REQUIRE_SHARED();
+  std::vector<std::string> paths;
+  for (const auto& e : std::filesystem::directory_iterator(SharedPath(kRtxDir)))
+    if (e.path().extension() == ".csv") paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  ASSERT_EQ(paths.size(), 20u);
+  std::string all;
+  std::vector<NcuReport> alone;
+  for (const std::string& p : paths) {
+    all += testing::ReadFile(p);
+    alone.push_back(ReadOk(p));
+  }
+  const NcuReport r = ReadText(all);
+  ASSERT_EQ(r.launches.size(), 20u);
+  EXPECT_TRUE(r.diagnostics.entries().empty()) << r.diagnostics.entries().begin()->first;
+  EXPECT_EQ(r.preamble_lines, 0u);
+  uint64_t rows = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    SCOPED_TRACE(paths[i]);
+    ASSERT_EQ(alone[i].launches.size(), 1u);
+    const NcuLaunch& a = alone[i].launches[0];
+    const NcuLaunch& c = r.launches[i];
+    rows += alone[i].rows;
+    EXPECT_EQ(c.id, 0);
+    EXPECT_EQ(c.name, a.name);
+    EXPECT_EQ(c.process_id, a.process_id);
+    EXPECT_EQ(c.dims_known, a.dims_known);
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_EQ(c.grid[d], a.grid[d]);
+      EXPECT_EQ(c.block[d], a.block[d]);
+    }
+    for (size_t f = 0; f < kNcuFieldCount; ++f)
+      EXPECT_EQ(c.values[f], a.values[f]) << NcuFieldName(static_cast<NcuField>(f));
+    EXPECT_EQ(c.duration_source, a.duration_source);
+    ASSERT_EQ(c.rules.size(), a.rules.size());
+    for (size_t k = 0; k < a.rules.size(); ++k) EXPECT_EQ(c.rules[k].name, a.rules[k].name);
+    ASSERT_EQ(c.flops.size(), a.flops.size());
+    for (size_t k = 0; k < a.flops.size(); ++k) EXPECT_EQ(c.flops[k].flop, a.flops[k].flop);
+    ASSERT_EQ(c.stalls.size(), a.stalls.size());
+    for (size_t k = 0; k < a.stalls.size(); ++k) EXPECT_EQ(c.stalls[k].share_pct, a.stalls[k].share_pct);
+  }
+  EXPECT_EQ(r.rows, rows);
 }
 
 TEST(NcuReaderShared, A100OlderLongFormWithoutDeviceColumns) {
@@ -319,10 +367,10 @@ TEST(NcuReaderBuilt, WideFormWithUnitsRowAndStallsAndInterleavedLongRows) {
   EXPECT_DOUBLE_EQ(r.launches[0].stalls[0].share_pct, 75);  // 3 / (3 + 1)
   EXPECT_TRUE(r.launches[1].stalls.empty());
   EXPECT_EQ(r.metrics.size(), 5u);
-  // Long-form rows of two launches interleaved, the header repeated between them (two ncu outputs
-  // concatenated), and the WarpStateStats chart's rows of `--print-details all`.
+  // Long-form rows of two launches interleaved, and the WarpStateStats chart's rows of
+  // `--print-details all`.
   std::string text = kHeader;
-  text += Row(0, "a", "S", "Duration", "ns", "10") + Row(1, "b", "S", "Duration", "ns", "20") + kHeader +
+  text += Row(0, "a", "S", "Duration", "ns", "10") + Row(1, "b", "S", "Duration", "ns", "20") +
           Row(0, "a", "S", "L2 Hit Rate", "%", "30") + Row(1, "b", "S", "L2 Hit Rate", "%", "40") +
           Row(1, "b", "WarpStateStats", "Stall Long Scoreboard", "cycle", "6") +
           Row(1, "b", "WarpStateStats", "Stall MIO Throttle", "cycle", "2") +
@@ -336,7 +384,35 @@ TEST(NcuReaderBuilt, WideFormWithUnitsRowAndStallsAndInterleavedLongRows) {
   EXPECT_DOUBLE_EQ(l.launches[1].stalls[0].share_pct, 75);  // 6 / (6 + 2)
   EXPECT_EQ(l.launches[1].stalls[1].reason, "mio_throttle");
   EXPECT_EQ(DiagCount(l, "ncu_ragged_row"), 0u);
-  EXPECT_EQ(l.preamble_lines, 1u);  // the repeated header
+  EXPECT_EQ(l.preamble_lines, 0u);
+}
+
+TEST(NcuReaderBuilt, RepeatedHeaderStartsTheNextOutputsLaunches) {
+  // Two ncu outputs concatenated: each numbers its launches from 0, so the second output's ID 0
+  // is another launch, not more metrics of the first's (which would read as duplicates). The
+  // second output's header may have other columns (an older ncu without Device/CC).
+  const std::string older = "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  std::string text = kHeader;
+  text += Row(0, "a", "S", "Duration", "ns", "10") + Row(1, "b", "S", "Duration", "ns", "20");
+  text += "==PROF== Disconnected from process 77\n" + older;
+  text += "\"0\",\"c\",\"S\",\"Duration\",\"usecond\",\"3\"\n\"0\",\"c\",\"S\",\"L2 Hit Rate\",\"%\",\"50\"\n";
+  text += kHeader + Row(0, "a", "S", "Duration", "ns", "40");
+  for (size_t chunk : {size_t{0}, size_t{3}}) {
+    const NcuReport r = ReadText(text, chunk);
+    ASSERT_EQ(r.launches.size(), 4u) << chunk;
+    EXPECT_EQ(r.launches[0].name, "a");
+    EXPECT_EQ(r.launches[1].name, "b");
+    EXPECT_EQ(r.launches[2].name, "c");
+    EXPECT_EQ(r.launches[2].id, 0);
+    EXPECT_DOUBLE_EQ(r.launches[2].get(NcuField::kDurationNs).value_or(0), 3000);
+    EXPECT_DOUBLE_EQ(r.launches[2].get(NcuField::kL2HitRatePct).value_or(0), 50);
+    EXPECT_EQ(r.launches[2].cc, "");  // the older header has no CC column
+    EXPECT_EQ(r.launches[3].name, "a");
+    EXPECT_DOUBLE_EQ(r.launches[0].get(NcuField::kDurationNs).value_or(0), 10);
+    EXPECT_DOUBLE_EQ(r.launches[3].get(NcuField::kDurationNs).value_or(0), 40);
+    EXPECT_EQ(DiagCount(r, "ncu_duplicate_metric"), 0u);
+    EXPECT_EQ(r.preamble_lines, 1u);  // the ==PROF== line; the headers are not preamble
+  }
 }
 
 TEST(NcuReaderBuilt, BadInputIsOneLineWithTheByte) {

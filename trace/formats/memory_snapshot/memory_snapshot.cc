@@ -45,7 +45,24 @@ const char* BlockStateName(BlockState s) {
   return "other";
 }
 
-bool LooksLikePickle(const unsigned char* head, size_t n) { return n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5; }
+bool LooksLikePickle(const unsigned char* head, size_t n) {
+  // PROTO and a protocol number (any: the reader names one it does not know). No text format
+  // starts with 0x80, a UTF-8 continuation byte.
+  if (n >= 2 && head[0] == 0x80 && head[1] < 16) return true;
+  // Protocol 1 has no PROTO: EMPTY_DICT or EMPTY_LIST, then BINPUT 0, whose NUL no text input
+  // has. Protocol 0 ("(dp0\n") and other starts ('(', ']', '}', 'c') could be text: they are
+  // told by the file's name (IsMemorySnapshotInput).
+  return n >= 3 && (head[0] == '}' || head[0] == ']') && head[1] == 'q' && head[2] == 0;
+}
+
+static bool HasPickleName(const std::string& path) {
+  auto ends = [&path](std::string_view suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  for (std::string_view s : {".pickle", ".pkl", ".pickle.gz", ".pkl.gz"})
+    if (ends(s)) return true;
+  return false;
+}
 
 bool IsMemorySnapshotInput(const std::string& path) {
   // Only regular files: a pipe, a FIFO or stdin ("-") read here would lose its first bytes for the
@@ -54,14 +71,14 @@ bool IsMemorySnapshotInput(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   StatusOr<std::unique_ptr<ByteSource>> src = OpenByteSource(path);
   if (!src.ok()) return false;
-  unsigned char head[2] = {0, 0};
+  unsigned char head[3] = {0, 0, 0};
   size_t got = 0;
   while (got < sizeof(head)) {
     StatusOr<size_t> n = (*src)->Read(reinterpret_cast<char*>(head) + got, sizeof(head) - got);
     if (!n.ok() || *n == 0) break;
     got += *n;
   }
-  return LooksLikePickle(head, got);
+  return LooksLikePickle(head, got) || HasPickleName(path);
 }
 
 namespace {
@@ -333,13 +350,17 @@ Status SnapshotBuilder::Finish(const Document& doc) {
   if (segs == nullptr || segs->kind != Kind::kList)
     return Status::Error(fmt::format("the pickle holds a {} without 'segments': not a PyTorch memory snapshot",
                                      pickle::KindName(root.kind)));
+  // An entry of `segments` that is not a segment (a dict with total_size and blocks): in a list
+  // root the pickle is not the old list-of-segments snapshot; in a dict root it is counted
+  // (snapshot_missing_field, as a block that is not a block), unless no entry is a segment.
   std::vector<uint8_t> used_block(block_rows_.size(), 0);
+  uint64_t not_segments = 0;
+  const char* first_kind = nullptr;
   for (const Value& sv : doc.items(*segs)) {
     const uint32_t h = doc.handle(sv);
     if (h == Document::kNoHandle || TagOf(h) != kSegment) {
-      // A list of anything but segments is not the old list-of-segments snapshot.
       if (root.kind == Kind::kList) return Status::Error("the pickle holds a list of something else than segments: not a PyTorch memory snapshot");
-      Missing("snapshot", "segments");
+      if (not_segments++ == 0) first_kind = pickle::KindName(sv.kind);
       continue;
     }
     PendingSegment& p = segments_[IndexOf(h)];
@@ -350,6 +371,14 @@ Status SnapshotBuilder::Finish(const Document& doc) {
       used_block[b] = 1;
     }
     out_.segments.push_back(p.seg);
+  }
+  if (not_segments > 0) {
+    if (out_.segments.empty())
+      return Status::Error(fmt::format("'segments' holds {} entr{} and none is a segment (the first is of type {}): not a "
+                                       "PyTorch memory snapshot",
+                                       not_segments, not_segments == 1 ? "y" : "ies", first_kind));
+    out_.diagnostics.AddCount(DiagCode::kSnapshotMissingField, not_segments, -1,
+                              fmt::format("an entry of 'segments' that is not a segment (of type {})", first_kind));
   }
   size_t orphans = 0;
   for (uint8_t u : used_block) orphans += u == 0;

@@ -108,9 +108,13 @@ struct MemorySnapshot {
   Diagnostics diagnostics;
 };
 
-// The first bytes of a pickle of protocol 2 or later: PROTO (0x80) and the protocol.
+// The first bytes of a pickle, where no other input can start so: PROTO (0x80) and a protocol
+// number (any: the reader refuses one other than 2 to 5 with its own message), or protocol 1's
+// EMPTY_DICT / EMPTY_LIST and BINPUT 0 ("}q\0", "]q\0").
 bool LooksLikePickle(const unsigned char* head, size_t n);
-// A file (plain or gzip'd) that starts as a pickle does.
+// A file (plain or gzip'd) that starts as a pickle does, or one named *.pickle / *.pkl (.gz):
+// protocol 0's first bytes ('(', 'c', ...) could be text, so only the name tells it, and the
+// reader then says that it reads protocols 2 to 5.
 bool IsMemorySnapshotInput(const std::string& path);
 
 // Errors are one line "<path>: byte N: what" (a refused opcode, a truncated file, a pickle that

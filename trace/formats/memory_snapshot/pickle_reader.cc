@@ -1,5 +1,6 @@
 #include "trace/formats/memory_snapshot/pickle_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -118,6 +119,7 @@ void Document::Reduce(const Value& v, uint32_t h) {
   Container& c = containers_[v.c];
   c.handle = h;
   if (c.items != 0xffffffffu) {
+    live_items_ -= item_lists_[c.items].size();
     std::vector<Value>().swap(item_lists_[c.items]);
     free_item_lists_.push_back(c.items);
     c.items = 0xffffffffu;
@@ -134,6 +136,9 @@ class Machine {
 
  private:
   static constexpr size_t kBuffer = 1 << 20;
+  // The memory budget is checked every kBudgetEvery opcodes: one opcode adds at most one
+  // container or value (some 60 bytes) besides its string, which the input itself pays for.
+  static constexpr uint64_t kBudgetEvery = 1024;
 
   // Makes n bytes readable at buf_[pos_]; an error when the input ends first.
   Status Need(size_t n) {
@@ -144,6 +149,14 @@ class Machine {
   uint64_t Offset() const { return base_ + pos_; }
   Status Error(uint64_t at, const std::string& what) const { return Status::Error(fmt::format("byte {}: {}", at, what)); }
   Status Truncated() const { return Error(base_ + end_, "the pickle ends before its STOP opcode (truncated file)"); }
+  // The first opcode is not PROTO: a pickle of protocol 0 or 1 (Python writes PROTO from 2 on).
+  Status NoProto(uint8_t op) const {
+    const char* name = OpcodeName(op);
+    return Error(0, fmt::format("the pickle starts with {} (0x{:02x}), not PROTO (0x80): a pickle of protocol 0 or 1, "
+                                "or not a pickle; this reader knows protocols 2 to 5 (torch.cuda.memory._dump_snapshot "
+                                "writes 4: re-save it with pickle.dump(obj, f, protocol=4))",
+                                name != nullptr ? name : "a byte that is no opcode", op));
+  }
 
   uint64_t ReadLE(size_t n) {  // after Need(n)
     uint64_t v = 0;
@@ -154,6 +167,25 @@ class Machine {
   // Reads `len` bytes into the text arena (growing as they arrive: the prefix is not trusted).
   StatusOr<Value> ReadText(Kind kind, uint64_t len, uint64_t at);
   StatusOr<Value> ReadLong(uint64_t len);
+
+  // What the document, the stack and the memo hold, in bytes (vector sizes, not capacities).
+  uint64_t Held() const {
+    constexpr uint64_t kSparseMemoEntry = sizeof(uint64_t) + sizeof(Value) + 4 * sizeof(void*);  // a hash node
+    return doc_.containers_.size() * sizeof(Document::Container) +
+           doc_.item_lists_.size() * sizeof(std::vector<Value>) +
+           (doc_.live_items_ + stack_.size() + memo_.size()) * sizeof(Value) + sparse_memo_.size() * kSparseMemoEntry +
+           marks_.size() * sizeof(size_t) + doc_.text_.size();
+  }
+  Status CheckBudget(uint64_t at) const {
+    const uint64_t budget = std::max<uint64_t>(kMemoryFloor, kMemoryPerInputByte * (at + 1));
+    const uint64_t held = Held();
+    if (held <= budget) return Status::Ok();
+    return Error(at, fmt::format("{} containers and {} values would take {} MiB after {} bytes of input, over the "
+                                 "reader's budget ({}x the input, at least {} MiB): a flood of containers or memo "
+                                 "references, not a memory snapshot",
+                                 doc_.containers_.size(), doc_.live_items_ + stack_.size() + memo_.size(), held >> 20,
+                                 at, kMemoryPerInputByte, kMemoryFloor >> 20));
+  }
 
   Value NewContainer(Kind kind) {
     Value v;
@@ -185,6 +217,8 @@ class Machine {
   }
   // Moves stack[from..] into the container `target` (list: items; dict: key/value pairs).
   Status AddItems(const Value& target, size_t from, uint64_t at, const char* op);
+  // `parent` holds stack[from..]: its depth is one more than its deepest item's (kMaxDepth at most).
+  Status Nest(const Value& parent, size_t from, uint64_t at);
   Status PopMark(size_t* mark, uint64_t at, const char* op) {
     if (marks_.empty()) return Error(at, fmt::format("{} without a MARK before it", op));
     *mark = marks_.back();
@@ -212,7 +246,7 @@ class Machine {
     stack_.push_back(it->second);
     return Status::Ok();
   }
-  Status MakeTuple(size_t from);
+  Status MakeTuple(size_t from, uint64_t at);
   Status PushValue(uint8_t op, uint64_t at, bool* pushed);
 
   ByteSource& source_;
@@ -308,6 +342,19 @@ StatusOr<Value> Machine::ReadLong(uint64_t len) {
   return v;
 }
 
+Status Machine::Nest(const Value& parent, size_t from, uint64_t at) {
+  Document::Container& p = doc_.containers_[parent.c];
+  for (size_t i = from; i < stack_.size(); ++i) {
+    const Value& v = stack_[i];
+    if (!v.is_container() || v.c == parent.c) continue;  // a container inside itself adds no depth
+    const uint32_t depth = doc_.containers_[v.c].depth + 1u;
+    if (depth > kMaxDepth)
+      return Error(at, fmt::format("containers nested more than {} deep (a memory snapshot nests about 8)", kMaxDepth));
+    if (depth > p.depth) p.depth = static_cast<uint16_t>(depth);
+  }
+  return Status::Ok();
+}
+
 Status Machine::AddItems(const Value& target, size_t from, uint64_t at, const char* op) {
   if (target.kind != Kind::kList && target.kind != Kind::kDict)
     return Error(at, fmt::format("{} into a {} (expected a {})", op, KindName(target.kind),
@@ -317,21 +364,31 @@ Status Machine::AddItems(const Value& target, size_t from, uint64_t at, const ch
     return Error(at, fmt::format("{} into a {}", op, KindName(target.kind)));
   const size_t n = stack_.size() - from;
   if (dict && n % 2 != 0) return Error(at, fmt::format("{} with an odd number of keys and values ({})", op, n));
+  // Python's pickler fills a container before it puts it into its parent; one filled after that
+  // (reached again through the memo) is a cyclic or hand-made pickle, and would grow its
+  // ancestors' depth and contents after the consumer read them.
+  if (n > 0 && doc_.containers_[target.c].completed)
+    return Error(at, fmt::format("{} into a {} already put into another container (a cyclic pickle)", op, KindName(target.kind)));
+  if (Status s = Nest(target, from, at); !s.ok()) return s;
   for (size_t i = from; i < stack_.size(); ++i) {
     if (stack_[i].is_container() && stack_[i].c == target.c) continue;  // a container inside itself: not completed by that
     Complete(stack_[i]);
   }
   std::vector<Value>* items = ItemsOf(target);
-  if (items != nullptr) items->insert(items->end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
-  // Items put into a container the consumer already reduced are dropped: it has read it.
+  if (items != nullptr) {
+    items->insert(items->end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    doc_.live_items_ += n;
+  }
   stack_.resize(from);
   return Status::Ok();
 }
 
-Status Machine::MakeTuple(size_t from) {
+Status Machine::MakeTuple(size_t from, uint64_t at) {
   Value t = NewContainer(Kind::kTuple);
+  if (Status s = Nest(t, from, at); !s.ok()) return s;
   for (size_t i = from; i < stack_.size(); ++i) Complete(stack_[i]);
   ItemsOf(t)->assign(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+  doc_.live_items_ += stack_.size() - from;
   stack_.resize(from);
   stack_.push_back(t);
   return Status::Ok();
@@ -415,12 +472,17 @@ StatusOr<Document> Machine::Run(PickleStats* stats) {
     if (Status s = Need(1); !s.ok()) return s;
     const uint64_t at = Offset();
     const uint8_t op = static_cast<uint8_t>(buf_[pos_++]);
-    ++opcodes;
+    if (opcodes++ == 0 && op != 0x80) return NoProto(op);
+    if (opcodes % kBudgetEvery == 0) {
+      if (Status s = CheckBudget(at); !s.ok()) return s;
+    }
     switch (op) {
       case 0x80: {  // PROTO
         if (Status s = Need(1); !s.ok()) return s;
         protocol = static_cast<uint8_t>(buf_[pos_++]);
-        if (protocol > 5) return Error(at, fmt::format("pickle protocol {} (this reader knows 2 to 5)", protocol));
+        if (protocol < 2 || protocol > 5)
+          return Error(at, fmt::format("pickle protocol {} (this reader knows 2 to 5; torch.cuda.memory._dump_snapshot "
+                                       "writes 4)", protocol));
         break;
       }
       case 0x95:  // FRAME: a length hint for buffering; the bytes that follow are read as usual
@@ -429,6 +491,11 @@ StatusOr<Document> Machine::Run(PickleStats* stats) {
         break;
       case '.': {  // STOP
         if (stack_.empty()) return Error(at, "STOP with an empty stack");
+        if (stack_.size() > 1 || !marks_.empty())
+          return Error(at, fmt::format("STOP leaves {} more value{} and {} open MARK{} behind (a pickler leaves one value)",
+                                       stack_.size() - 1, stack_.size() == 2 ? "" : "s", marks_.size(),
+                                       marks_.size() == 1 ? "" : "s"));
+        if (Status s = CheckBudget(at); !s.ok()) return s;
         doc_.root_ = stack_.back();
         Complete(doc_.root_);
         if (stats != nullptr) {
@@ -468,7 +535,7 @@ StatusOr<Document> Machine::Run(PickleStats* stats) {
       case 't': {  // TUPLE
         size_t m = 0;
         if (Status s = PopMark(&m, at, "TUPLE"); !s.ok()) return s;
-        if (Status s = MakeTuple(m); !s.ok()) return s;
+        if (Status s = MakeTuple(m, at); !s.ok()) return s;
         break;
       }
       case 0x85:
@@ -477,7 +544,7 @@ StatusOr<Document> Machine::Run(PickleStats* stats) {
         const size_t n = op - 0x84u;
         if (stack_.size() < n || (!marks_.empty() && marks_.back() > stack_.size() - n))
           return Error(at, fmt::format("{} with fewer than {} values on the stack", OpcodeName(op), n));
-        if (Status s = MakeTuple(stack_.size() - n); !s.ok()) return s;
+        if (Status s = MakeTuple(stack_.size() - n, at); !s.ok()) return s;
         break;
       }
       case 'l':

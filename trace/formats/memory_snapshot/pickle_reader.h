@@ -9,6 +9,18 @@
 // lists; a length prefix is never trusted for an allocation (strings grow as their bytes
 // arrive). The machine is a loop with no recursion, so nesting depth costs no stack.
 //
+// Hostile shapes are refused, each with one line and the byte offset:
+//  - the first opcode is not PROTO, or PROTO names a protocol other than 2 to 5;
+//  - a STOP that leaves other values or open MARKs behind (a pickler leaves its one value);
+//  - containers nested more than kMaxDepth deep (a snapshot nests about 8: root, segments,
+//    segment, blocks, block, history, entry, frames, frame);
+//  - items put into a container after it was put into another (reached again through the memo:
+//    Python's pickler fills each container first, so only a cyclic or hand-made pickle does it);
+//  - more held in memory than kMemoryPerInputByte times the bytes read so far (at least
+//    kMemoryFloor): containers, values, stack, memo and strings, counted by their sizes. One
+//    input byte can make a container (EMPTY_LIST, ~56 bytes here) or a reference (BINGET, 16),
+//    so a file of empty lists or memo references would otherwise cost tens of times its size.
+//
 // A consumer may shrink what is kept: each container is handed to OnComplete once, when it is
 // put into its parent (or at STOP for the root), and the consumer may then Reduce it to a
 // handle of its own, which frees its items. The memory snapshot reader turns every block,
@@ -24,6 +36,10 @@
 #include "trace/io/input_stream.h"
 
 namespace ampscope::pickle {
+
+inline constexpr uint32_t kMaxDepth = 64;                    // containers inside containers
+inline constexpr uint64_t kMemoryPerInputByte = 4;           // held bytes per input byte read
+inline constexpr uint64_t kMemoryFloor = uint64_t{16} << 20;  // the budget of a small input
 
 enum class Kind : uint8_t { kNone, kBool, kInt, kFloat, kStr, kBytes, kList, kTuple, kDict };
 const char* KindName(Kind k);  // "None" | "bool" | "int" | "float" | "str" | "bytes" | "list" | "tuple" | "dict"
@@ -85,6 +101,7 @@ class Document {
   struct Container {
     Kind kind = Kind::kList;
     bool completed = false;
+    uint16_t depth = 1;             // 1 + its deepest item's depth (an empty container: 1)
     uint32_t items = 0xffffffffu;  // index into item_lists_ (0xffffffff: none)
     uint32_t handle = kNoHandle;
   };
@@ -93,6 +110,7 @@ class Document {
   std::vector<Container> containers_;
   std::vector<std::vector<Value>> item_lists_;  // the items of containers not reduced
   std::vector<uint32_t> free_item_lists_;       // slots of item_lists_ freed by Reduce
+  uint64_t live_items_ = 0;                     // items in item_lists_, all containers together
 };
 
 class Consumer {
@@ -111,7 +129,9 @@ struct PickleStats {
 
 // Reads one pickle from `source`. Errors are one line "byte N: what" (the caller prefixes the
 // file name): a refused or unknown opcode (named, with its code), a truncated input, a memo
-// reference to nothing, a stack or mark underflow, a value of the wrong type for an opcode.
+// reference to nothing, a stack or mark underflow, a value of the wrong type for an opcode, and
+// the hostile shapes above (no PROTO, leftovers at STOP, too deep, a cyclic fill, over the
+// memory budget).
 StatusOr<Document> ReadPickle(ByteSource& source, Consumer* consumer, PickleStats* stats = nullptr);
 
 // The name of a pickle opcode ("GLOBAL", "BINGET", ...), or nullptr for a byte that is none.

@@ -136,9 +136,18 @@ class Reader {
     std::vector<std::string> header;
     uint64_t header_offset = 0;
     AMPSCOPE_RETURN_IF_ERROR(FindHeader(&header, &header_offset));
-    const Columns cols(header);
-    report_.shape = cols.long_form() ? NcuShape::kLong : NcuShape::kWide;
-    AMPSCOPE_RETURN_IF_ERROR(cols.long_form() ? ReadLong(header, cols) : ReadWide(header, cols));
+    report_.shape = Columns(header).long_form() ? NcuShape::kLong : NcuShape::kWide;
+    // Each header starts the rows of one ncu output. A header again is the next output of
+    // several concatenated (`cat kernel_*.csv`): its launches are numbered from 0 again, so
+    // IDs are looked up among its own launches only, and its columns are its own.
+    while (true) {
+      const Columns cols(header);
+      by_id_.clear();
+      AMPSCOPE_RETURN_IF_ERROR(cols.long_form() ? ReadLong(header, cols) : ReadWide(header, cols));
+      if (next_header_.empty()) break;
+      header = std::move(next_header_);
+      next_header_.clear();
+    }
     report_.preamble_lines = skipped_lines_;
     if (skipped_lines_ > 0)
       report_.diagnostics.AddCount(DiagCode::kNcuPreamble, skipped_lines_, first_skipped_,
@@ -199,9 +208,9 @@ class Reader {
         return false;
       }
       if (fields->empty()) continue;  // a blank line
-      if (IsHeader(*fields)) {          // the header again (outputs of several ncu runs concatenated)
-        Skipped(*offset);
-        continue;
+      if (IsHeader(*fields)) {          // the next output of several concatenated: Read starts it
+        next_header_ = std::move(*fields);
+        return false;
       }
       ++report_.rows;
       return true;
@@ -351,7 +360,8 @@ class Reader {
   std::string name_;
   NcuReport report_;
   std::vector<Pending> pending_;  // parallel to report_.launches
-  std::map<int64_t, size_t> by_id_;
+  std::map<int64_t, size_t> by_id_;      // the launches of the current output (since its header)
+  std::vector<std::string> next_header_;  // the header that ended the current output (empty: none)
   std::unordered_map<std::string, size_t> metric_index_;
   std::unordered_set<std::string> unknown_units_;
   uint64_t skipped_lines_ = 0;
