@@ -170,24 +170,23 @@ void MergeFindings(const std::vector<RankAnalysis>& ranks, RankAnalysis& job) {
     job.findings.push_back(f);
   }
   diagnosis::RankFindings(job.findings);
-  // Each rank's joint saving is bounded by its own window; the job's is the largest.
-  for (const RankAnalysis& r : ranks) job.joint_saving_pct = std::max(job.joint_saving_pct, r.joint_saving_pct);
-  // The critical path of the rank the job waits for (the longest analysed window); its replay
-  // error is the worst over the ranks.
-  {
-    const RankAnalysis* slowest = nullptr;
-    double worst = 0;
-    for (const RankAnalysis& r : ranks) {
-      if (r.critical_path == nullptr || !r.critical_path->available) continue;
-      worst = std::max(worst, r.critical_path->replay_error_pct);
-      if (slowest == nullptr || r.gpu.window_ns > slowest->gpu.window_ns) slowest = &r;
-    }
-    if (slowest != nullptr) {
-      auto path = std::make_shared<graph::CriticalPathResult>(*slowest->critical_path);
-      path->replay_error_pct = worst;
-      path->segments.clear();
-      job.critical_path = std::move(path);
-    }
+  // The job finishes when its slowest rank does (the longest analysed window): its joint saving
+  // and its critical path are the job's. A faster rank's fixes shorten a rank the job does not
+  // wait for, so its (larger) joint saving is not the job's. The replay error is the worst over
+  // the ranks.
+  const RankAnalysis* slowest = nullptr;
+  for (const RankAnalysis& r : ranks)
+    if (slowest == nullptr || r.gpu.window_ns > slowest->gpu.window_ns) slowest = &r;
+  if (slowest == nullptr) return;
+  job.joint_saving_pct = slowest->joint_saving_pct;
+  double worst = 0;
+  for (const RankAnalysis& r : ranks)
+    if (r.critical_path != nullptr && r.critical_path->available) worst = std::max(worst, r.critical_path->replay_error_pct);
+  if (slowest->critical_path != nullptr && slowest->critical_path->available) {
+    auto path = std::make_shared<graph::CriticalPathResult>(*slowest->critical_path);
+    path->replay_error_pct = worst;
+    path->segments.clear();
+    job.critical_path = std::move(path);
   }
 }
 

@@ -74,10 +74,10 @@ CriticalPathView ViewCriticalPath(const json& report) {
   v.summary = fmt::format("Critical path of {}{}: {}.", what,
                           v.mean_length_us && v.steps > 1 ? " (mean " + DurationUs(v.mean_length_us) + " per step)" : "", parts);
   if (v.replay_error_pct && *v.replay_error_pct == 0)
-    v.replay = "Replaying the run's dependency graph reproduces every step exactly; every saving below is a replay of its fix "
-               "on this graph.";
+    v.replay = "Replaying the run's dependency graph reproduces every step exactly; every saving in this report is a "
+               "replay of its fix on this graph.";
   else if (v.replay_error_pct)
-    v.replay = fmt::format("Replaying the run's dependency graph reproduces every step within {}{}; every saving below is a "
+    v.replay = fmt::format("Replaying the run's dependency graph reproduces every step within {}{}; every saving in this report is a "
                            "replay of its fix on this graph.",
                            Pct(*v.replay_error_pct, 2),
                            v.worst_step && *v.worst_step >= 0 ? fmt::format(" (worst: step {:.0f})", *v.worst_step) : std::string());

@@ -429,7 +429,7 @@ json JobSection(const JobAnalysis& analysis) {
                                       {"launches", "sum over ranks; per-step and median values: mean over ranks"},
                                       {"matrix", "worst rank per dimension"},
                                       {"checklist", "worst rank per item"},
-                                      {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen"},
+                                      {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen; joint_saving_pct is the slowest rank's (the job finishes when it does)"},
                                       {"precision", "rank 0 (the first input)"},
                                       {"roofline", "per rank: see ranks[].roofline"},
                                       {"critical_path", "the rank with the longest analysed window (the job runs at its pace); "

@@ -51,6 +51,7 @@ GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) 
       c.cpu_end_ns = steps.steps[k].cpu_end_ns;
       c.begin_ns = c.cpu_start_ns;
       c.end_ns = k + 1 < steps.steps.size() ? std::max(c.cpu_start_ns, steps.steps[k + 1].cpu_start_ns) : c.cpu_end_ns;
+      if (k == 0) c.floor_ns = steps.steps[k].start_ns;
       chunks_.push_back(c);
     }
   } else if (!ctx.windows().empty()) {

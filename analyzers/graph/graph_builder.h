@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,12 @@ struct ChunkInfo {
   int64_t step = -1;               // index into the context's steps; -1: the window without steps
   TimeNs begin_ns = 0, end_ns = 0; // the host times (and GPU launch times) this chunk holds
   TimeNs cpu_start_ns = 0, cpu_end_ns = 0;  // the step's CPU range (the window without steps)
+  // The earliest the step starts, whatever the replay: the window's first step starts where it
+  // was measured to start, which is where the step before it ended when that is later than its
+  // CPU start (steps.cc). That step lies before the window (left out by --steps or as warm-up)
+  // and is not replayed, so its end does not move. min() for the other steps: the previous
+  // chunk's replayed end decides (replay.h's SpanOf).
+  TimeNs floor_ns = std::numeric_limits<TimeNs>::min();
 };
 
 // What a chunk's graph reads from and writes to the replay state (slots: see GraphBuilder).

@@ -62,7 +62,7 @@ StepSpan SpanOf(const ChunkInfo& chunk, const DepGraph& g, const ChunkIo& io, co
     s.end_ns = s.gpu_end_node != kNoNode ? s.gpu_end_ns : s.cpu_end_ns;
     if (s.gpu_end_node != kNoNode) s.cpu_end_ns = s.start_ns;
   } else {
-    s.start_ns = std::max(prev_end_ns, cpu_start);
+    s.start_ns = std::max({prev_end_ns, cpu_start, chunk.floor_ns});
     s.end_ns = std::max(s.cpu_end_ns, s.gpu_end_ns);
   }
   s.end_ns = std::max(s.end_ns, s.start_ns);

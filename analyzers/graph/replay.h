@@ -35,7 +35,8 @@ struct StepSpan {
   TimeNs gpu_end_ns = 0;          // the latest end of GPU work launched inside (or min)
   uint32_t gpu_end_node = kNoNode;  // that work's node
 };
-// `prev_end_ns`: where the previous step ended (replayed), or min() for the first.
+// `prev_end_ns`: where the previous step ended (replayed), or min() for the first (which starts
+// no earlier than its chunk's floor_ns: graph_builder.h).
 StepSpan SpanOf(const ChunkInfo& chunk, const DepGraph& g, const ChunkIo& io, const ReplayTimes& r, TimeNs prev_end_ns);
 
 }  // namespace ampscope::graph

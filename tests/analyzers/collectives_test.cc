@@ -24,6 +24,7 @@
 #include "analyzers/analyze.h"
 #include "analyzers/collectives/collectives.h"
 #include "analyzers/diagnosis/diagnosis.h"
+#include "analyzers/graph/critical_path_result.h"
 #include "pipeline/job.h"
 #include "reports/collectives_json.h"
 #include "reports/json_report.h"
@@ -226,6 +227,37 @@ TEST_F(DlrmJob, StragglerIsRank7AtTheFirstAllToAll) {
   bool listed = false;
   for (const auto& j : report["findings"]) listed |= j["id"] == "straggler";
   EXPECT_TRUE(listed);
+}
+
+// A job finishes when its slowest rank does, so its joint saving is that rank's, not the largest
+// over the ranks. By hand from the per-rank reports (`ampscope analyze workerN_*.json.gz`, one
+// rank each): the windows (gpu.window_us) of ranks 0..7 are 14455, 19901, 13017, 19313, 17979,
+// 17797, 13091 and 12509 µs, so rank 1 is the slowest; its joint_saving_pct is 7.68 (one replay
+// of exposed_communication 4.99%, host_device_sync 3.96%, unfused_optimizer 3.88%, ...). Rank 7,
+// the fastest, has the largest, 30.43 (launch_bound 24.82%, ...): the job used to report that.
+TEST_F(DlrmJob, JointSavingIsTheSlowestRanks) {
+  const JobAnalysis job = AnalyzeFiles(DlrmFiles());
+  ASSERT_EQ(job.ranks.size(), 8u);
+  const TimeNs window_us[] = {14455, 19901, 13017, 19313, 17979, 17797, 13091, 12509};
+  const RankAnalysis* rank1 = nullptr;
+  const RankAnalysis* rank7 = nullptr;
+  for (const RankAnalysis& r : job.ranks) {
+    ASSERT_GE(r.rank, 0);
+    ASSERT_LT(r.rank, 8);
+    EXPECT_EQ(r.gpu.window_ns, window_us[r.rank] * 1000) << "rank " << r.rank;
+    if (r.rank == 1) rank1 = &r;
+    if (r.rank == 7) rank7 = &r;
+  }
+  ASSERT_NE(rank1, nullptr);
+  ASSERT_NE(rank7, nullptr);
+  EXPECT_NEAR(rank1->joint_saving_pct, 7.68, 0.005);
+  EXPECT_NEAR(rank7->joint_saving_pct, 30.43, 0.005);
+  EXPECT_NEAR(job.job.joint_saving_pct, 7.68, 0.005);
+  EXPECT_EQ(job.job.joint_saving_pct, rank1->joint_saving_pct);
+  // The job's critical path is the same rank's.
+  ASSERT_NE(job.job.critical_path, nullptr);
+  ASSERT_NE(rank1->critical_path, nullptr);
+  EXPECT_EQ(job.job.critical_path->measured_window_ns, rank1->critical_path->measured_window_ns);
 }
 
 TEST_F(DlrmJob, FindingFollowsTheDataWhenRanksAreRelabelled) {

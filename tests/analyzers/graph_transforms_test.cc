@@ -28,8 +28,7 @@ struct Outcome {
 
 // Replays `trace` unchanged and with `fix` (a function of the context, built after it).
 template <typename MakeFix>
-Outcome Replay(const Trace& trace, MakeFix make_fix) {
-  AnalysisOptions options;
+Outcome Replay(const Trace& trace, MakeFix make_fix, const AnalysisOptions& options = {}) {
   const RankContext ctx(trace, options);
   const graph::Transform fix = make_fix(ctx);
   const graph::WhatIfResult w = graph::RunWhatIf(ctx, {&fix});
@@ -230,6 +229,38 @@ TEST(GraphTransforms, RemovedStepShiftsTheNextOne) {
   const Outcome o = Replay(t, [](const RankContext&) { return graph::RemoveSteps({1}, "step 2"); });
   EXPECT_EQ(o.measured, Us(300));
   EXPECT_EQ(o.with_fix, Us(200));
+}
+
+TEST(GraphTransforms, AWindowThatStartsAfterTheFirstStepReplaysItsMeasuredSteps) {
+  // The host runs ahead of the GPU: step s (1..3) has the CPU range [100(s-1), 100s) µs and
+  // launches one kernel at 100(s-1) + 10 (a 1 µs call). K1 runs [20, 500), K2 [500, 700) and
+  // K3 [700, 900) back to back on one stream. A step lasts from its CPU start, or from where the
+  // step before it ended if that is later, to the end of its GPU work (steps.cc): #1 [0, 500),
+  // #2 [500, 700), #3 [700, 900).
+  TraceBuilder b;
+  b.AddA100();
+  const double kernel[4] = {20, 500, 700, 900};
+  for (int s = 1; s <= 3; ++s) {
+    b.AddRange("ProfilerStep#" + std::to_string(s), Us(100 * (s - 1)), Us(100 * s));
+    b.LaunchKernel("gemm_kernel", Us(100 * (s - 1) + 10), Us(1), Us(kernel[s - 1]), Us(kernel[s]));
+  }
+  const Trace t = b.Build();
+  // --steps 2..3: step 1 lies before the window. Measured: 200 + 200 = 400 µs. Step 2 starts
+  // where step 1 ended (500), not at its CPU start (100): replayed from its CPU start it was
+  // 600 µs (an error of 200%).
+  AnalysisOptions from_step_2;
+  from_step_2.first_step = 2;
+  from_step_2.last_step = 3;
+  // K2 at half its time: K2 [500, 600), K3 [600, 800): steps [500, 600) and [600, 800), 300 µs.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.5, "K2"); }, from_step_2);
+  EXPECT_EQ(o.measured, Us(400));
+  EXPECT_EQ(o.with_fix, Us(300));
+  // The path of each step is its kernel: 200 + 200 µs of GPU compute.
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuCompute), Us(400));
+  // The whole trace: 500 + 200 + 200 µs, and the same 100 µs saved.
+  const Outcome all = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.5, "K2"); });
+  EXPECT_EQ(all.measured, Us(900));
+  EXPECT_EQ(all.with_fix, Us(800));
 }
 
 TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {

@@ -215,7 +215,7 @@ TEST(MarkdownReport, SnapshotOfTheHandBuiltReport) {
       R"(\| 55\.0% \| 356\.4 ms \| GPU compute \|)",
       R"(\| 2\.0% \| 13\.0 ms \| Sync wait \|)",  // 12,960 µs at three significant digits
       R"(\| 1\.0% \| 6\.48 ms \| GPU memory ops \|)",
-      R"(_Replaying the run's dependency graph reproduces every step within 0\.40% \(worst: step 7\); every saving below is a replay of its fix on this graph\._)",
+      R"(_Replaying the run's dependency graph reproduces every step within 0\.40% \(worst: step 7\); every saving in this report is a replay of its fix on this graph\._)",
       R"(### Top kernels by GPU time)",
       R"(\| 40\.0% \| 50\.0 ms \| 100 \| conv \| fp32 \| no \| `volta_scudnn_128x64_relu_interior_nn_v1` \|)",
       R"(\| 20\.0% \| 25\.0 ms \| 200 \| elementwise \| fp32 \| no \| `vectorized_elementwise_kernel<CUDAFunctor_add<float>>` \|)",
