@@ -54,13 +54,22 @@ TEST(AdviceSharedTraces, EveryFindingHasEvidenceAndWarningsASaving) {
   for (const std::string& path : testing::SharedKinetoTraceKinds()) {
     SCOPED_TRACE(path);
     const RankAnalysis ra = AnalyzeShared(path);
-    for (const Finding& f : ra.findings) {
-      EXPECT_TRUE(HasNonZeroEvidence(f.evidence)) << f.id;
+    // The one exception (docs/findings.md, "Severity ladder" and "Ranking"): cold_start_profiled
+    // says the profile misleads; a warning without a saving, ranked first.
+    size_t first = 0;
+    if (!ra.findings.empty() && ra.findings[0].id == "cold_start_profiled") {
+      EXPECT_EQ(ra.findings[0].severity, FindingSeverity::kWarning);
+      first = 1;
+    }
+    for (const Finding& f : ra.findings) EXPECT_TRUE(HasNonZeroEvidence(f.evidence)) << f.id;
+    for (size_t i = first; i < ra.findings.size(); ++i) {
+      const Finding& f = ra.findings[i];
+      EXPECT_NE(f.id, "cold_start_profiled");  // only ever first
       if (f.severity != FindingSeverity::kInfo) {
         EXPECT_GT(f.est_saving_pct, 0.0) << f.id;
       }
     }
-    for (size_t i = 1; i < ra.findings.size(); ++i)
+    for (size_t i = first + 1; i < ra.findings.size(); ++i)
       EXPECT_GE(ra.findings[i - 1].est_saving_pct, ra.findings[i].est_saving_pct) << ra.findings[i].id;
     EXPECT_GE(ra.joint_saving_pct, 0.0);
     EXPECT_LE(ra.joint_saving_pct, 100.0);
