@@ -111,13 +111,20 @@ void RecordTable(const std::string& key, const json& list, const json& units, co
                cols.end());
     cols.insert(cols.begin(), "when");
   }
-  for (const char* lead : {"name", "kernel", "call", "op", "api"}) {
-    auto it = std::find(cols.begin(), cols.end(), lead);
-    if (it != cols.end()) {
-      std::rotate(cols.begin(), it, it + 1);
-      break;
-    }
-  }
+  // The row leads with what it is about: a name-like column (records are JSON objects, whose keys
+  // come in alphabetical order: "calls" or "attention_matrix_bytes" would otherwise lead). Where
+  // none of the known label keys is there, the first column that holds text in every record (a
+  // note such as "shape_basis" never leads); a record of a time range leads with its time.
+  auto lead = cols.end();
+  for (const char* key : {"name", "kernel", "call", "op", "api", "type", "shape", "ops"})
+    if (lead == cols.end()) lead = std::find(cols.begin(), cols.end(), key);
+  if (lead == cols.end() && !when)
+    lead = std::find_if(cols.begin(), cols.end(), [&](const std::string& c) {
+      return !IsNote(c) && std::all_of(list.begin(), list.end(), [&](const json& r) {
+               return !r.is_object() || (r.contains(c) && r[c].is_string());
+             });
+    });
+  if (lead != cols.end()) std::rotate(cols.begin(), lead, lead + 1);
   const bool kernels = IsKernelList(key);
   for (const std::string& c : cols)
     item.header.push_back(c == "when" ? "When" : kernels && (c == "name" || c == "kernel") ? "Kernel" : Label(c));

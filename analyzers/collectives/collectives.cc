@@ -218,10 +218,13 @@ void ExtractCollectives(const RankContext& ctx, RankAnalysis& ra) {
   ra.collectives.clear();
   std::map<int32_t, size_t> stream_order;  // NCCL stream -> k (first-use order)
   for (size_t i = 0; i < trace.kernels.size(); ++i) {
-    if (ctx.kernel_class(i).role != KernelRole::kNcclCollective) continue;
+    // NCCL/RCCL collectives, and the communication families whose class names the collective
+    // (DeepEP's dispatch/combine: all-to-all).
+    const KernelClass& cls = ctx.kernel_class(i);
+    if (cls.role != KernelRole::kNcclCollective && cls.collective == CollectiveType::kUnknown) continue;
     const KernelEvent& k = trace.kernels[i];
     CollectiveCall c;
-    c.type = CollectiveTypeOfKernel(trace.str(k.name));
+    c.type = cls.collective != CollectiveType::kUnknown ? cls.collective : CollectiveTypeOfKernel(trace.str(k.name));
     c.device = k.device;
     c.stream = k.stream;
     c.start_ns = k.start_ns;

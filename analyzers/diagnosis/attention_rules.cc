@@ -101,6 +101,17 @@ std::string Bytes(double b) {
 
 std::string Dim(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("unknown"); }
 
+// One attention's shape as its evidence row's label: "B 1 x H 16, N 5185, d 64" ("B·H 16" where
+// bmm merged batch and heads and no 4-D tensor told them apart; "N 128x256" for cross-attention).
+std::string ShapeLabel(const roofline::EagerAttention& e) {
+  if (!e.seq_q) return "shape unknown";
+  std::string bh = e.batch && e.heads ? fmt::format("B {} x H {}", *e.batch, *e.heads)
+                   : e.batch_heads    ? fmt::format("B·H {}", *e.batch_heads)
+                                      : std::string("B x H unknown");
+  const std::string n = e.seq_kv && *e.seq_kv != *e.seq_q ? fmt::format("{}x{}", *e.seq_q, *e.seq_kv) : std::to_string(*e.seq_q);
+  return fmt::format("{}, N {}, d {}", bh, n, Dim(e.head_dim));
+}
+
 }  // namespace
 
 void RuleEagerAttention(const Facts& in, FindingSink& out) {
@@ -145,7 +156,7 @@ void RuleEagerAttention(const Facts& in, FindingSink& out) {
   std::vector<FieldList> shapes;
   for (size_t i = 0; i < found.size() && i < 5; ++i) {
     const roofline::EagerAttention& e = found[i];
-    shapes.push_back({{"ops", fmt::format("{} -> {} -> {}", e.qk_op, e.softmax_op, e.pv_op)},
+    shapes.push_back({{"shape", ShapeLabel(e)}, {"ops", fmt::format("{} -> {} -> {}", e.qk_op, e.softmax_op, e.pv_op)},
                       {"qk_input_dims", e.qk_input_dims}, {"pv_input_dims", e.pv_input_dims},
                       OptInt("batch", e.batch), OptInt("heads", e.heads), OptInt("batch_x_heads", e.batch_heads),
                       OptInt("seq_q", e.seq_q), OptInt("seq_kv", e.seq_kv), OptInt("head_dim", e.head_dim),

@@ -71,10 +71,17 @@ std::vector<FieldList> TypesJson(const Facts& in, const std::vector<TypeShare>& 
   return out;
 }
 
-// What to change for one collective type, naming the frameworks that issue it.
-std::string TypeAdvice(CollectiveType t) {
+// What to change for one collective type, naming the frameworks that issue it. `moe`: the
+// all-to-all is expert parallelism's (DeepEP's dispatch/combine kernels were recorded).
+std::string TypeAdvice(CollectiveType t, bool moe) {
   switch (t) {
     case CollectiveType::kAllToAll:
+      if (moe)
+        return "all-to-all (MoE expert-parallel token dispatch and combine, DeepEP): overlap dispatch and combine with "
+               "another micro-batch's compute (DeepEP's async mode with previous_event / async_finish=True, or the "
+               "low-latency kernels' return_recv_hook; DeepSeek-V3 overlaps two micro-batches), give the communication "
+               "kernels no more SMs than they need (Buffer.set_num_sms), and route each token to experts on few nodes "
+               "(node-limited routing) so that less of it crosses RDMA";
       return "all-to-all (TorchRec's sparse-feature and pooled-embedding distribution, or MoE token dispatch): pipeline "
              "the input distribution so the next batch's all-to-all overlaps this batch's compute (TorchRec "
              "TrainPipelineSparseDist), quantize the embedding communication (TorchRec qcomms: fp16/bf16 forward and "
@@ -101,7 +108,7 @@ std::string TypeAdvice(CollectiveType t) {
 
 // Advice for the types that carry at least kCommTypeAdvicePct of `measure` (exposed time, or
 // communication time), the largest first.
-std::string AdviceByType(const std::vector<TypeShare>& types, bool exposed) {
+std::string AdviceByType(const std::vector<TypeShare>& types, bool exposed, bool moe) {
   TimeNs total = 0;
   for (const TypeShare& s : types) SatAccumulate(total, exposed ? s.exposed_ns : s.time_ns);
   std::vector<const TypeShare*> big;
@@ -116,7 +123,7 @@ std::string AdviceByType(const std::vector<TypeShare>& types, bool exposed) {
     const bool gather = s->type == CollectiveType::kAllGather || s->type == CollectiveType::kReduceScatter;
     if (gather && gather_said) continue;
     gather_said = gather_said || gather;
-    const std::string a = TypeAdvice(s->type);
+    const std::string a = TypeAdvice(s->type, moe);
     if (a.empty()) continue;
     advice += fmt::format("{}{:.0f}% {}", advice.empty() ? "" : " ", 100.0 * (exposed ? s->exposed_ns : s->time_ns) / total, a);
     advice += ".";
@@ -220,8 +227,15 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
       if (e - s - ov > 0) exposed_ranges.emplace_back(s, e);
     }
   }
+  // Of which NCCL/RCCL kernels, expert-parallel all-to-all kernels (DeepEP dispatch/combine: the
+  // classifier names their collective), and others (NVSHMEM, custom all-reduce).
+  uint64_t nccl = 0, ep = 0;
   for (size_t i = 0; i < in.t.kernels.size(); ++i)
-    if (in.InWindow(i) && in.cls(i).category == KernelCategory::kCommunication) ++collectives;
+    if (in.InWindow(i) && in.cls(i).category == KernelCategory::kCommunication) {
+      ++collectives;
+      if (in.cls(i).role == KernelRole::kNcclCollective) ++nccl;
+      else if (in.cls(i).collective != CollectiveType::kUnknown) ++ep;
+    }
   const int ws = in.t.metadata.world_size;
   if (collectives == 0 && ws <= 1) {
     item.status = CheckStatus::kNotApplicable;
@@ -236,14 +250,21 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
   TimeNs typed_total = 0;
   for (const TypeShare& s : types) SatAccumulate(typed_total, s.time_ns);
   item.value = Round(exposed_pct);
-  item.evidence = fmt::format("{:.1f} collectives per step; communication {:.1f}% of step; overlap with compute {:.1f}% (HTA); "
-                              "exposed {:.1f}% of step{}",
-                              static_cast<double>(collectives) / in.nsteps, share, overlap, exposed_pct,
-                              types.empty() ? "" : "; by type: " + TypeSummary(in, types, typed_total));
+  // What was recorded, by family.
+  std::string recorded;
+  for (const auto& [n, what] : {std::pair<uint64_t, const char*>{nccl, "NCCL"}, {ep, "DeepEP all-to-all"},
+                                {collectives - nccl - ep, "other"}})
+    if (n > 0) recorded += fmt::format("{}{} {}", recorded.empty() ? "" : ", ", what, n);
+  item.evidence = fmt::format("{:.1f} communication kernels per step ({}); communication {:.1f}% of step; overlap with "
+                              "compute {:.1f}% (HTA); exposed {:.1f}% of step{}",
+                              static_cast<double>(collectives) / in.nsteps, recorded.empty() ? "none" : recorded, share,
+                              overlap, exposed_pct, types.empty() ? "" : "; by type: " + TypeSummary(in, types, typed_total));
   if (collectives == 0) {
     item.status = CheckStatus::kUnknown;
     item.value.reset();  // unknown has no value: 0% of step would read as "nothing exposed"
-    item.how_to_know = "world size > 1 but no NCCL kernels recorded: profile with CUDA activities on every rank";
+    item.how_to_know = fmt::format("world size {} but no communication kernels recorded (neither NCCL/RCCL nor DeepEP, "
+                                   "NVSHMEM or custom all-reduce kernels): profile with CUDA activities on every rank",
+                                   ws);
     return -1;
   }
   item.status = CheckStatus::kPass;
@@ -258,7 +279,7 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
   const TimeNs exposed_rest = exposed - std::min(exposed, per_param);
   const double exposed_rest_pct = in.PctOfWindow(static_cast<double>(exposed_rest));
   if (exposed_rest_pct >= kMinSavingPct && (overlap < kCommOverlapPct || exposed_rest_pct >= kExposedCommFailPct)) {
-    std::string advice = AdviceByType(rest, /*exposed=*/true);
+    std::string advice = AdviceByType(rest, /*exposed=*/true, /*moe=*/ep > 0);
     if (advice.empty())
       advice = "Overlap them with compute: issue them asynchronously (async_op=True) and wait only where the result is "
                "needed, or run them on a separate stream beside independent work.";
@@ -279,7 +300,7 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
     std::sort(exposed_ranges.begin(), exposed_ranges.end());
     x.time_ranges = exposed_ranges;
   } else if (share > kCommSharePct && per_param == 0) {
-    const std::string advice = AdviceByType(types, /*exposed=*/false);
+    const std::string advice = AdviceByType(types, /*exposed=*/false, /*moe=*/ep > 0);
     Finding& x = out.Add("communication_heavy", exposed_pct,
                      fmt::format("Communication takes {:.1f}% of the step (overlapped {:.0f}%)", share, overlap),
                      "Communication is well overlapped but large: fewer collectives per sample (gradient accumulation, a "

@@ -30,7 +30,7 @@ std::vector<uint32_t> SyncPointCalls(const Facts& in, bool scaler) {
     auto it = std::upper_bound(points.begin(), points.end(), a.start_ns, [](TimeNs t, const SyncPoint& p) { return t < p.start_ns; });
     if (it == points.begin()) continue;
     --it;
-    if (it->tid == a.tid && a.start_ns < it->end_ns && it->scaler == scaler) calls.push_back(i);
+    if (it->tid == a.tid && a.start_ns < it->end_ns && it->scaler == scaler && !it->input_copy) calls.push_back(i);
   }
   return calls;
 }
@@ -239,10 +239,8 @@ void Facts::BuildIdle() {
   const std::vector<Interval>& dataloader = ctx.host().dataloader;
   for (const GapCauses& gc : ctx.gap_causes()) {
     const IdleGap& g = ctx.idle_gaps()[gc.gap];
-    for (size_t c = 0; c < kIdleCauses; ++c) {
-      SatAccumulate(idle.ns[c], gc.ns[c]);
-      if (gc.ns[c] > 0) idle.gaps[c].push_back({g.start_ns, g.end_ns});
-    }
+    for (size_t c = 0; c < kIdleCauses; ++c) SatAccumulate(idle.ns[c], gc.ns[c]);
+    CausePieces(g, gc);
     // Idle at the start of a step: the GPU had nothing to do when the step began.
     auto st = std::lower_bound(steps.begin(), steps.end(), g.start_ns,
                                [](const StepFacts& f, TimeNs x) { return f.start_ns < x; });
@@ -262,6 +260,36 @@ void Facts::BuildIdle() {
   }
   CutOut(pieces, ctx.blocking());
   for (const Interval& p : pieces) idle.host_active_ns = SaturatingAdd(idle.host_active_ns, p.end_ns - p.start_ns);
+}
+
+// Where in a gap each cause's time lies (what a finding's time ranges show): the parts of the
+// gap inside DataLoader ranges, pageable copies and allocator calls, in that order (as
+// AttributeGaps cuts them), and what they leave for the cause that opened the gap. A sync's
+// ranges are then the GPU idle after it, never the DataLoader range that followed.
+void Facts::CausePieces(const IdleGap& g, const GapCauses& gc) {
+  std::vector<Interval> rest = {{g.start_ns, g.end_ns}};
+  const std::pair<IdleCause, const std::vector<Interval>*> cuts[] = {{IdleCause::kDataLoader, &ctx.host().dataloader},
+                                                                     {IdleCause::kPageable, &ctx.host().pageable_h2d_calls},
+                                                                     {IdleCause::kAlloc, &ctx.host().alloc_calls_merged}};
+  for (const auto& cut : cuts) {
+    std::vector<Interval> inside;
+    for (const Interval& p : rest) {
+      auto it = std::upper_bound(cut.second->begin(), cut.second->end(), p.start_ns,
+                                 [](TimeNs x, const Interval& iv) { return x < iv.end_ns; });
+      for (; it != cut.second->end() && it->start_ns < p.end_ns; ++it)
+        inside.push_back({std::max(p.start_ns, it->start_ns), std::min(p.end_ns, it->end_ns)});
+    }
+    if (gc.ns[static_cast<size_t>(cut.first)] > 0) {
+      std::vector<Interval>& v = idle.gaps[static_cast<size_t>(cut.first)];
+      v.insert(v.end(), inside.begin(), inside.end());
+    }
+    CutOut(rest, *cut.second);
+  }
+  for (IdleCause c : {IdleCause::kSync, IdleCause::kScalerSync, IdleCause::kHost, IdleCause::kHostUntraced, IdleCause::kOther}) {
+    if (gc.ns[static_cast<size_t>(c)] <= 0) continue;
+    std::vector<Interval>& v = idle.gaps[static_cast<size_t>(c)];
+    v.insert(v.end(), rest.begin(), rest.end());
+  }
 }
 
 std::vector<std::pair<TimeNs, TimeNs>> Facts::TopRanges(IdleCause c, size_t n) const {

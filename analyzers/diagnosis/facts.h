@@ -32,7 +32,8 @@ bool IsFusable(KernelCategory c);
 bool IsMatmulClass(KernelCategory c);
 
 // The runtime calls (indices into trace.api_calls, sorted) of the context's sync points that are
-// GradScaler's (`scaler`) or not: what removing those syncs removes.
+// GradScaler's (`scaler`) or not: what removing those syncs removes. Never a blocking input copy's
+// (.to('cuda') from pageable memory): that is the pageable-copy finding's, whose fix removes it.
 class Facts;
 std::vector<uint32_t> SyncPointCalls(const Facts& in, bool scaler);
 
@@ -65,7 +66,7 @@ struct GpuFacts {
 // GPU idle time by cause (context's gap causes, summed) and the host's own busy time.
 struct IdleFacts {
   std::array<TimeNs, kIdleCauses> ns{};
-  std::array<std::vector<Interval>, kIdleCauses> gaps;  // the gaps each cause has time in
+  std::array<std::vector<Interval>, kIdleCauses> gaps;  // where in the gaps each cause has its time (Facts::CausePieces)
   TimeNs host_active_ns = 0;  // host busy outside sync points, inside the windows
   bool host_active_known = false;
 };
@@ -151,6 +152,7 @@ class Facts {
   void BuildGpu();
   void BuildSteps();
   void BuildIdle();
+  void CausePieces(const IdleGap& g, const GapCauses& gc);
   void BuildRun();
 };
 

@@ -221,11 +221,14 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                 {"gpu_busy_pct", Round(in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns))), Unit::kPct},
                 {"host_active_pct", Round(in.PctOfWindow(static_cast<double>(in.idle.host_active_ns))), Unit::kPct},
                 {"estimate", "replayed: the runtime calls of these sync points removed (the host no longer waits), with the "
-                             "unrecorded host time right after each (the Python that read the value)"}};
+                             "unrecorded host time right after each up to the next recorded op (the Python that read the "
+                             "value); a sync followed by a DataLoader range keeps its wait: removing it moves no loading "
+                             "under the GPU work (that is dataloader_bottleneck's fix)"}};
   x.time_ranges = in.TopRanges(IdleCause::kSync);
-  out.Fix(x, graph::RemoveSyncs(SyncPointCalls(in, false),
+  out.Fix(x, graph::RemoveSyncs(in.ctx, SyncPointCalls(in, false),
                                 "the runtime calls of the sync points beyond GradScaler's, and the unrecorded host time "
-                                "right after each (the Python that read the value)"));
+                                "right after each (the Python that read the value, up to the next recorded op); a sync "
+                                "the host follows with a DataLoader range keeps its wait"));
 }
 
 void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome& o) {

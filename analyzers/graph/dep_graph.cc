@@ -37,6 +37,7 @@ void DepGraph::Clear() {
   dur_ns.clear();
   slack_ns.clear();
   unrecorded_ns.clear();
+  lead_unrecorded_ns.clear();
   dataloader_ns.clear();
   kind.clear();
   flags.clear();
@@ -57,6 +58,7 @@ uint32_t DepGraph::AddNode(NodeKind k, TimeNs start, TimeNs end, PathCategory c,
   dur_ns.push_back(std::max<TimeNs>(0, end - start));
   slack_ns.push_back(0);
   unrecorded_ns.push_back(0);
+  lead_unrecorded_ns.push_back(0);
   dataloader_ns.push_back(0);
   kind.push_back(k);
   flags.push_back(0);

@@ -91,6 +91,8 @@ struct DepGraph {
   std::vector<TimeNs> dur_ns;            // own duration (what a transform changes)
   std::vector<TimeNs> slack_ns;          // measured start minus the latest (predecessor end + delay)
   std::vector<TimeNs> unrecorded_ns;     // host gaps: the part no CPU op or range covers (<= duration)
+  std::vector<TimeNs> lead_unrecorded_ns;  // host gaps: the unrecorded part before the first CPU op or
+                                           // range that starts in the gap (<= unrecorded_ns)
   std::vector<TimeNs> dataloader_ns;     // host gaps: the part inside DataLoader ranges
   std::vector<NodeKind> kind;
   std::vector<uint8_t> flags;

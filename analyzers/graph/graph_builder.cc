@@ -297,12 +297,19 @@ void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& 
   }
   const uint32_t n = g.AddNode(NodeKind::kHostGap, a, b, PathCategory::kHostBound, h, kNoNode);
   g.unrecorded_ns[n] = unrecorded;
+  // The unrecorded stretch the gap starts with: up to the first op or range that starts in it
+  // (an op that began before the gap, such as the one around the call before it, does not end it).
+  const std::vector<Interval>& cov = host_[h].covered;
+  auto first = std::upper_bound(cov.begin(), cov.end(), a, [](TimeNs x, const Interval& iv) { return x < iv.start_ns; });
+  const TimeNs lead_end = first != cov.end() && first->start_ns < b ? first->start_ns : b;
+  g.lead_unrecorded_ns[n] = std::min(unrecorded, std::max<TimeNs>(0, (lead_end - a) - OverlapNs(cov, a, lead_end)));
   g.dataloader_ns[n] = OverlapNs(ctx_.host().dataloader, a, b);
   if (prev != kNoNode) g.AddEdge(prev, 0, EdgeKind::kProgram);
   if (join != kNoNode && g.end_ns[join] <= b) {
     // What is left when the other thread is done early: the recorded part.
     g.dur_ns[n] = covered;
     g.unrecorded_ns[n] = 0;
+    g.lead_unrecorded_ns[n] = 0;
     g.AddEdge(join, b - g.end_ns[join], EdgeKind::kJoin);
   }
   g.FinishNode();

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "analyzers/context/context.h"
 #include "base/saturating.h"
+#include "trace/classify/api_roles.h"
 
 namespace ampscope::graph {
 namespace {
@@ -68,7 +70,7 @@ Cursor<T, Key> MakeCursor(const std::vector<T>& v, Key key) {
 
 bool Transform::empty() const {
   return kernels.empty() && memcpys.empty() && memsets.empty() && calls_removed.empty() && calls_no_wait.empty() &&
-         calls_tail.empty() &&
+         calls_tail.empty() && calls_keep_wait.empty() &&
          calls_collapsed.empty() && host_removed.empty() && !no_dataloader && !no_unrecorded && steps_removed.empty();
 }
 
@@ -79,6 +81,7 @@ void Transform::Normalize() {
   SortUnique(calls_removed);
   SortUnique(calls_no_wait);
   SortUnique(calls_tail);
+  SortUnique(calls_keep_wait);
   SortUnique(calls_collapsed);
   SortUnique(steps_removed);
   host_removed = MergeIntervals(std::move(host_removed));
@@ -95,6 +98,7 @@ Transform Combine(const std::vector<const Transform*>& parts) {
     t.calls_removed.insert(t.calls_removed.end(), p->calls_removed.begin(), p->calls_removed.end());
     t.calls_no_wait.insert(t.calls_no_wait.end(), p->calls_no_wait.begin(), p->calls_no_wait.end());
     t.calls_tail.insert(t.calls_tail.end(), p->calls_tail.begin(), p->calls_tail.end());
+    t.calls_keep_wait.insert(t.calls_keep_wait.end(), p->calls_keep_wait.begin(), p->calls_keep_wait.end());
     t.calls_collapsed.insert(t.calls_collapsed.end(), p->calls_collapsed.begin(), p->calls_collapsed.end());
     t.steps_removed.insert(t.steps_removed.end(), p->steps_removed.begin(), p->steps_removed.end());
     t.host_removed.insert(t.host_removed.end(), p->host_removed.begin(), p->host_removed.end());
@@ -207,7 +211,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
           g.dur_ns[i] = 0;
           touched = true;
         }
-        if (removed || Has(t.calls_no_wait, g.ref[i])) {
+        if ((removed && !Has(t.calls_keep_wait, g.ref[i])) || Has(t.calls_no_wait, g.ref[i])) {
           if (!removed && g.kind[i] == NodeKind::kHostWait) SatAccumulate(changed, (g.end_ns[i] - g.start_ns[i]) - g.dur_ns[i]);
           for (uint32_t e = eb; e < ee; ++e)
             if (g.edge_kind[e] == EdgeKind::kWait) g.edge_delay_ns[e] = kNoDelay;
@@ -226,7 +230,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
         }
         if (!t.calls_tail.empty() && prev != kNoNode && (g.kind[prev] == NodeKind::kHostCall || g.kind[prev] == NodeKind::kHostWait) &&
             Has(t.calls_tail, g.ref[prev]))
-          d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
+          d = std::max<TimeNs>(0, d - g.lead_unrecorded_ns[i]);
         if (t.no_dataloader) d = std::max<TimeNs>(0, d - g.dataloader_ns[i]);
         if (!t.host_removed.empty()) d = std::max<TimeNs>(0, d - OverlapNs(t.host_removed, g.start_ns[i], g.end_ns[i]));
         if (t.no_unrecorded) d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
@@ -304,10 +308,29 @@ Transform FuseChains(const Trace& trace, const std::vector<std::vector<uint32_t>
   return t;
 }
 
-Transform RemoveSyncs(std::vector<uint32_t> calls, std::string selection) {
+Transform RemoveSyncs(const RankContext& ctx, std::vector<uint32_t> calls, std::string selection) {
   Transform t;
   t.name = kRemoveNodes;
   t.selection = std::move(selection);
+  const Trace& trace = ctx.trace();
+  const std::vector<Interval>& loader = ctx.host().dataloader;  // merged, by start
+  for (uint32_t c : calls) {
+    const ApiCall& a = trace.api_calls[c];
+    // The first DataLoader range that starts after the call returns ...
+    auto next_loader = std::lower_bound(loader.begin(), loader.end(), a.end_ns,
+                                        [](const Interval& iv, TimeNs x) { return iv.start_ns < x; });
+    if (next_loader == loader.end()) continue;
+    // ... before the thread next gives the GPU work (a launch, a copy, a memset).
+    bool submits_first = false;
+    for (size_t j = c + 1; j < trace.api_calls.size() && trace.api_calls[j].start_ns < next_loader->start_ns && !submits_first;
+         ++j) {
+      const ApiRole role = ctx.api_role(j);
+      submits_first = trace.api_calls[j].tid == a.tid && trace.api_calls[j].start_ns >= a.end_ns &&
+                      (role == ApiRole::kLaunch || role == ApiRole::kMemcpyAsync || role == ApiRole::kMemcpySync ||
+                       role == ApiRole::kMemset);
+    }
+    if (!submits_first) t.calls_keep_wait.push_back(c);
+  }
   t.calls_tail = calls;
   t.calls_removed = std::move(calls);
   t.Normalize();

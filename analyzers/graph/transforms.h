@@ -47,7 +47,10 @@ struct Transform {
   std::vector<uint32_t> calls_removed;    // api_calls: duration 0 and no wait (sorted)
   std::vector<uint32_t> calls_no_wait;    // api_calls that no longer wait for the GPU (sorted)
   std::vector<uint32_t> calls_tail;       // removed calls whose trailing unrecorded host time goes too
-                                          // (the Python that read a synced value), sorted
+                                          // (the Python that read a synced value, up to the first op or
+                                          // range that starts after the call), sorted
+  std::vector<uint32_t> calls_keep_wait;  // removed calls whose wait stays: what the host does next
+                                          // still starts when the GPU work waited for ends (sorted)
   std::vector<uint32_t> calls_collapsed;  // launch calls a CUDA graph replaces (sorted): duration 0,
                                           // their activities' launch delay -> kGraphLaunchLatencyNs,
                                           // host time between two of them on a thread -> 0
@@ -82,8 +85,12 @@ Transform ScaleCopies(const Trace& trace, std::vector<uint32_t> memcpys, double 
 // longer waits, and the call itself is gone).
 Transform RemoveNodes(const Trace& trace, std::vector<uint32_t> kernels, std::vector<uint32_t> calls, std::string selection);
 // Removes host syncs as the advice means it: the calls, and the unrecorded host time right after
-// each (up to the thread's next runtime call: the Python that read the synced value).
-Transform RemoveSyncs(std::vector<uint32_t> calls, std::string selection);
+// each (the Python that read the synced value: up to the thread's next runtime call or the first
+// CPU op or range that starts after the call). Removing a sync removes no host work: a sync that
+// the host follows with a DataLoader range before it gives the GPU anything more keeps its wait,
+// so the loading does not move under the GPU work the sync waited for (that overlap is the input
+// pipeline's fix, dataloader_bottleneck's, not the sync's).
+Transform RemoveSyncs(const RankContext& ctx, std::vector<uint32_t> calls, std::string selection);
 // Each chain (trace kernel indices, one stream, in order) becomes one kernel that moves the
 // chain's unique bytes once: `fused_ns` per chain (never more than the chain took).
 Transform FuseChains(const Trace& trace, const std::vector<std::vector<uint32_t>>& chains,

@@ -379,6 +379,70 @@ TEST(KernelClassifier, CustomGemmLibrariesByStructureAndPrecision) {
   }
 }
 
+// Expert-parallel communication (issue 32): DeepEP's kernels (deep_ep::, and DeepSeek's own build
+// dpsk::ep::) in its intranode / internode / internode_ll namespaces named dispatch, combine or
+// notify are the MoE all-to-all; nothing else is. The first six names are the shared DeepSeek
+// trace's, as written there:
+//   zcat kineto/deepseek/train.json.gz | grep -o '"name": "[^"]*dpsk[^"]*"' | sort | uniq -c
+// (8 combine, 12 cached_notify, 4 notify_dispatch, 2 x 4 dispatch, 4 get_dispatch_layout); the
+// rest are written from DeepEP's sources (csrc/kernels/{intranode,internode,internode_ll,layout}.cu).
+TEST(KernelClassifier, ExpertParallelCommunicationIsAllToAll) {
+  const std::vector<std::string> comm = {
+      "void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(int4*, float*, bool const*, int4 const*, "
+      "float const*, int4 const*, int4 const*, int const*, int const*, dpsk::ep::internode::SourceMeta const*, int const*, "
+      "int const*, int const*, int, int, int, int, void*, int, int, void**, int, int, int, int, int*)",
+      "void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*, int, int, int const*, int const*, int*, "
+      "void*, void**, int**, int, int, int, int*, bool, int)",
+      "void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, long*, int, int const*, int*, int const*, int*, int, "
+      "bool const*, int, int, int, int, int, int, int, int*, int*, int*, int*, void*, void**, int**, int, int, int*, int)",
+      "void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*, long*, float*, dpsk::ep::internode::SourceMeta*, "
+      "int4 const*, float const*, long const*, float const*, int*, int*, int*, int*, int const*, int const*, int const*, "
+      "int const*, int, int, int, int, int, bool const*, void*, int, int, void**, int, int, int, int, int*)",
+      "void dpsk::ep::internode::dispatch<false, 8, false, 8>(int4*, float*, long*, float*, dpsk::ep::internode::SourceMeta*, "
+      "int4 const*, float const*, long const*, float const*, int*, int*, int*, int*, int const*, int const*, int const*, "
+      "int const*, int, int, int, int, int, bool const*, void*, int, int, void**, int, int, int, int, int*)",
+      // DeepEP upstream: NVLink-only (intranode) and low-latency (internode_ll) kernels.
+      "void deep_ep::intranode::dispatch<8, 768, 6144>(int4*, float*, int*, long*, float*, int*, int*, int4 const*)",
+      "void deep_ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int, int**, int)",
+      "void deep_ep::internode_ll::combine<7168, 9>(void*, void*, int*, void const*, long const*, float const*)",
+  };
+  for (const std::string& name : comm) {
+    SCOPED_TRACE(name);
+    const KernelClass c = ClassifyKernel(name);
+    EXPECT_EQ(c.category, KernelCategory::kCommunication) << Describe(name, c);
+    EXPECT_EQ(c.collective, CollectiveType::kAllToAll) << Describe(name, c);
+    EXPECT_EQ(c.tensor_core, TensorCoreUse::kNo) << Describe(name, c);
+    // No precision from the transfer's vector types (int4 is 16 bytes of anything, not int8).
+    EXPECT_EQ(c.precision, Precision::kUnknown) << Describe(name, c);
+    EXPECT_NE(c.role, KernelRole::kNcclCollective) << Describe(name, c);
+  }
+  const std::vector<std::pair<std::string, Label>> not_comm = {
+      // DeepEP's layout kernel counts tokens per rank and expert on one GPU: no communication
+      // (in the shared trace; upstream it is deep_ep::layout::get_dispatch_layout).
+      {"void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)",
+       {"other", "unknown", 'N'}},
+      {"void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)",
+       {"other", "unknown", 'N'}},
+      // A MoE grouped GEMM that "dispatches" tokens to experts is a GEMM, even in such a namespace:
+      // its own function name is the GEMM kernel.
+      {"void cutlass::device_kernel<moe::internode::dispatch::GemmKernel>(moe::internode::dispatch::GemmKernel::Params)",
+       {"gemm", "unknown", 'U'}},
+      {"void moe::dispatch_grouped_gemm_kernel<__nv_bfloat16, 128>(__nv_bfloat16 const*, __nv_bfloat16*)",
+       {"gemm", "bf16", 'U'}},
+      // The namespace must be the kernel's own, not a parameter's type.
+      {"void moe::permute_dispatch<__nv_bfloat16>(deep_ep::internode::SourceMeta const*, __nv_bfloat16*)",
+       {"other", "bf16", 'N'}},
+  };
+  for (const auto& [name, label] : not_comm) {
+    SCOPED_TRACE(name);
+    ExpectClass(name, label);
+    EXPECT_EQ(ClassifyKernel(name).collective, CollectiveType::kUnknown);
+  }
+  // NCCL kernels carry no class-level collective: CollectiveTypeOfKernel reads it from the name.
+  EXPECT_EQ(ClassifyKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)").collective,
+            CollectiveType::kUnknown);
+}
+
 TEST(KernelClassifier, RuleDescriptions) {
   KernelClass c = ClassifyKernel("cutlass_80_tensorop_s1688gemm_128x128_16x5_tn_align4");
   ASSERT_NE(c.rule, kNoKernelRule);

@@ -325,29 +325,33 @@ std::string_view StripVoid(std::string_view name) {
   return name;
 }
 
-// The kernel's own function name: the last "::" part of its qualified name before the template
-// arguments or the parameter list ("GemmKernel" in
+// A qualified name up to its template arguments or parameter list, and its last "::" part.
+std::string_view QualifiedHead(std::string_view qualified) {
+  return qualified.substr(0, std::min(qualified.size(), qualified.find_first_of("<(>,")));
+}
+std::string_view OwnName(std::string_view qualified) {
+  const std::string_view head = QualifiedHead(qualified);
+  const size_t colon = head.rfind("::");
+  return colon == std::string_view::npos ? head : head.substr(colon + 2);
+}
+// The kernel's qualified function name ("dpsk::ep::internode::combine" in
+// "void dpsk::ep::internode::combine<false, 8>(...)"); OwnName of it is the kernel's own function
+// name, the last "::" part before the template arguments or the parameter list ("GemmKernel" in
 // "void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(...)", "transpose" in
 // "void dpsk::grouped_gemm::cuda::utils::transpose<512, 128>(...)"). Launch wrappers that only
 // carry the real kernel as their template argument (CUTLASS's device_kernel / Kernel / Kernel2)
 // are looked through. Mangled (_Z...) and plain C names come back whole up to '<' or '('.
-std::string_view OwnName(std::string_view qualified) {
-  const size_t end = std::min(qualified.size(), qualified.find_first_of("<(>,"));
-  std::string_view head = qualified.substr(0, end);
-  const size_t colon = head.rfind("::");
-  return colon == std::string_view::npos ? head : head.substr(colon + 2);
-}
-std::string_view FunctionName(std::string_view name) {
+std::string_view QualifiedFunctionName(std::string_view name) {
   std::string_view s = StripVoid(name);
   for (int depth = 0; depth < 4; ++depth) {
     const std::string_view own = OwnName(s);
     const size_t after = static_cast<size_t>(own.data() - s.data()) + own.size();
     const bool wrapper = own == "device_kernel" || own == "Kernel" || own == "Kernel2";
-    if (!wrapper || after >= s.size() || s[after] != '<') return own;
+    if (!wrapper || after >= s.size() || s[after] != '<') return QualifiedHead(s);
     s = s.substr(after + 1);
     while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   }
-  return OwnName(s);
+  return QualifiedHead(s);
 }
 
 // `pattern` in a function name, not followed by a lowercase letter ("gemm" in grouped_gemm_kernel,
@@ -358,6 +362,12 @@ bool FunctionNameHas(std::string_view fn, std::string_view pattern) {
     if (end == fn.size() || fn[end] < 'a' || fn[end] > 'z') return true;
   }
   return false;
+}
+
+// The function name is `pattern`, or ends with "_" + pattern ("notify_dispatch", "cached_notify").
+bool FunctionNameEnds(std::string_view fn, std::string_view pattern) {
+  if (fn.size() < pattern.size() || fn.substr(fn.size() - pattern.size()) != pattern) return false;
+  return fn.size() == pattern.size() || fn[fn.size() - pattern.size() - 1] == '_';
 }
 
 // Formats only Tensor Cores compute: fp8 (and the fp6/fp4 it stands for here) from sm89 on, and
@@ -498,7 +508,13 @@ bool RuleMatches(const SubstringIndex& index, size_t row, const Found& found, st
       return name.substr(0, r.pattern.size()) == r.pattern || stripped.substr(0, r.pattern.size()) == r.pattern;
     case Match::kContains: return true;
     case Match::kWord: return HasWord(name, r.pattern);
-    case Match::kFunction: return FunctionNameHas(FunctionName(name), r.pattern);
+    case Match::kFunction:
+    case Match::kFunctionEnd: {
+      const std::string_view qualified = QualifiedFunctionName(name);
+      if (!r.also.empty() && qualified.find(r.also) == std::string_view::npos) return false;
+      const std::string_view fn = OwnName(qualified);
+      return r.match == Match::kFunction ? FunctionNameHas(fn, r.pattern) : FunctionNameEnds(fn, r.pattern);
+    }
   }
   return false;
 }
@@ -521,6 +537,7 @@ const char* MatchName(Match m) {
     case Match::kContains: return "contains";
     case Match::kWord: return "word";
     case Match::kFunction: return "function name contains";
+    case Match::kFunctionEnd: return "function name ends with";
   }
   return "?";
 }
@@ -544,6 +561,7 @@ KernelClass ClassifyKernel(std::string_view name) {
     out.fused_cast = r.fused_cast;
     out.role = index.MarkedRole(found, r.role);
     out.multi_tensor_apply = index.MultiTensorApply(found);
+    out.collective = r.collective;
     out.rule = static_cast<uint16_t>(i);
     return out;
   }
@@ -562,7 +580,9 @@ std::string DescribeKernelRule(uint16_t rule) {
   if (rule >= kRuleCount) return "no rule matched: other, precision from type tags";
   const Rule& r = kRules[rule];
   std::string s = "#" + std::to_string(rule) + " " + MatchName(r.match) + " \"" + std::string(r.pattern) + "\"";
-  if (!r.also.empty()) s += " + contains \"" + std::string(r.also) + "\"";
+  if (!r.also.empty())
+    s += (r.match == Match::kFunction || r.match == Match::kFunctionEnd ? " + scope contains \"" : " + contains \"") +
+         std::string(r.also) + "\"";
   s += " -> ";
   s += r.gemm_or_conv ? "gemm|conv" : KernelCategoryName(r.category);
   switch (r.prec_rule) {
@@ -575,6 +595,7 @@ std::string DescribeKernelRule(uint16_t rule) {
     case PrecRule::kNvjet: s += ", precision from nvjet code"; break;
     case PrecRule::kTensile: s += ", precision from Tensile type code"; break;
   }
+  if (r.collective != CollectiveType::kUnknown) s += std::string(" (") + CollectiveTypeName(r.collective) + ")";
   s += std::string(", tensor core ") + TensorCoreUseName(r.tc);
   if (r.tc_by_precision) s += " (yes for fp8/tf32 math)";
   if (r.simt) s += ", CUDA-core GEMM/conv";

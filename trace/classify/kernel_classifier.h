@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "trace/classify/collective_roles.h"
+
 namespace ampscope {
 
 enum class KernelCategory : uint8_t {
@@ -67,6 +69,9 @@ struct KernelClass {
                                 // "convert_element_type"); not counted as a cast kernel
   KernelRole role = KernelRole::kNone;
   bool multi_tensor_apply = false;  // launched through multi_tensor_apply: one kernel for a list of tensors
+  // The collective a communication kernel runs where its family says so (DeepEP dispatch/combine:
+  // all-to-all); kUnknown elsewhere (NCCL kernels: CollectiveTypeOfKernel reads it from the name).
+  CollectiveType collective = CollectiveType::kUnknown;
   uint16_t rule = 0;            // index of the matching table row (for `ampscope kernels --explain`);
                                 // kNoKernelRule when none matched
 };

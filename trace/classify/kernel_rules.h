@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "trace/classify/collective_roles.h"
 #include "trace/classify/kernel_classifier.h"
 
 namespace ampscope::kernel_rules {
@@ -22,7 +23,12 @@ enum class Match : uint8_t {
               // template arguments, unwrapped from launch wrappers (cutlass::device_kernel<X>,
               // cutlass::Kernel<X>): "GemmKernel" in cutlass::device_kernel<ns::grouped_gemm::GemmKernel>,
               // nothing of ns::grouped_gemm::utils::transpose<...>
+  kFunctionEnd,  // the kernel's own function name (as kFunction) is the pattern or ends with "_" +
+                 // pattern: "dispatch" in notify_dispatch, not in get_dispatch_layout
 };
+// For kFunction and kFunctionEnd rows, the `also` string must occur in the kernel's qualified
+// function name (its namespaces, before the template arguments and parameters), not anywhere:
+// "internode" in deep_ep::internode::combine<...>(...), not in a parameter type.
 
 enum class PrecRule : uint8_t {
   kFixed,          // the row's precision, always (the family implies it)
@@ -47,12 +53,14 @@ struct Rule {
   bool rocm;
   bool fused_cast;         // the name shows a fused dtype conversion
   KernelRole role;         // what the kernel is for, when the family says (role markers may override)
+  CollectiveType collective;  // a communication family whose kernels all run one collective type
+                              // (DeepEP's dispatch/combine: all-to-all); else kUnknown
 };
 
 // Row builders keep the table readable: one line per pattern.
 constexpr Rule R(Match m, std::string_view pat, Cat c, PrecRule pr, Precision p, Tc tc,
                  std::string_view also = {}) {
-  return Rule{m, pat, also, c, false, pr, p, tc, false, false, false, false, KernelRole::kNone};
+  return Rule{m, pat, also, c, false, pr, p, tc, false, false, false, false, KernelRole::kNone, CollectiveType::kUnknown};
 }
 constexpr Rule TcByPrecision(Rule r) { r.tc_by_precision = true; return r; }
 constexpr Rule Simt(Rule r) { r.simt = true; return r; }
@@ -60,11 +68,13 @@ constexpr Rule Rocm(Rule r) { r.rocm = true; return r; }
 constexpr Rule GemmOrConv(Rule r) { r.gemm_or_conv = true; return r; }
 constexpr Rule FusedCast(Rule r) { r.fused_cast = true; return r; }
 constexpr Rule Role(KernelRole role, Rule r) { r.role = role; return r; }
+constexpr Rule Collective(CollectiveType type, Rule r) { r.collective = type; return r; }
 
 constexpr Match kPre = Match::kPrefix;
 constexpr Match kSub = Match::kContains;
 constexpr Match kWrd = Match::kWord;
 constexpr Match kFun = Match::kFunction;
+constexpr Match kFunEnd = Match::kFunctionEnd;
 constexpr PrecRule kFix = PrecRule::kFixed;
 constexpr PrecRule kTag = PrecRule::kTags;
 

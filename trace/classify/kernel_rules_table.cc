@@ -82,6 +82,18 @@ const Rule kRules[] = {
     // ncclDevKernel_<Coll>_<Op>_<type>_<ALGO>_<PROTO>; NVSHMEM; custom all-reduce kernels.
     Role(KernelRole::kNcclCollective, R(kPre, "nccl", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo)),
     R(kSub, "nvshmem", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
+    // DeepEP (deep_ep::, DeepSeek's own dpsk::ep::): the expert-parallel all-to-all over NVLink and
+    // NVSHMEM/RDMA. Its communication kernels live in the intranode / internode / internode_ll
+    // namespaces and are named dispatch, combine and the notify kernels that exchange the token
+    // counts first (notify_dispatch, cached_notify, cached_notify_combine). Not its layout kernel
+    // (layout::get_dispatch_layout: a local count), nor a GEMM that "dispatches" anything. The
+    // precision is left unknown: the type tags name the transfer's vector types (int4, float).
+    Collective(CollectiveType::kAllToAll, R(kFunEnd, "dispatch", Cat::kCommunication, kFix, P::kUnknown, Tc::kNo, "intranode")),
+    Collective(CollectiveType::kAllToAll, R(kFunEnd, "combine", Cat::kCommunication, kFix, P::kUnknown, Tc::kNo, "intranode")),
+    Collective(CollectiveType::kAllToAll, R(kFunEnd, "notify", Cat::kCommunication, kFix, P::kUnknown, Tc::kNo, "intranode")),
+    Collective(CollectiveType::kAllToAll, R(kFunEnd, "dispatch", Cat::kCommunication, kFix, P::kUnknown, Tc::kNo, "internode")),
+    Collective(CollectiveType::kAllToAll, R(kFunEnd, "combine", Cat::kCommunication, kFix, P::kUnknown, Tc::kNo, "internode")),
+    Collective(CollectiveType::kAllToAll, R(kFunEnd, "notify", Cat::kCommunication, kFix, P::kUnknown, Tc::kNo, "internode")),
     R(kSub, "cross_device_reduce", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
     R(kSub, "userbuffers", Cat::kCommunication, PrecRule::kTagsFloatOnly, P::kUnknown, Tc::kNo),
 
