@@ -168,7 +168,7 @@ void RecordTable(const std::string& key, const json& list, const json& units, co
         lead = cell;
       } else if (k == "count") {
         rest += (rest.empty() ? "" : ", ") + cell + kTimes;
-      } else if (k == "time_us" || (r[k].is_array() && IsKernelList(k))) {
+      } else if (k == "time_us" || (r.contains(k) && r[k].is_array() && IsKernelList(k))) {  // "when" is not a key of r
         rest += (rest.empty() ? "" : ", ") + cell;  // says what it is ("164 kernels: ...")
       } else {
         std::string label = item.header[c];
