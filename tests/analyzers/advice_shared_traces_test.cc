@@ -14,6 +14,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace advice_shared_traces_test {
 namespace {
 
 const char* kResNet50 = "traces/kineto/tb_plugin/worker0.1623143089861.pt.trace.json.gz";
@@ -155,4 +156,5 @@ TEST(AdviceSharedTraces, Bf16InferenceGetsNoTrainingAdvice) {
 }
 
 }  // namespace
+}  // namespace advice_shared_traces_test
 }  // namespace ampscope

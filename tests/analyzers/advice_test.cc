@@ -12,6 +12,7 @@
 #include "diagnosis_builder.h"
 
 namespace ampscope {
+namespace advice_test {
 namespace {
 
 using namespace diagnosis_test;
@@ -217,4 +218,5 @@ TEST(Advice, WarningsCarryASavingAndTheJointSavingIsCapped) {
 }
 
 }  // namespace
+}  // namespace advice_test
 }  // namespace ampscope

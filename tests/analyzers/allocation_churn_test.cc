@@ -17,6 +17,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace allocation_churn_test {
 namespace {
 
 using testing::Us;
@@ -176,4 +177,5 @@ TEST(AllocationChurn, WarmUpAllocationsAreNotChurn) {
 }
 
 }  // namespace
+}  // namespace allocation_churn_test
 }  // namespace ampscope

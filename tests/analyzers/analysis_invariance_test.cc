@@ -17,6 +17,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace analysis_invariance_test {
 namespace {
 
 struct Outputs {
@@ -74,4 +75,5 @@ TEST(AnalysisInvariance, SameReportWithoutTheExportOnlyEvents) {
 }
 
 }  // namespace
+}  // namespace analysis_invariance_test
 }  // namespace ampscope

@@ -13,6 +13,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace causes_shared_traces_test {
 namespace {
 
 const char* kSandbox = "traces/kineto/pytorch_sandbox/trace-num-workers-8-batch-size-2056.json.gz";
@@ -207,4 +208,5 @@ TEST(CausesSharedTraces, StatusesAreExplainedAndRooflineAbove100HasANote) {
 }
 
 }  // namespace
+}  // namespace causes_shared_traces_test
 }  // namespace ampscope

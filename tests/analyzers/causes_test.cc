@@ -12,6 +12,7 @@
 #include "diagnosis_builder.h"
 
 namespace ampscope {
+namespace causes_test {
 namespace {
 
 using namespace diagnosis_test;
@@ -365,4 +366,5 @@ TEST(Causes, BadAndFailingStatusesAreExplained) {
 }
 
 }  // namespace
+}  // namespace causes_test
 }  // namespace ampscope

@@ -22,6 +22,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace collectives_synthetic_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -117,4 +118,5 @@ TEST(CollectivesSynthetic, OrdinalsWhenThereIsNoSeq) {
 }
 
 }  // namespace
+}  // namespace collectives_synthetic_test
 }  // namespace ampscope

@@ -34,6 +34,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace collectives_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -322,4 +323,5 @@ TEST_F(DlrmJob, RankCallsRoundTripThroughJson) {
 }
 
 }  // namespace
+}  // namespace collectives_test
 }  // namespace ampscope

@@ -19,6 +19,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace context_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -198,4 +199,5 @@ TEST(Saturating, ClampsAtTheLimits) {
 }
 
 }  // namespace
+}  // namespace context_test
 }  // namespace ampscope

@@ -13,6 +13,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace core_test {
 namespace {
 
 using ampscope::testing::HaveShared;
@@ -279,9 +280,11 @@ TEST_F(RealTraceTest, SyncTraceCountsCudaSyncEvents) {
 }
 
 }  // namespace
+}  // namespace core_test
 }  // namespace ampscope
 
 namespace ampscope {
+namespace core_test {
 namespace {
 
 TEST(CoreAnalyzers, CpuOnlyRunHasNoGpuVerdicts) {
@@ -307,4 +310,5 @@ TEST(CoreAnalyzers, CpuOnlyRunHasNoGpuVerdicts) {
 }
 
 }  // namespace
+}  // namespace core_test
 }  // namespace ampscope

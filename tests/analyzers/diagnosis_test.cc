@@ -14,6 +14,7 @@
 #include "trace/model.h"
 
 namespace ampscope {
+namespace diagnosis_test {
 namespace {
 
 using namespace diagnosis;
@@ -750,4 +751,5 @@ TEST(GpuPeaks, ParsesTheSharedTableFormat) {
 }
 
 }  // namespace
+}  // namespace diagnosis_test
 }  // namespace ampscope

@@ -20,6 +20,7 @@
 #include "trace/time_bounds.h"
 
 namespace ampscope {
+namespace extreme_times_test {
 namespace {
 
 constexpr TimeNs kMaxTraceTimeNs = TimeNs{1} << 62;
@@ -90,4 +91,5 @@ TEST(ExtremeTimes, AnalysisOfATraceAtBothLimits) {
 }
 
 }  // namespace
+}  // namespace extreme_times_test
 }  // namespace ampscope

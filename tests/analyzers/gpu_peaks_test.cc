@@ -23,6 +23,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace gpu_peaks_test {
 namespace {
 
 std::string RowOf(std::string_view name, int32_t sms = 0, int64_t mem = 0) {
@@ -286,4 +287,5 @@ TEST(GpuPeaks, EveryRowIsInTheDocs) {
 }
 
 }  // namespace
+}  // namespace gpu_peaks_test
 }  // namespace ampscope

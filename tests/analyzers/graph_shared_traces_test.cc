@@ -18,6 +18,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace graph_shared_traces_test {
 namespace {
 
 // Every shared Kineto trace the suite lists, the others the README adds, and the nsys exports.
@@ -289,4 +290,5 @@ TEST(GraphSharedTraces, AmpOnATf32RunSavesAtMostWhatItChanges) {
 }
 
 }  // namespace
+}  // namespace graph_shared_traces_test
 }  // namespace ampscope

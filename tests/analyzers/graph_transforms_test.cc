@@ -16,6 +16,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace graph_transforms_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -318,4 +319,5 @@ TEST(GraphTransforms, CombineKeepsTheShortestDuration) {
 }
 
 }  // namespace
+}  // namespace graph_transforms_test
 }  // namespace ampscope

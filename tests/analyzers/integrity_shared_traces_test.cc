@@ -16,6 +16,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace integrity_shared_traces_test {
 namespace {
 
 using testing::SharedPath;
@@ -203,4 +204,5 @@ TEST(IntegritySharedTraces, NoTextCarriesATraceClockTime) {
 }
 
 }  // namespace
+}  // namespace integrity_shared_traces_test
 }  // namespace ampscope

@@ -17,6 +17,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace integrity_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -643,4 +644,5 @@ TEST(JobIntegrity, ClockOffsetsFromTheEndsOfCollectives) {
 }
 
 }  // namespace
+}  // namespace integrity_test
 }  // namespace ampscope

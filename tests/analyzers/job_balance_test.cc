@@ -15,6 +15,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace job_balance_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -72,4 +73,5 @@ TEST(JobBalance, OneRankHasNothingToBalance) {
 }
 
 }  // namespace
+}  // namespace job_balance_test
 }  // namespace ampscope

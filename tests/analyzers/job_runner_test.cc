@@ -12,6 +12,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace job_runner_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -157,4 +158,5 @@ TEST(DescribeInput, UsesTheRunsPeakTable) {
 }
 
 }  // namespace
+}  // namespace job_runner_test
 }  // namespace ampscope

@@ -12,6 +12,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace memory_snapshot_analysis_test {
 namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
@@ -335,4 +336,5 @@ TEST(MemorySnapshotAnalysis, BesideABuiltTrace) {
 }
 
 }  // namespace
+}  // namespace memory_snapshot_analysis_test
 }  // namespace ampscope

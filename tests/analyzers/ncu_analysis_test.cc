@@ -22,6 +22,7 @@
 #include "trace/formats/ncu/ncu_reader.h"
 
 namespace ampscope {
+namespace ncu_analysis_test {
 namespace {
 
 using testing::SharedPath;
@@ -458,4 +459,5 @@ TEST(CounterTracks, KinetoPmSamplingFillsTheMeasuredFields) {
 }
 
 }  // namespace
+}  // namespace ncu_analysis_test
 }  // namespace ampscope

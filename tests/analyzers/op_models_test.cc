@@ -12,6 +12,7 @@
 #include "trace/classify/host_roles.h"
 
 namespace ampscope::roofline {
+namespace op_models_test {
 namespace {
 
 OpArgs Args(const std::string& dims, const std::string& types, const std::string& concrete = "") {
@@ -345,4 +346,5 @@ TEST(OpTable, GemmRowsAgreeWithClassifyGemmOp) {
 }
 
 }  // namespace
+}  // namespace op_models_test
 }  // namespace ampscope::roofline

@@ -31,6 +31,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace op_tree_test {
 namespace {
 
 using NodeId = OpTree::NodeId;
@@ -387,4 +388,5 @@ TEST(OpTree, BuildsTwoMillionEventsQuickly) {
 }
 
 }  // namespace
+}  // namespace op_tree_test
 }  // namespace ampscope

@@ -19,6 +19,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace peak_lookup_test {
 namespace {
 
 using namespace diagnosis_test;
@@ -117,4 +118,5 @@ TEST(PeakLookup, SharedTraceWithAGpuPeaksFileThatLacksItsGpu) {
 }
 
 }  // namespace
+}  // namespace peak_lookup_test
 }  // namespace ampscope

@@ -20,6 +20,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace precision_test {
 namespace {
 
 using nlohmann::json;
@@ -387,4 +388,5 @@ TEST(PrecisionGolden, RecsysA100Tf32CutlassAndTriton) {
 }
 
 }  // namespace
+}  // namespace precision_test
 }  // namespace ampscope

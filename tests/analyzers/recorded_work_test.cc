@@ -15,6 +15,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace recorded_work_test {
 namespace {
 
 using namespace diagnosis_test;  // NOLINT: the builder and finders of the diagnosis tests
@@ -222,4 +223,5 @@ TEST(RecordedWork, BuiltDeepEpRunNamesItsAllToAll) {
 }
 
 }  // namespace
+}  // namespace recorded_work_test
 }  // namespace ampscope

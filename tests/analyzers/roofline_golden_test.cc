@@ -30,6 +30,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace roofline_golden_test {
 namespace {
 
 using nlohmann::json;
@@ -202,4 +203,5 @@ TEST_F(QwenGolden, PeaksAreTheMi300xsAndMfuIsDefined) {
 }
 
 }  // namespace
+}  // namespace roofline_golden_test
 }  // namespace ampscope

@@ -7,6 +7,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace roofline_reason_test {
 namespace {
 
 using testing::TraceBuilder;
@@ -31,4 +32,5 @@ TEST(RooflineReason, KernelsWithoutOpsIsAGpuOnlyTrace) {
 }
 
 }  // namespace
+}  // namespace roofline_reason_test
 }  // namespace ampscope

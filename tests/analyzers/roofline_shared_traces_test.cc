@@ -19,6 +19,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace roofline_shared_traces_test {
 namespace {
 
 struct Expect {
@@ -126,4 +127,5 @@ TEST(RooflineSharedTraces, ResNet50ForwardFlopsMatchTheModelCard) {
 }
 
 }  // namespace
+}  // namespace roofline_shared_traces_test
 }  // namespace ampscope

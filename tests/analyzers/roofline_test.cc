@@ -12,6 +12,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace roofline_test {
 namespace {
 
 using roofline::OpRow;
@@ -288,4 +289,5 @@ TEST(Roofline, NotAvailableSaysWhy) {
 }
 
 }  // namespace
+}  // namespace roofline_test
 }  // namespace ampscope

@@ -18,6 +18,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace run_facts_advice_test {
 namespace {
 
 using testing::Us;
@@ -301,4 +302,5 @@ TEST(RocmRuns, NoShareBesideAnUnknownStatus) {
 }
 
 }  // namespace
+}  // namespace run_facts_advice_test
 }  // namespace ampscope

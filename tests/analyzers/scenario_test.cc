@@ -18,6 +18,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace scenario_test {
 namespace {
 
 using scenario::Problem;
@@ -346,4 +347,5 @@ TEST(RealTrace, TbPluginResNet50DataLoaderAndAmpNotInUse) {
 }
 
 }  // namespace
+}  // namespace scenario_test
 }  // namespace ampscope

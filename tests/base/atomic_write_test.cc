@@ -26,6 +26,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace atomic_write_test {
 namespace {
 
 using testing::MakeTempDir;
@@ -390,4 +391,5 @@ TEST(CheckOutputPaths, AMissingOrUnwritableDirectoryIsAnError) {
 }
 
 }  // namespace
+}  // namespace atomic_write_test
 }  // namespace ampscope

@@ -9,6 +9,7 @@
 #include <string>
 
 namespace ampscope {
+namespace diagnostics_test {
 namespace {
 
 bool IsSnakeCase(const std::string& s) {
@@ -121,4 +122,5 @@ TEST(Diagnostics, MergeAddsCountsAndKeepsTheWorstSeverity) {
 }
 
 }  // namespace
+}  // namespace diagnostics_test
 }  // namespace ampscope

@@ -21,6 +21,7 @@
 #include "base/huge_pages.h"
 
 namespace ampscope {
+namespace huge_pages_test {
 namespace {
 
 // This kernel has transparent huge pages (madvise then succeeds, whatever the mode).
@@ -153,4 +154,5 @@ TEST(ProcessAllocator, HeavyCommandsStartAgainWithHugePagesForMallocsHeaps) {
 }
 
 }  // namespace
+}  // namespace huge_pages_test
 }  // namespace ampscope

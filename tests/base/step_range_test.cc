@@ -9,6 +9,7 @@
 #include "base/numeric_option.h"
 
 namespace ampscope {
+namespace step_range_test {
 namespace {
 
 TEST(StepRange, Forms) {
@@ -84,4 +85,5 @@ TEST(NumericOption, Doubles) {
 }
 
 }  // namespace
+}  // namespace step_range_test
 }  // namespace ampscope

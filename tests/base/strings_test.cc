@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 namespace ampscope {
+namespace strings_test {
 namespace {
 
 TEST(Strings, PrefixSuffixContains) {
@@ -83,4 +84,5 @@ TEST(Strings, SanitizedTextDumpsAsJson) {
 }
 
 }  // namespace
+}  // namespace strings_test
 }  // namespace ampscope

@@ -7,6 +7,7 @@
 #include "base/tensor_cores.h"
 
 namespace ampscope {
+namespace tensor_cores_test {
 namespace {
 
 TEST(TensorCores, Bf16AndTf32FromSm80On) {
@@ -28,4 +29,5 @@ TEST(TensorCores, APeakRowWithoutACapabilityHasBf16WhenItHasTf32) {
 }
 
 }  // namespace
+}  // namespace tensor_cores_test
 }  // namespace ampscope

@@ -9,6 +9,7 @@
 #include <string>
 
 namespace ampscope {
+namespace test_support_test {
 namespace {
 
 class CiEnvironment {
@@ -59,4 +60,5 @@ TEST(TestSupport, MissingInputFailsUnderCi) {
 }
 
 }  // namespace
+}  // namespace test_support_test
 }  // namespace ampscope

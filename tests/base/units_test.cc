@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace ampscope {
+namespace units_test {
 namespace {
 
 TEST(Units, NsToUs) {
@@ -24,4 +25,5 @@ TEST(Units, NsToUsRounded3KeepsWholeNanoseconds) {
 }
 
 }  // namespace
+}  // namespace units_test
 }  // namespace ampscope

@@ -17,6 +17,7 @@
 
 #include "support/test_support.h"
 
+namespace analyze_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -477,3 +478,4 @@ TEST_F(AnalyzeCli, GpuPeaksTableReachesTheDiagnosisOnASharedTrace) {
 }
 
 }  // namespace
+}  // namespace analyze_cli_test

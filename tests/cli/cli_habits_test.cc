@@ -11,6 +11,7 @@
 
 #include "support/test_support.h"
 
+namespace cli_habits_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -194,3 +195,4 @@ TEST_F(CliHabits, EmptyStepRangeIsAnErrorNamingTheStepCount) {
 }
 
 }  // namespace
+}  // namespace cli_habits_test

@@ -14,6 +14,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace fuzz_regressions_cli_test {
 namespace {
 
 using testing::BinaryPath;
@@ -86,4 +87,5 @@ TEST(FuzzRegressionsCliTest, GateConfigInputs) {
 }
 
 }  // namespace
+}  // namespace fuzz_regressions_cli_test
 }  // namespace ampscope

@@ -15,6 +15,7 @@
 #include "support/report_builder.h"
 #include "tests/gate/xml_check.h"
 
+namespace gate_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -246,3 +247,4 @@ TEST_F(GateCliTest, DiffInputErrors) {
 }
 
 }  // namespace
+}  // namespace gate_cli_test

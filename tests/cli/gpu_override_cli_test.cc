@@ -10,6 +10,7 @@
 
 #include "support/test_support.h"
 
+namespace gpu_override_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -61,3 +62,4 @@ TEST(GpuOverrideCli, RowIdAndDeviceNameWork) {
 }
 
 }  // namespace
+}  // namespace gpu_override_cli_test

@@ -24,6 +24,7 @@
 #include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope {
+namespace hostile_io_cli_test {
 namespace {
 
 using testing::BinaryPath;
@@ -313,4 +314,5 @@ TEST_F(HostileIo, NsysKernelsWithUnresolvedNamesAreWrittenToSqlite) {
 }
 
 }  // namespace
+}  // namespace hostile_io_cli_test
 }  // namespace ampscope

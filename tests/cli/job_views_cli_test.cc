@@ -23,6 +23,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace job_views_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -274,4 +275,5 @@ TEST_F(JobViews, FindingsNameTheirRankAndUseItsSteps) {
 }
 
 }  // namespace
+}  // namespace job_views_cli_test
 }  // namespace ampscope

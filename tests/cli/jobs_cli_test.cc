@@ -15,6 +15,7 @@
 
 #include "support/test_support.h"
 
+namespace jobs_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -284,3 +285,4 @@ TEST_F(JobsCli, AnalysisAndOutputsShowProgressOnATerminal) {
 }
 
 }  // namespace
+}  // namespace jobs_cli_test

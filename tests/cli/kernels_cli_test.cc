@@ -13,6 +13,7 @@
 
 #include "support/test_support.h"
 
+namespace kernels_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -164,3 +165,4 @@ TEST(KernelsCli, ErrorsAreOneLineAndExit2) {
 }
 
 }  // namespace
+}  // namespace kernels_cli_test

@@ -12,6 +12,7 @@
 
 #include "support/test_support.h"
 
+namespace memory_snapshot_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -244,3 +245,4 @@ TEST(MemorySnapshotCli, SnapshotDiagnosticsBesideATraceNameTheSnapshot) {
 }
 
 }  // namespace
+}  // namespace memory_snapshot_cli_test

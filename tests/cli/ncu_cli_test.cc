@@ -16,6 +16,7 @@
 #include "support/nsys_export_builder.h"
 #include "support/test_support.h"
 
+namespace ncu_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -199,3 +200,4 @@ TEST_F(NcuCli, BadInputIsOneLineAndWritesNothing) {
 }
 
 }  // namespace
+}  // namespace ncu_cli_test

@@ -18,6 +18,7 @@
 #include "support/nsys_export_builder.h"
 #include "support/test_support.h"
 
+namespace nsys_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -247,3 +248,4 @@ TEST_F(NsysCli, StepPatternSelectsNvtxRanges) {
 }
 
 }  // namespace
+}  // namespace nsys_cli_test

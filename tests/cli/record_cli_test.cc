@@ -20,6 +20,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace record_cli_test {
 namespace {
 
 using testing::BinaryPath;
@@ -343,4 +344,5 @@ TEST(RecordCliTest, UsageErrors) {
 }
 
 }  // namespace
+}  // namespace record_cli_test
 }  // namespace ampscope

@@ -20,6 +20,7 @@
 #include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope {
+namespace record_exit_codes_test {
 namespace {
 
 using testing::BinaryPath;
@@ -171,4 +172,5 @@ TEST(RecordExitCodesTest, ManyDistinctWarningsAreGroupedInLinearTimeAndBounded) 
 }
 
 }  // namespace
+}  // namespace record_exit_codes_test
 }  // namespace ampscope

@@ -15,6 +15,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace stdout_failure_test {
 namespace {
 
 using testing::BinaryPath;
@@ -100,4 +101,5 @@ TEST_F(StdoutFailureTest, AFullStdoutIsExit2WithOneLine) {
 }
 
 }  // namespace
+}  // namespace stdout_failure_test
 }  // namespace ampscope

@@ -18,6 +18,7 @@
 #include "base/strings.h"
 #include "support/test_support.h"
 
+namespace terminal_width_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -214,3 +215,4 @@ TEST_F(TerminalWidth, Gate) {
 }
 
 }  // namespace
+}  // namespace terminal_width_cli_test

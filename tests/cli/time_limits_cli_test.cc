@@ -21,6 +21,7 @@
 
 #include "support/test_support.h"
 
+namespace time_limits_cli_test {
 namespace {
 
 using ampscope::testing::BinaryPath;
@@ -210,3 +211,4 @@ TEST_F(TimeLimitsCli, BeyondTheBoundsIsAnInputError) {
 }
 
 }  // namespace
+}  // namespace time_limits_cli_test

@@ -12,6 +12,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace doctor_cli_test {
 namespace {
 
 using testing::BinaryPath;
@@ -51,4 +52,5 @@ TEST(DoctorCliTest, UnknownArgumentsAreAUsageError) {
 }
 
 }  // namespace
+}  // namespace doctor_cli_test
 }  // namespace ampscope

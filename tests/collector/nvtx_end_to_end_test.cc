@@ -18,6 +18,7 @@
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
+namespace nvtx_end_to_end_test {
 namespace {
 
 using testing::BinaryPath;
@@ -247,4 +248,5 @@ TEST(NoDriverTest, DisabledCollectorWritesNothing) {
 }
 
 }  // namespace
+}  // namespace nvtx_end_to_end_test
 }  // namespace ampscope

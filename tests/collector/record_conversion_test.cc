@@ -14,6 +14,7 @@
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
+namespace record_conversion_test {
 namespace {
 
 using collector::CuptiApi;
@@ -339,4 +340,5 @@ TEST(RecordConversionTest, NoisyApiTableMatchesCuptiNames) {
 }
 
 }  // namespace
+}  // namespace record_conversion_test
 }  // namespace ampscope

@@ -16,6 +16,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace record_speaks_up_test {
 namespace {
 
 using testing::BinaryPath;
@@ -171,4 +172,5 @@ TEST(RecordSpeaksUpTest, AWindowCutShortWarnsAndStepsKeepTheirNumbers) {
 }
 
 }  // namespace
+}  // namespace record_speaks_up_test
 }  // namespace ampscope

@@ -23,6 +23,7 @@
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
+namespace session_test {
 namespace {
 
 using collector::Session;
@@ -370,4 +371,5 @@ TEST(SessionProcessTest, ForkedChildWritesNothing) {
 }
 
 }  // namespace
+}  // namespace session_test
 }  // namespace ampscope

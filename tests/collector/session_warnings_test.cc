@@ -17,6 +17,7 @@
 #include "trace/formats/amptrace/amptrace_reader.h"
 
 namespace ampscope {
+namespace session_warnings_test {
 namespace {
 
 using collector::Session;
@@ -251,4 +252,5 @@ TEST(SessionWarningsTest, NumericEnvironmentOptionsOutOfRangeAreNamedAndIgnored)
 }
 
 }  // namespace
+}  // namespace session_warnings_test
 }  // namespace ampscope

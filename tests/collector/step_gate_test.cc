@@ -15,6 +15,7 @@
 #include "collector/step_gate.h"
 
 namespace ampscope {
+namespace step_gate_test {
 namespace {
 
 using collector::BufferPool;
@@ -184,4 +185,5 @@ TEST(BufferPool, RefusesPastItsBoundAndReusesReleasedBuffers) {
 }
 
 }  // namespace
+}  // namespace step_gate_test
 }  // namespace ampscope

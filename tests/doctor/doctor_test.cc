@@ -19,6 +19,7 @@
 #endif
 
 namespace ampscope {
+namespace doctor_test {
 namespace {
 
 using doctor::CheckStatus;
@@ -251,9 +252,11 @@ TEST(DoctorTest, TensorCorePrecisionsByArchitecture) {
 }
 
 }  // namespace
+}  // namespace doctor_test
 }  // namespace ampscope
 
 namespace ampscope {
+namespace doctor_test {
 namespace {
 
 // Issue 36: `record` cannot run without the injection library, so its absence fails the doctor
@@ -281,4 +284,5 @@ TEST(DoctorTest, AMissingInjectionLibraryIsAFailedCheck) {
 }
 
 }  // namespace
+}  // namespace doctor_test
 }  // namespace ampscope

@@ -20,6 +20,7 @@
 #include "trace_event_checks.h"
 
 namespace ampscope {
+namespace chrome_trace_test {
 namespace {
 
 using nlohmann::json;
@@ -430,4 +431,5 @@ TEST(ChromeTraceErrors, AFailedStreamIsAnError) {
 }
 
 }  // namespace
+}  // namespace chrome_trace_test
 }  // namespace ampscope

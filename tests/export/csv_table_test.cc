@@ -19,6 +19,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace csv_table_test {
 namespace {
 
 using sqlite_export::AppendCsvField;
@@ -196,4 +197,5 @@ TEST(CsvOfTheAnalysisDatabase, EveryTableWithTheDatabasesRowsAndNamesIntact) {
 }
 
 }  // namespace
+}  // namespace csv_table_test
 }  // namespace ampscope

@@ -20,6 +20,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace perfetto_writer_test {
 namespace {
 
 using perfetto_proto::Encoder;
@@ -489,4 +490,5 @@ TEST(PerfettoMultiRank, RanksAreSeparateProcesses) {
 }
 
 }  // namespace
+}  // namespace perfetto_writer_test
 }  // namespace ampscope

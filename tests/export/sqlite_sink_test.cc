@@ -15,6 +15,7 @@
 #include "support/trace_builder.h"
 
 namespace ampscope {
+namespace sqlite_sink_test {
 namespace {
 
 using testing::Us;
@@ -130,4 +131,5 @@ TEST_F(SqliteSink, IndexesOnRankStartAndName) {
 }
 
 }  // namespace
+}  // namespace sqlite_sink_test
 }  // namespace ampscope

@@ -10,6 +10,7 @@
 #include "support/test_support.h"
 
 namespace ampscope::gate {
+namespace gate_config_test {
 namespace {
 
 using nlohmann::json;
@@ -109,4 +110,5 @@ TEST(GateConfigTest, MalformedConfigFile) {
 }
 
 }  // namespace
+}  // namespace gate_config_test
 }  // namespace ampscope::gate

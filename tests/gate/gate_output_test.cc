@@ -15,6 +15,7 @@
 #include "support/test_support.h"
 
 namespace ampscope::gate {
+namespace gate_output_test {
 namespace {
 
 using ampscope::testing::BuildTestReport;
@@ -231,4 +232,5 @@ TEST(GateOutputTest, JsonCountsMatch) {
 }
 
 }  // namespace
+}  // namespace gate_output_test
 }  // namespace ampscope::gate

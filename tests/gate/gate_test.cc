@@ -11,6 +11,7 @@
 #include "support/report_builder.h"
 
 namespace ampscope::gate {
+namespace gate_test {
 
 // The report is read through the contract's reader (reports/contract/).
 using reports::ParseJsonText;
@@ -499,4 +500,5 @@ TEST(ReportValidationTest, LoadReportFromMissingFile) {
 }
 
 }  // namespace
+}  // namespace gate_test
 }  // namespace ampscope::gate

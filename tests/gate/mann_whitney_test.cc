@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 namespace ampscope::gate {
+namespace mann_whitney_test {
 namespace {
 
 // Relative tolerance for p-values quoted from scipy with 16 significant digits.
@@ -171,4 +172,5 @@ TEST(MannWhitneyTest, Median) {
 }
 
 }  // namespace
+}  // namespace mann_whitney_test
 }  // namespace ampscope::gate

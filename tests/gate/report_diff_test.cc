@@ -8,6 +8,7 @@
 #include "support/report_builder.h"
 
 namespace ampscope::gate {
+namespace report_diff_test {
 
 // The report is read through the contract's reader (reports/contract/).
 using reports::ValidateReport;
@@ -161,4 +162,5 @@ TEST(ReportDiffTest, TextAndJsonOutputs) {
 }
 
 }  // namespace
+}  // namespace report_diff_test
 }  // namespace ampscope::gate

@@ -9,6 +9,7 @@
 #include "render/report_view.h"
 
 namespace ampscope {
+namespace device_label_test {
 namespace {
 
 using nlohmann::json;
@@ -54,4 +55,5 @@ TEST(DeviceLabel, DriverIsTheCudaDriverApiVersion) {
 }
 
 }  // namespace
+}  // namespace device_label_test
 }  // namespace ampscope

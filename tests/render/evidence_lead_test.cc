@@ -14,6 +14,7 @@
 #include "report_json_fixture.h"
 
 namespace ampscope::render {
+namespace evidence_lead_test {
 namespace {
 
 using nlohmann::json;
@@ -71,4 +72,5 @@ TEST(EvidenceLead, RecordsLeadWithTheirLabelInEveryFormat) {
 }
 
 }  // namespace
+}  // namespace evidence_lead_test
 }  // namespace ampscope::render

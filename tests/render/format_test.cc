@@ -21,6 +21,7 @@
 #include "report_json_fixture.h"
 
 namespace ampscope::render {
+namespace format_test {
 namespace {
 
 using nlohmann::json;
@@ -302,4 +303,5 @@ TEST(Diagnostics, DescriptionsComeFromTheReport) {
 }
 
 }  // namespace
+}  // namespace format_test
 }  // namespace ampscope::render

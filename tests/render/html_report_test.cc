@@ -27,6 +27,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope::render {
+namespace html_report_test {
 namespace {
 
 using nlohmann::json;
@@ -588,4 +589,5 @@ TEST_F(HtmlInBrowser, MemorySnapshotTimelineAndSegmentMap) {
 }
 
 }  // namespace
+}  // namespace html_report_test
 }  // namespace ampscope::render

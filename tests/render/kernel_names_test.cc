@@ -15,6 +15,7 @@
 #include "support/test_support.h"
 
 namespace ampscope::render {
+namespace kernel_names_test {
 namespace {
 
 // The `name` column (6th) of every labelled row of kernel_names.tsv.
@@ -138,4 +139,5 @@ TEST(ShortKernelName, PropertiesOverEveryLabelledName) {
 }
 
 }  // namespace
+}  // namespace kernel_names_test
 }  // namespace ampscope::render

@@ -12,6 +12,7 @@
 #include "support/test_support.h"
 
 namespace ampscope {
+namespace layout_test {
 namespace {
 
 // The project headers a file includes that render/ may not: anything but "render/...", "base/..."
@@ -59,4 +60,5 @@ TEST(RenderLayout, RenderIncludesOnlyItselfAndItsLibraries) {
 }
 
 }  // namespace
+}  // namespace layout_test
 }  // namespace ampscope

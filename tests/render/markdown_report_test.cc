@@ -22,6 +22,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope::render {
+namespace markdown_report_test {
 namespace {
 
 using nlohmann::json;
@@ -356,4 +357,5 @@ TEST(MarkdownReport, SnapshotOfTheResNet50Trace) {
 }
 
 }  // namespace
+}  // namespace markdown_report_test
 }  // namespace ampscope::render

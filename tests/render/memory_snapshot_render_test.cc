@@ -12,6 +12,7 @@
 #include "render/terminal_summary.h"
 
 namespace ampscope::render {
+namespace memory_snapshot_render_test {
 namespace {
 
 using json = nlohmann::json;
@@ -111,4 +112,5 @@ TEST(MemorySnapshotRender, SectionsOnlyWithASnapshot) {
 }
 
 }  // namespace
+}  // namespace memory_snapshot_render_test
 }  // namespace ampscope::render

@@ -13,6 +13,7 @@
 #include "render/text_table.h"
 
 namespace ampscope::render {
+namespace table_names_test {
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -76,4 +77,5 @@ TEST(TableNames, NarrowNameColumnKeepsThePartThatDiffers) {
 }
 
 }  // namespace
+}  // namespace table_names_test
 }  // namespace ampscope::render

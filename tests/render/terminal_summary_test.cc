@@ -14,6 +14,7 @@
 #include "report_json_fixture.h"
 
 namespace ampscope::render {
+namespace terminal_summary_test {
 namespace {
 
 using nlohmann::json;
@@ -254,4 +255,5 @@ TEST(TerminalSummary, NoColorAndNonTerminals) {
 }
 
 }  // namespace
+}  // namespace terminal_summary_test
 }  // namespace ampscope::render

@@ -10,6 +10,7 @@
 #include "report_json_fixture.h"
 
 namespace ampscope::render {
+namespace trace_integrity_render_test {
 namespace {
 
 using nlohmann::json;
@@ -164,4 +165,5 @@ TEST(TraceIntegrityRender, FindingsKeepTheReportsRankSoTheColdStartLeads) {
 }
 
 }  // namespace
+}  // namespace trace_integrity_render_test
 }  // namespace ampscope::render

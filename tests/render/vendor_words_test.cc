@@ -12,6 +12,7 @@
 #include "report_json_fixture.h"
 
 namespace ampscope::render {
+namespace vendor_words_test {
 namespace {
 
 using nlohmann::json;
@@ -59,4 +60,5 @@ TEST(VendorWords, MixedOrUnknownDevicesKeepTensorCore) {
 }
 
 }  // namespace
+}  // namespace vendor_words_test
 }  // namespace ampscope::render

@@ -14,6 +14,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace json_report_test {
 namespace {
 
 using nlohmann::json;
@@ -316,9 +317,11 @@ TEST(JsonReport, TypedEvidenceAndUnits) {
 }
 
 }  // namespace
+}  // namespace json_report_test
 }  // namespace ampscope
 
 namespace ampscope {
+namespace json_report_test {
 namespace {
 
 // Issue 38: 200,000 ProfilerSteps in a 78 MB trace wrote every step several times (a 226 MB
@@ -388,4 +391,5 @@ TEST(JsonReportSteps, PerStepListsAreBoundedAndSayWhatTheyLeftOut) {
 }
 
 }  // namespace
+}  // namespace json_report_test
 }  // namespace ampscope

@@ -9,6 +9,7 @@
 #include <string>
 
 namespace ampscope {
+namespace progress_test {
 namespace {
 
 // Columns of a UTF-8 string (code points): the bar uses no wide characters.
@@ -88,4 +89,5 @@ TEST(ProgressBar, DrawsThrottlesAndClears) {
 }
 
 }  // namespace
+}  // namespace progress_test
 }  // namespace ampscope

@@ -9,6 +9,7 @@
 #include "reports/roofline_json.h"
 
 namespace ampscope {
+namespace roofline_json_test {
 namespace {
 
 TEST(RooflineJson, SectionFromTheTypedResult) {
@@ -92,4 +93,5 @@ TEST(RooflineJson, NotAvailableOrNotComputed) {
 }
 
 }  // namespace
+}  // namespace roofline_json_test
 }  // namespace ampscope

@@ -16,6 +16,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace summary_json_test {
 namespace {
 
 using nlohmann::json;
@@ -235,4 +236,5 @@ TEST(RankSummary, BadSummariesAreNamed) {
 }
 
 }  // namespace
+}  // namespace summary_json_test
 }  // namespace ampscope

@@ -15,6 +15,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace amd_matrix_core_test {
 namespace {
 
 struct Case {
@@ -143,4 +144,5 @@ TEST(AmdMatrixCores, TensileWithoutAnMfmaCodeStaysUnknown) {
 }
 
 }  // namespace
+}  // namespace amd_matrix_core_test
 }  // namespace ampscope

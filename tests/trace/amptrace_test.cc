@@ -16,6 +16,7 @@
 #include "trace/formats/amptrace/amptrace_writer.h"
 
 namespace ampscope {
+namespace amptrace_test {
 namespace {
 
 using testing::MakeTempDir;
@@ -428,4 +429,5 @@ TEST(AmptraceTest, Crc32MatchesTheStandardCheckValue) {
 }
 
 }  // namespace
+}  // namespace amptrace_test
 }  // namespace ampscope

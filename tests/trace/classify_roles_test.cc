@@ -23,6 +23,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace classify_roles_test {
 namespace {
 
 KernelRole RoleOf(const std::string& name) { return ClassifyKernel(name).role; }
@@ -400,4 +401,5 @@ TEST(HostRoles, AutogradNodeNames) {
 }
 
 }  // namespace
+}  // namespace classify_roles_test
 }  // namespace ampscope

@@ -12,6 +12,7 @@
 #include "trace/model.h"
 
 namespace ampscope {
+namespace finalize_trace_test {
 namespace {
 
 // 200,000 ops (above the two-halves threshold) with many equal starts and equal extents; the
@@ -61,4 +62,5 @@ TEST(FinalizeTrace, TwoThreadsSortAsOneStably) {
 }
 
 }  // namespace
+}  // namespace finalize_trace_test
 }  // namespace ampscope

@@ -19,6 +19,7 @@
 #include "trace/io/input_stream.h"
 
 namespace ampscope {
+namespace gzip_decoders_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -207,4 +208,5 @@ TEST(GzipDecoders, DamageIsNamedByZlibInBothPaths) {
 }
 
 }  // namespace
+}  // namespace gzip_decoders_test
 }  // namespace ampscope

@@ -23,6 +23,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace kernel_arch_test {
 namespace {
 
 int Arch10(int major, int minor) { return major * 10 + minor; }
@@ -172,4 +173,5 @@ TEST(KernelArch, KinetoTraceWithoutDevicePropertiesGetsTheInferredArchitecture) 
 }
 
 }  // namespace
+}  // namespace kernel_arch_test
 }  // namespace ampscope

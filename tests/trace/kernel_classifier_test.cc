@@ -19,6 +19,7 @@
 #include "trace/classify/kernel_classifier.h"
 
 namespace ampscope {
+namespace kernel_classifier_test {
 namespace {
 
 struct Label {
@@ -464,4 +465,5 @@ TEST(KernelClassifier, NamesOfEnums) {
 }
 
 }  // namespace
+}  // namespace kernel_classifier_test
 }  // namespace ampscope

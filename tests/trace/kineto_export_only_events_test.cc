@@ -12,6 +12,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace kineto_export_only_events_test {
 namespace {
 
 // Two launch flows (ac2g), a fwdbwd pair, one flow without an id (a missing_field diagnostic
@@ -75,4 +76,5 @@ TEST(KinetoExportOnlyEvents, ReadTraceOptionReachesTheKinetoReader) {
 }
 
 }  // namespace
+}  // namespace kineto_export_only_events_test
 }  // namespace ampscope

@@ -10,6 +10,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace kineto_link_checks_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -83,4 +84,5 @@ TEST(KinetoLinkChecks, IdenticalStepCopiesAndBackToBackStepsAreFine) {
 }
 
 }  // namespace
+}  // namespace kineto_link_checks_test
 }  // namespace ampscope

@@ -9,6 +9,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace kineto_op_args_test {
 namespace {
 
 const std::string kTrace = R"JSON({"traceEvents": [
@@ -47,4 +48,5 @@ TEST(KinetoOpArgs, ANonArrayValueIsCountedNotFatal) {
 }
 
 }  // namespace
+}  // namespace kineto_op_args_test
 }  // namespace ampscope

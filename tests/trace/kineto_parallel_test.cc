@@ -21,6 +21,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace kineto_parallel_test {
 namespace {
 
 using testing::HaveShared;
@@ -305,4 +306,5 @@ TEST(KinetoParallel, EverySharedAndSampleTraceReadsTheSame) {
 }
 
 }  // namespace
+}  // namespace kineto_parallel_test
 }  // namespace ampscope

@@ -17,6 +17,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace kineto_reader_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -907,4 +908,5 @@ TEST(KinetoReaderErrors, CorruptGzip) {
 }
 
 }  // namespace
+}  // namespace kineto_reader_test
 }  // namespace ampscope

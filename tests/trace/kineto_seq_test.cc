@@ -5,6 +5,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace kineto_seq_test {
 namespace {
 
 TEST(KinetoSeq, NcclKernelKeepsItsSequenceNumber) {
@@ -32,4 +33,5 @@ TEST(KinetoSeq, NcclKernelKeepsItsSequenceNumber) {
 }
 
 }  // namespace
+}  // namespace kineto_seq_test
 }  // namespace ampscope

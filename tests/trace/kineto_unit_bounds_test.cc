@@ -18,6 +18,7 @@
 #include "trace/io/input_stream.h"
 
 namespace ampscope {
+namespace kineto_unit_bounds_test {
 namespace {
 
 // Pieces of text, each repeated a number of times, produced on demand.
@@ -173,4 +174,5 @@ TEST(KinetoUnitBounds, OneUnitOverTheCapIsOneLineWithItsOffset) {
 }
 
 }  // namespace
+}  // namespace kineto_unit_bounds_test
 }  // namespace ampscope

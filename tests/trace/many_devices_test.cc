@@ -19,6 +19,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace many_devices_test {
 namespace {
 
 constexpr int kAmptraceDevices = 25000;
@@ -119,4 +120,5 @@ TEST(ManyDevices, TheIndexFollowsEditsOfTheDeviceList) {
 }
 
 }  // namespace
+}  // namespace many_devices_test
 }  // namespace ampscope

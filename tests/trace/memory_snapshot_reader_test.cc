@@ -12,6 +12,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace memory_snapshot_reader_test {
 namespace {
 
 using namespace std::string_literals;
@@ -464,4 +465,5 @@ TEST(MemorySnapshotReader, SharedSnapshotsMatchSegsum) {
 }
 
 }  // namespace
+}  // namespace memory_snapshot_reader_test
 }  // namespace ampscope

@@ -23,6 +23,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace ncu_reader_test {
 namespace {
 
 using testing::SharedPath;
@@ -532,4 +533,5 @@ TEST(KernelJoinKey, KinetoAndNcuSpellingsMeet) {
 }
 
 }  // namespace
+}  // namespace ncu_reader_test
 }  // namespace ampscope

@@ -18,6 +18,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace nsys_journal_test {
 namespace {
 
 using testing::KernelRow;
@@ -182,4 +183,5 @@ TEST(NsysJournal, WithoutCompanionsNothingIsCreatedBesideTheExport) {
 }
 
 }  // namespace
+}  // namespace nsys_journal_test
 }  // namespace ampscope

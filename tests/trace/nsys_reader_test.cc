@@ -18,6 +18,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace nsys_reader_test {
 namespace {
 
 using testing::GlobalTid;
@@ -742,4 +743,5 @@ TEST(NsysDiagnosticCodes, IdsAndSeveritiesAreAsDocumented) {
 }
 
 }  // namespace
+}  // namespace nsys_reader_test
 }  // namespace ampscope

@@ -31,6 +31,7 @@
 #include "trace/reader.h"
 
 namespace ampscope {
+namespace nsys_shared_exports_test {
 namespace {
 
 using testing::SharedPath;
@@ -234,4 +235,5 @@ TEST(NsysSharedExports, OldSaxpyExportWithItsNvtxRanges) {
 }
 
 }  // namespace
+}  // namespace nsys_shared_exports_test
 }  // namespace ampscope

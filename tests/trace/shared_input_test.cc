@@ -17,6 +17,7 @@
 #include "trace/io/shared_input.h"
 
 namespace ampscope {
+namespace shared_input_test {
 namespace {
 
 std::string ReadAll(ByteSource& s, size_t chunk = 7) {
@@ -153,4 +154,5 @@ TEST(SharedInput, FileTruncatedWhileReadIsAnErrorNotACrash) {
 }
 
 }  // namespace
+}  // namespace shared_input_test
 }  // namespace ampscope

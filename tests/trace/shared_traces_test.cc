@@ -25,6 +25,7 @@
 #include "trace/formats/kineto/kineto_reader.h"
 
 namespace ampscope {
+namespace shared_traces_test {
 namespace {
 
 using testing::HaveShared;
@@ -300,4 +301,5 @@ TEST(SharedTraces, ChunkSizeDoesNotChangeTheResult) {
 }
 
 }  // namespace
+}  // namespace shared_traces_test
 }  // namespace ampscope

@@ -11,6 +11,7 @@
 #include "trace/string_table.h"
 
 namespace ampscope {
+namespace string_table_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -124,4 +125,5 @@ TEST(StringTable, KinetoReaderCountsCappedNames) {
 }
 
 }  // namespace
+}  // namespace string_table_test
 }  // namespace ampscope

@@ -22,6 +22,7 @@
 #include "trace/time_bounds.h"
 
 namespace ampscope {
+namespace time_bounds_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -243,4 +244,5 @@ TEST(AmptraceTimeLimits, SpanBeyondTwoToThe61IsAnError) {
 }
 
 }  // namespace
+}  // namespace time_bounds_test
 }  // namespace ampscope
