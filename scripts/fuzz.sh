@@ -24,15 +24,20 @@ case "$runs_limit" in ''|*[!0-9]*) runs_limit="" ;; esac
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 shared="$(cd .. && pwd)/shared"
 
+# FUZZ_PREPARED=1: the tree is configured and built already (.ci/run, which runs the suite in the
+# same tree meanwhile): no setup, configure or build here, only the fuzzing.
+prepared="${FUZZ_PREPARED:-0}"
+
 # FUZZ_SANITIZERS=undefined: a UBSan-only -O2 tree (build-fuzz-ubsan/), several times more
 # executions per second, for long runs (docs/fuzzing.md). The default is CI's ASan+UBSan tree.
 sanitizers="${FUZZ_SANITIZERS:-address,undefined}"
 case "$sanitizers" in
   address,undefined)
     build=build-asan
-    scripts/test.sh --asan --configure-only ;;
+    [ "$prepared" = 1 ] || scripts/test.sh --asan --configure-only ;;
   undefined)
     build=build-fuzz-ubsan
+    [ "$prepared" = 1 ] && { echo "fuzz.sh: FUZZ_PREPARED is for the ASan+UBSan tree CI builds" >&2; exit 2; }
     scripts/setup.sh --fuzz
     compilers=()
     [ -f "$build/CMakeCache.txt" ] || compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
@@ -49,7 +54,7 @@ if ! ninja -C "$build" -t query ampscope_fuzzers > /dev/null 2>&1; then
   echo "fuzz.sh: $build is not a clang tree with AMPSCOPE_BUILD_FUZZERS=ON (is clang installed?)" >&2
   exit 2
 fi
-cmake --build "$build" -j "$(nproc)" --target ampscope_fuzzers
+[ "$prepared" = 1 ] || cmake --build "$build" -j "$(nproc)" --target ampscope_fuzzers
 
 # Seeds: generated from small shared traces and the real writers (never committed), plus the
 # hand-cut pieces and every regression input in the tree.

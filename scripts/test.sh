@@ -4,6 +4,9 @@
 #   scripts/test.sh --asan            ASan+UBSan build (build-asan/), the whole suite; with clang
 #                                     the same tree also builds the fuzzers (scripts/fuzz.sh)
 #   scripts/test.sh ... --configure-only   only (re)configure the build folder
+#   scripts/test.sh ... --build-only       set up, configure and build, run no test
+#   scripts/test.sh ... --test-only        only run the suite of a folder already built (no setup,
+#                                          configure or build: .ci/run fuzzes beside it)
 # Every option the suite needs is set on each run, whatever an earlier configure of the same
 # folder left in its cache (scripts/demo.sh configures build/ without tests), and ctest fails
 # when it finds no test.
@@ -12,17 +15,29 @@ cd "$(dirname "$0")/.."
 
 asan=0
 configure_only=0
+build_only=0
+test_only=0
 for arg in "$@"; do
   case "$arg" in
     --asan) asan=1 ;;
     --configure-only) configure_only=1 ;;
+    --build-only) build_only=1 ;;
+    --test-only) test_only=1 ;;
     *) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
 
 options=(-DAMPSCOPE_BUILD_TESTS=ON -DAMPSCOPE_BUILD_EXAMPLES=ON -DAMPSCOPE_WERROR=ON)
 compilers=()
-if [ "$asan" = 1 ]; then
+build=build
+[ "$asan" = 1 ] && build=build-asan
+if [ "$test_only" = 1 ] && [ ! -f "$build/CMakeCache.txt" ]; then
+  echo "test.sh: --test-only needs $build built first (scripts/test.sh $([ "$asan" = 1 ] && echo "--asan ")--build-only)" >&2
+  exit 2
+fi
+if [ "$test_only" = 1 ]; then
+  :
+elif [ "$asan" = 1 ]; then
   build=build-asan
   scripts/setup.sh --browser --libtorch --fuzz
   # -O1: sanitizers at -O0 make the suite and the fuzzers several times slower. Line tables
@@ -44,10 +59,12 @@ else
   scripts/setup.sh --browser --libtorch
   options+=(-DAMPSCOPE_SANITIZE=OFF -DAMPSCOPE_BUILD_FUZZERS=OFF -DAMPSCOPE_BUILD_BENCH=ON)
 fi
-# The compiler can only be chosen when the folder is first configured.
-[ -f "$build/CMakeCache.txt" ] && compilers=()
-cmake -S . -B "$build" -G Ninja "${compilers[@]}" "${options[@]}"
-[ "$configure_only" = 1 ] && exit 0
+if [ "$test_only" = 0 ]; then
+  # The compiler can only be chosen when the folder is first configured.
+  [ -f "$build/CMakeCache.txt" ] && compilers=()
+  cmake -S . -B "$build" -G Ninja "${compilers[@]}" "${options[@]}"
+  [ "$configure_only" = 1 ] && exit 0
+fi
 
 # CPU seconds (user + sys) of this shell's finished children into $cpu_s, from bash's `times`
 # (run in this shell, not a subshell, whose children are not ours): unlike wall time, it does not
@@ -68,9 +85,16 @@ took() {  # took START_SECONDS START_CPU: $took_text = "W min S s wall, C min S 
 jobs=$(nproc)
 children_cpu
 start=$SECONDS start_cpu=$cpu_s
-cmake --build "$build" -j "$jobs"
+if [ "$test_only" = 0 ]; then
+  cmake --build "$build" -j "$jobs"
+fi
 took "$start" "$start_cpu"
 built=$took_text
+if [ "$build_only" = 1 ]; then
+  echo
+  echo "test.sh: $build: build $built"
+  exit 0
+fi
 children_cpu
 start=$SECONDS start_cpu=$cpu_s
 # The JUnit file is what scripts/check_tests_ran.sh reads (LastTest.log is rewritten by any
