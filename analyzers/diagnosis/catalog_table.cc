@@ -29,7 +29,7 @@ constexpr CatalogEntry kCatalog[] = {
     {"unfused_optimizer",                 "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kIdle, "findings.md#unfused_optimizer"},
     // foreach is PyTorch's default and a healthy step: fused=True is advice, never a warning.
     {"optimizer_not_fused",               "instruction_efficiency", "",                        S::kInfo,           V::kBusy, "findings.md#optimizer_not_fused"},
-    {"optimizer_step_dominates",          "instruction_efficiency", "",                        S::kAtLeastWarning, V::kNone, "findings.md#optimizer_step_dominates"},
+    {"optimizer_step_dominates",          "instruction_efficiency", "",                        S::kAtLeastWarning, V::kIdle, "findings.md#optimizer_step_dominates"},
     {"device_to_device_copies",           "memory_bandwidth",       "",                        S::kBySaving,       V::kBusy, "findings.md#device_to_device_copies"},
     {"layout_transforms",                 "data_locality",          "",                        S::kBySaving,       V::kBusy, "findings.md#layout_transforms"},
     {"pageable_h2d_copies",               "memory_bandwidth",       "data_pipeline",           S::kBySaving,       V::kIdle, "findings.md#pageable_h2d_copies"},
