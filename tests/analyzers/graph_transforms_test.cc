@@ -171,6 +171,40 @@ TEST(GraphTransforms, AmpWithoutAPeakSaysSoNotZeroTflops) {
   EXPECT_NE(est.transform.selection.find("no fp16/bf16 peak is known for this GPU"), std::string::npos);
 }
 
+// Without op shapes and without an fp16/bf16 matmul of its own, an fp32 SIMT GEMM on a V100 gains
+// at most the typical 3x (amp_transform.h: Carilli et al., GTC 2018, 2-4x on Volta), not the
+// peak ratio x the default efficiency ratio (125 / 15.7 x 0.7 / 0.5 = 5.7x).
+TEST(GraphTransforms, AmpWithoutShapesOnAV100GainsTheTypicalSpeedup) {
+  // A V100 step: an fp32 SIMT GEMM [100, 750) (650 µs, no recorded shapes) and an elementwise
+  // kernel [750, 1100) (350 µs), both launched at the start (CPU range [0, 50)).
+  TraceBuilder b;
+  b.AddDevice(0, "Tesla V100-SXM2-32GB", 7, 0);
+  b.AddRange("ProfilerStep#1", Us(0), Us(50));
+  b.LaunchKernel("volta_sgemm_128x64_nn", Us(1), Us(1), Us(100), Us(750));
+  b.LaunchKernel("elementwise_kernel", Us(2), Us(1), Us(750), Us(1100));
+  const Trace t = b.Build();
+  const GpuPeak* v100 = LookupGpuPeak("Tesla V100-SXM2-32GB");
+  ASSERT_NE(v100, nullptr);
+  ASSERT_EQ(v100->fp32_tflops, 15.7);
+  ASSERT_EQ(v100->fp16_tflops, 125);
+  graph::AmpEstimate est;
+  Replay(t, [&](const RankContext& ctx) {
+    graph::AmpInputs in;
+    in.peak = v100;
+    est = graph::AmpTransform(ctx, in);
+    return est.transform;
+  });
+  // GEMM: 650 / 3 = 216.667 µs; elementwise: half its bytes, 175 µs. 1000 µs of kernels become
+  // 391.667 µs: 2.55x, where the peak-ratio fallback made the GEMM 114.2 µs (289.2 µs, 3.46x).
+  EXPECT_EQ(est.matmul_kernels, 1u);
+  EXPECT_EQ(est.matmul_kernels_with_shapes, 0u);
+  EXPECT_NEAR(static_cast<double>(est.matmul_whatif_ns) / 1e3, 650.0 / 3.0, 0.001);
+  EXPECT_EQ(est.memory_bound_whatif_ns, Us(175));
+  EXPECT_NEAR(static_cast<double>(est.whatif_kernel_ns) / 1e3, 650.0 / 3.0 + 175.0, 0.001);
+  EXPECT_NE(est.transform.selection.find("1 fp32 SIMT kernels without shapes at most 3x faster"), std::string::npos)
+      << est.transform.selection;
+}
+
 TEST(GraphTransforms, NoDataLoaderWait) {
   // The DataLoader range takes [0, 1000) µs of the step, then a launch [1000, 1005) -> kernel
   // [1010, 1090); the CPU range ends at 1100. Without the DataLoader's time the launch is at 0,
