@@ -172,6 +172,19 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
       }
     }
   }
+  // The thread of each host gap for thread_host_removed: its previous call's, else (the chunk's
+  // first gap on a lane follows a boundary) its next call's.
+  std::vector<uint32_t> next_call;
+  if (!t.thread_host_removed.empty()) {
+    next_call.assign(n, kNoNode);
+    std::vector<uint32_t> by_lane;
+    for (size_t i = n; i-- > 0;) {
+      if (!IsHost(g.kind[i])) continue;
+      if (g.lane[i] >= by_lane.size()) by_lane.resize(g.lane[i] + 1, kNoNode);
+      if (g.kind[i] == NodeKind::kHostGap) next_call[i] = by_lane[g.lane[i]];
+      else by_lane[g.lane[i]] = g.ref[i];
+    }
+  }
   // Which kinds of node the transform can change at all.
   const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty();
   const bool call_edits = !t.calls_removed.empty() || !t.calls_no_wait.empty() || !t.calls_collapsed.empty();
@@ -254,11 +267,13 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
         if (t.no_dataloader) d = std::max<TimeNs>(0, d - g.dataloader_ns[i]);
         if (!t.host_removed.empty()) d = std::max<TimeNs>(0, d - OverlapNs(t.host_removed, g.start_ns[i], g.end_ns[i]));
         if (t.no_unrecorded) d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
-        // The gap's thread is its previous call's.
-        if (!t.thread_host_removed.empty() && prev != kNoNode &&
-            (g.kind[prev] == NodeKind::kHostCall || g.kind[prev] == NodeKind::kHostWait)) {
+        // The gap's thread is its previous call's (else its next call's).
+        const uint32_t call = prev != kNoNode && (g.kind[prev] == NodeKind::kHostCall || g.kind[prev] == NodeKind::kHostWait)
+                                  ? g.ref[prev]
+                                  : next_call.empty() ? kNoNode : next_call[i];
+        if (!t.thread_host_removed.empty() && call != kNoNode) {
           for (const ThreadHostTime& th : t.thread_host_removed) {
-            if (!Has(th.calls, g.ref[prev])) continue;
+            if (!Has(th.calls, call)) continue;
             d = std::max<TimeNs>(0, d - OverlapNs(th.removed, g.start_ns[i], g.end_ns[i]));
             break;
           }
