@@ -29,7 +29,7 @@ constexpr CatalogEntry kCatalog[] = {
     {"unfused_optimizer",                 "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kIdle, "findings.md#unfused_optimizer"},
     // foreach is PyTorch's default and a healthy step: fused=True is advice, never a warning.
     {"optimizer_not_fused",               "instruction_efficiency", "",                        S::kInfo,           V::kBusy, "findings.md#optimizer_not_fused"},
-    {"optimizer_step_dominates",          "instruction_efficiency", "",                        S::kAtLeastWarning, V::kNone, "findings.md#optimizer_step_dominates"},
+    {"optimizer_step_dominates",          "instruction_efficiency", "",                        S::kAtLeastWarning, V::kIdle, "findings.md#optimizer_step_dominates"},
     {"device_to_device_copies",           "memory_bandwidth",       "",                        S::kBySaving,       V::kBusy, "findings.md#device_to_device_copies"},
     {"layout_transforms",                 "data_locality",          "",                        S::kBySaving,       V::kBusy, "findings.md#layout_transforms"},
     {"pageable_h2d_copies",               "memory_bandwidth",       "data_pipeline",           S::kBySaving,       V::kIdle, "findings.md#pageable_h2d_copies"},
@@ -44,6 +44,8 @@ constexpr CatalogEntry kCatalog[] = {
     {"allocator_fragmentation",           "data_locality",          "memory_fragmentation",    S::kWarningWhen,    V::kNone, "findings.md#allocator_fragmentation"},
     {"communication_heavy",               "task_parallelism",       "distributed_sync",        S::kInfo,           V::kBusy, "findings.md#communication_heavy"},
     {"per_parameter_allreduce",           "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kBusy, "findings.md#per_parameter_allreduce"},
+    // Raised after the replay (pipeline_rules.cc): the host is the bottleneck and no finding explains it.
+    {"host_bound",                        "task_parallelism",       "",                        S::kAtLeastWarning, V::kNone, "findings.md#host_bound"},
     {"low_gpu_utilization",               "task_parallelism",       "",                        S::kAtLeastWarning, V::kIdle, "findings.md#low_gpu_utilization"},
     {"zero_grad_fills",                   "instruction_efficiency", "kernel_fusion",           S::kBySaving,       V::kBusy, "findings.md#zero_grad_fills"},
     {"no_gpu_activity_recorded",          "",                       "",                        S::kInfo,           V::kNone, "findings.md#no_gpu_activity_recorded"},

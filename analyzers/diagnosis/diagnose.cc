@@ -107,6 +107,7 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra, const diagnosis::Ext
   RuleLaunchAndUtilization(in, out, o.pipeline);
   if (extra) extra(out);
   ReplaySavings(in, out, ra);
+  RuleHostBound(in, out, ra);
   RefreshChecklist(out);
   AssembleMatrix(in, o, out, ra);
   ExplainStatuses(in, o, out, ra);

@@ -97,6 +97,9 @@ inline constexpr int kWarmupStepsExcluded = 1;         // [heur] DL-04: alloc ca
 // task_parallelism
 inline constexpr double kBusyGoodPct = 80.0;           // [heur]
 inline constexpr double kBusyBadPct = 50.0;            // [nsys] gpu_time_util 50%, [kineto] util < 0.5
+// [heur] A window whose critical path is at least this share host time (recorded or not) is
+// host-bound: no GPU-side fix shortens it (host_bound).
+inline constexpr double kHostBoundPathPct = 80.0;
 inline constexpr double kSyncsBeyondScalerPerStep = 1.0;  // [heur] TP-03: > 1 per step beyond GradScaler's
 inline constexpr double kLongGapNs = 500e6;            // [nsys] gpu_gaps 500 ms
 inline constexpr TimeNs kUntracedHostNs = 1'000'000;   // [heur] host stretch with no recorded activity: 1 ms, 100x a launch

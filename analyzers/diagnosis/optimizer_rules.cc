@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -72,6 +73,58 @@ std::map<std::string, TimeNs> StepTimeByClass(const Facts& in) {
     SatAccumulate(by[cls], in.ctx.ClippedNs(r.start_ns, r.end_ns));
   }
   return by;
+}
+
+// The foreach ops inside Optimizer.step that ran PyTorch's per-tensor fallback: their children
+// are the per-tensor twin op (aten::_foreach_mul_ -> aten::mul_ / aten::mul), one call and one
+// launch per tensor, where the fast path makes one multi_tensor_apply launch per group of tensors.
+struct ForeachFallback {
+  uint64_t ops = 0;
+  uint64_t per_tensor_children = 0;  // recorded (a sampled trace keeps few)
+  TimeNs host_ns = 0;                // the ops' host time (their spans)
+  std::map<std::string, TimeNs> by_name;
+  std::vector<graph::CallSites> groups;  // one per op: its span, one per-tensor call's cost kept
+};
+
+ForeachFallback ForeachFallbacks(const Facts& in) {
+  ForeachFallback f;
+  const OpTree& tree = in.ctx.op_tree();
+  const auto& ranges = in.ctx.host().optimizer_steps;
+  if (ranges.empty()) return f;
+  constexpr std::string_view kForeach = "aten::_foreach_";
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
+    if (tree.kind(n) != OpTree::NodeKind::kCpuOp) continue;
+    const std::string_view name = in.t.str(tree.name(n));
+    if (name.rfind(kForeach, 0) != 0) continue;
+    const TimeNs s = tree.start_ns(n), e = tree.end_ns(n);
+    if (!in.ctx.InWindows(s)) continue;
+    const int64_t tid = tree.tid(n);
+    bool inside = false;
+    for (const TidRange& r : ranges) inside = inside || (r.tid == tid && s >= r.start_ns && e <= r.end_ns);
+    if (!inside) continue;
+    // The per-tensor twin: "aten::" + the op's base name (without its in-place underscore).
+    std::string base(name.substr(kForeach.size()));
+    while (!base.empty() && base.back() == '_') base.pop_back();
+    const std::string twin = "aten::" + base;
+    std::vector<TimeNs> child_ns;
+    for (OpTree::NodeId c : tree.children(n)) {
+      const std::string_view cn = in.t.str(tree.name(c));
+      if (cn.rfind(twin, 0) == 0 && (cn.size() == twin.size() || cn[twin.size()] == '_')) child_ns.push_back(tree.end_ns(c) - tree.start_ns(c));
+    }
+    if (child_ns.empty()) continue;
+    std::nth_element(child_ns.begin(), child_ns.begin() + static_cast<std::ptrdiff_t>(child_ns.size() / 2), child_ns.end());
+    f.ops++;
+    f.per_tensor_children += child_ns.size();
+    SatAccumulate(f.host_ns, e - s);
+    SatAccumulate(f.by_name[std::string(name)], e - s);
+    graph::CallSites g;
+    g.tid = tid;
+    g.sites.push_back({s, e});
+    // [heur] The fast path's launch costs the host about what one per-tensor call did.
+    g.kept_ns = child_ns[child_ns.size() / 2];
+    f.groups.push_back(std::move(g));
+  }
+  return f;
 }
 
 }  // namespace
@@ -144,6 +197,20 @@ void RuleOptimizer(const Facts& in, FindingSink& out) {
     advice = "Profile the step on its own (its kernels and host work are in the Optimizer.step range) and amortise it: "
              "gradient accumulation runs it once per several micro-batches.";
   }
+  // Foreach ops that ran per tensor: the host pays one call per tensor (a fix with a replay).
+  const ForeachFallback fb = ForeachFallbacks(in);
+  const bool fallback = fb.ops > 0 && in.PctOfWindow(static_cast<double>(fb.host_ns)) >= kMinSavingPct;
+  if (fallback) {
+    std::string ops;
+    for (const auto& [name, ns] : fb.by_name) ops += fmt::format("{}{} {:.1f} ms", ops.empty() ? "" : ", ", name, Ms(ns) / in.nsteps);
+    advice = fmt::format("Its foreach ops ran PyTorch's per-tensor fallback, one op and one launch per tensor ({} per step; "
+                         "{} per-tensor calls recorded under them): the fast path, one multi_tensor_apply launch per group "
+                         "of tensors, needs every tensor of the lists on one device with one dtype, dense and "
+                         "non-overlapping, and scalars as Python numbers or one CUDA tensor: keep the optimizer's state "
+                         "lists homogeneous (or group them by dtype and device). ",
+                         ops, fb.per_tensor_children) +
+             advice;
+  }
   Finding& x = out.Add("optimizer_step_dominates", 0.0,
                        fmt::format("The optimizer step ({}) takes {:.0f}% of the step", top, share),
                        fmt::format("Optimizer.step takes {:.1f} ms of each {:.1f} ms step ({} alone {:.1f} ms), with "
@@ -158,8 +225,18 @@ void RuleOptimizer(const Facts& in, FindingSink& out) {
                 {"optimizer_time_us_per_step", NsToUsRounded3(total / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
                 {"optimizer_kernel_time_us", NsToUsRounded3(k.kernel_ns), Unit::kUs},
                 {"by_optimizer", classes},
-                {"estimate", "none: how much of the step the optimizer's own settings can save is not known from the trace"}};
+                {"estimate", fallback ? "replayed: each foreach op that ran per tensor issues one call instead (its "
+                                        "host time but one per-tensor call's removed: coalesce_calls)"
+                                      : "none: how much of the step the optimizer's own settings can save is not known "
+                                        "from the trace"}};
   for (const TidRange& r : in.ctx.host().optimizer_steps) x.time_ranges.emplace_back(r.start_ns, r.end_ns);
+  if (fallback) {
+    x.evidence.push_back({"foreach_fallback_ops_per_step", Round(static_cast<double>(fb.ops) / in.nsteps), Unit::kPerStep});
+    x.evidence.push_back({"foreach_fallback_host_us_per_step", NsToUsRounded3(fb.host_ns / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep});
+    x.evidence.push_back({"foreach_fallback_per_tensor_calls_recorded", fb.per_tensor_children, Unit::kCount});
+    out.Fix(x, graph::CoalesceCalls(in.ctx, fb.groups,
+                                    "the foreach ops inside Optimizer.step that ran per tensor, as one multi-tensor call each"));
+  }
 }
 
 }  // namespace ampscope::diagnosis

@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include "analyzers/diagnosis/rules.h"
+#include "analyzers/graph/critical_path_result.h"
+#include "analyzers/graph/dep_graph.h"
 #include "base/saturating.h"
 #include "base/units.h"
 
@@ -283,5 +285,62 @@ void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome
   }
 }
 
+
+}  // namespace ampscope::diagnosis
+
+namespace ampscope::diagnosis {
+
+void RuleHostBound(const Facts& in, FindingSink& out, const RankAnalysis& ra) {
+  const graph::CriticalPathResult* path = ra.critical_path.get();
+  if (path == nullptr || !path->available || path->window.length_ns <= 0 || in.window_ns <= 0) return;
+  const TimeNs recorded = path->window.ns[static_cast<size_t>(graph::PathCategory::kHostBound)];
+  const TimeNs unrecorded = path->window.ns[static_cast<size_t>(graph::PathCategory::kUnrecordedHost)];
+  const double host_pct = 100.0 * static_cast<double>(SaturatingAdd(recorded, unrecorded)) / static_cast<double>(path->window.length_ns);
+  // And the GPU waits: a GPU busy most of the window is not held back by the host, whatever
+  // path the replay walks back (a host that runs ahead of a busy GPU is on it too).
+  const double busy_pct = in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns));
+  if (host_pct < kHostBoundPathPct || busy_pct >= kBusyBadPct) return;
+  // Explained: a finding whose replayed fix gives back a clear share of the window.
+  for (const Finding& f : out.findings())
+    if (f.est_saving_pct >= kWarningSavingPct) return;
+  // The host's time by op, each op's own time (its span less its children's), in the windows.
+  const OpTree& tree = in.ctx.op_tree();
+  std::map<StringId, TimeNs> self;
+  for (OpTree::NodeId n = 0; n < tree.size(); ++n) {
+    if (tree.kind(n) != OpTree::NodeKind::kCpuOp || !in.ctx.InWindows(tree.start_ns(n))) continue;
+    TimeNs own = tree.end_ns(n) - tree.start_ns(n);
+    for (OpTree::NodeId c : tree.children(n)) own -= tree.end_ns(c) - tree.start_ns(c);
+    SatAccumulate(self[tree.name(n)], std::max<TimeNs>(0, own));
+  }
+  std::vector<std::pair<TimeNs, StringId>> top;
+  for (const auto& [name, ns] : self) top.push_back({ns, name});
+  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (top.size() > 5) top.resize(5);
+  std::vector<FieldList> ops;
+  std::string list;
+  for (const auto& [ns, name] : top) {
+    ops.push_back({{"op", std::string(in.t.str(name))},
+                   {"self_us_per_step", NsToUsRounded3(ns / static_cast<TimeNs>(in.nsteps)), Unit::kUsPerStep},
+                   {"pct_of_window", Round(in.PctOfWindow(static_cast<double>(ns))), Unit::kPctOfStep}});
+    list += fmt::format("{}{} {:.1f} ms", list.empty() ? "" : ", ", in.t.str(name), Ms(ns) / in.nsteps);
+  }
+  Finding& x = out.Add(
+      "host_bound", 0.0, fmt::format("Host-bound: {:.0f}% of the critical path is host time and the GPU is busy {:.0f}% of the step", host_pct, busy_pct),
+      fmt::format("The GPU waits for the host: {:.1f}% of the critical path is host work ({:.1f}% in recorded ops and runtime "
+                  "calls, {:.1f}% that no event covers), so no GPU-side fix (AMP, fusion, faster kernels) shortens this run; "
+                  "the host's own work does. Where the host's time goes (each op's own time, per step): {}. Issue fewer, "
+                  "larger calls: batch per-parameter loops into foreach/multi-tensor ops and bucketed collectives, capture "
+                  "the step in a CUDA graph or compile it (torch.compile, mode='reduce-overhead'), move Python work out of "
+                  "the step, or give each call more work (a larger batch).",
+                  host_pct, 100.0 * static_cast<double>(recorded) / static_cast<double>(path->window.length_ns),
+                  100.0 * static_cast<double>(unrecorded) / static_cast<double>(path->window.length_ns),
+                  list.empty() ? "no CPU op recorded" : list));
+  x.evidence = {{"host_pct_of_critical_path", Round(host_pct), Unit::kPct},
+                {"host_recorded_pct_of_critical_path", Round(100.0 * static_cast<double>(recorded) / static_cast<double>(path->window.length_ns)), Unit::kPct},
+                {"host_unrecorded_pct_of_critical_path", Round(100.0 * static_cast<double>(unrecorded) / static_cast<double>(path->window.length_ns)), Unit::kPct},
+                {"gpu_busy_pct", Round(busy_pct), Unit::kPct},
+                {"top_host_ops_by_self_time", ops},
+                {"estimate", "none: no finding's fix explains the host time, and no GPU-side fix shortens a host-bound run"}};
+}
 
 }  // namespace ampscope::diagnosis

@@ -100,4 +100,9 @@ double KeptJointSavingPct(double joint_pct, const std::vector<Finding>& findings
 // each collective call's time on the critical path.
 void ReplaySavings(const Facts& f, FindingSink& out, RankAnalysis& ra);
 
+// pipeline_rules.cc, after the replay: a window whose critical path is host time, with the GPU
+// busy under kBusyBadPct, that no finding's replayed fix explains gets `host_bound`, which says
+// so with the host's top ops by self time and no saving (no GPU-side fix shortens it).
+void RuleHostBound(const Facts& f, FindingSink& out, const RankAnalysis& ra);
+
 }  // namespace ampscope::diagnosis

@@ -59,6 +59,7 @@ struct OpFactor {
   double factor = 1;
   TimeNs cast_ns = 0;
   bool shapes = false;
+  bool typical = false;  // without shapes: capped at kTypicalSimtGemmAmpSpeedup
 };
 
 }  // namespace
@@ -93,6 +94,12 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
     // Without shapes: the peak ratio times the efficiency ratio.
     OpFactor f;
     f.factor = std::clamp(floor * full_eff / est.efficiency, floor, 1.0);
+    // Unless this trace measures its own fp16/bf16 efficiency, an fp32 SIMT matmul gains no more
+    // than the typical measured AMP speedup (amp_transform.h gives the source).
+    if (!tf32 && measured <= 0 && f.factor < 1.0 / kTypicalSimtGemmAmpSpeedup) {
+      f.factor = std::clamp(1.0 / kTypicalSimtGemmAmpSpeedup, floor, 1.0);
+      f.typical = true;
+    }
     if (node == OpTree::kNoNode || lowp <= 0) return f;
     auto cached = by_op.find(node);
     if (cached != by_op.end()) return cached->second;
@@ -128,6 +135,7 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
     return f;
   };
   std::unordered_map<OpTree::NodeId, bool> cast_charged;
+  uint64_t typical_kernels = 0;
   for (size_t i = 0; i < t.kernels.size(); ++i) {
     if (!ctx.kernels().in_window[i]) continue;
     const KernelEvent& k = t.kernels[i];
@@ -147,6 +155,7 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
       }
       ++est.matmul_kernels;
       est.matmul_kernels_with_shapes += f.shapes;
+      typical_kernels += f.typical && !f.shapes;
       SatAccumulate(est.matmul_ns, d);
       SatAccumulate(est.matmul_whatif_ns, nd);
     } else if (IsModelMemoryBound(c) && d > kSmallKernelNs && !InRanges(ctx, i, ctx.host().optimizer_steps) &&
@@ -171,8 +180,12 @@ AmpEstimate AmpTransform(const RankContext& ctx, const AmpInputs& in) {
                              "for this GPU",
                              in.fallback_fp32_ratio, in.fallback_tf32_ratio);
   est.transform.selection = fmt::format(
-      "{} fp32/TF32 matmul kernels ({} with op shapes) {}; memory-bound model kernels at half the bytes",
-      est.matmul_kernels, est.matmul_kernels_with_shapes, matmul_rate);
+      "{} fp32/TF32 matmul kernels ({} with op shapes) {}{}; memory-bound model kernels at half the bytes",
+      est.matmul_kernels, est.matmul_kernels_with_shapes, matmul_rate,
+      typical_kernels == 0 ? std::string()
+                           : fmt::format("; {} fp32 SIMT kernels without shapes at most {:.0f}x faster (the typical AMP speedup: "
+                                         "no fp16/bf16 matmul of this trace measures the efficiency)",
+                                         typical_kernels, kTypicalSimtGemmAmpSpeedup));
   est.transform.Normalize();
   return est;
 }

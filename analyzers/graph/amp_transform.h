@@ -5,7 +5,8 @@
 //     and at the device memory bandwidth for half the bytes; never faster than the ratio of the
 //     two peaks allows, never slower than they ran. Forward ops also pay the cast of their weight
 //     that autocast adds. An op without recorded shapes is scaled by the peak ratio times the
-//     efficiency ratio.
+//     efficiency ratio; an fp32 SIMT one by at most kTypicalSimtGemmAmpSpeedup unless this trace
+//     measures its own fp16/bf16 efficiency.
 //   - memory-bound kernels of the model (elementwise, normalization, reduction) outside the
 //     optimizer and outside the ops autocast keeps in fp32: their activations are fp16/bf16, so
 //     they move half the bytes (a kernel under kSmallKernelNs is bound by its launch, not its
@@ -33,6 +34,17 @@ namespace ampscope::graph {
 inline constexpr double kDefaultLowPrecisionEfficiency = 0.5;
 // [heur] fp32 SIMT / TF32 matmuls reach this share of their peak when the trace cannot say.
 inline constexpr double kDefaultFullPrecisionEfficiency = 0.7;
+// The most an fp32 SIMT GEMM/conv kernel without recorded shapes is assumed to gain under AMP
+// when this trace has no fp16/bf16 matmul of its own to measure the efficiency with: 3x. Source:
+// Carilli, Sarofeen, Ruberry, Barsdell (NVIDIA), "Training Neural Networks with Mixed Precision",
+// GTC 2018 (S8923 companion talk): mixed precision makes networks 2-4x faster on Volta, of which
+// the Tensor Core GEMMs and convolutions are the part that gains the most; 3x is that range's
+// middle. The peak ratio (V100: 125 / 15.7 = 8x; A100: 312 / 19.5 = 16x) times the default
+// efficiency ratio gave 5.7x (V100) per kernel, and a ResNet run's whole kernel time 3.3x faster,
+// beyond what AMP twins measure (docs/whatif.md). [heur] for sm80 and later, where the same
+// library kernels and small per-layer shapes keep the gain far below the 16x peak ratio.
+// TF32 -> fp16/bf16 keeps the peak ratio (2x) times the efficiency ratio (1.43x by default).
+inline constexpr double kTypicalSimtGemmAmpSpeedup = 3.0;
 // [heur] Device memory traffic of casts and memory-bound kernels reaches this share of the peak.
 inline constexpr double kMemoryEfficiency = 0.7;
 // A kernel shorter than this is bound by its launch and fixed costs, not its bytes.

@@ -71,7 +71,8 @@ Cursor<T, Key> MakeCursor(const std::vector<T>& v, Key key) {
 bool Transform::empty() const {
   return kernels.empty() && memcpys.empty() && memsets.empty() && calls_removed.empty() && calls_no_wait.empty() &&
          calls_tail.empty() && calls_keep_wait.empty() &&
-         calls_collapsed.empty() && host_removed.empty() && !no_dataloader && !no_unrecorded && steps_removed.empty();
+         calls_collapsed.empty() && host_removed.empty() && thread_host_removed.empty() && !no_dataloader && !no_unrecorded &&
+         steps_removed.empty();
 }
 
 void Transform::Normalize() {
@@ -85,6 +86,24 @@ void Transform::Normalize() {
   SortUnique(calls_collapsed);
   SortUnique(steps_removed);
   host_removed = MergeIntervals(std::move(host_removed));
+  // One entry per thread: the union of its calls and of its removed time.
+  std::sort(thread_host_removed.begin(), thread_host_removed.end(),
+            [](const ThreadHostTime& a, const ThreadHostTime& b) { return a.tid < b.tid; });
+  std::vector<ThreadHostTime> merged;
+  for (ThreadHostTime& th : thread_host_removed) {
+    if (merged.empty() || merged.back().tid != th.tid) {
+      merged.push_back(std::move(th));
+    } else {
+      ThreadHostTime& m = merged.back();
+      m.calls.insert(m.calls.end(), th.calls.begin(), th.calls.end());
+      m.removed.insert(m.removed.end(), th.removed.begin(), th.removed.end());
+    }
+  }
+  for (ThreadHostTime& m : merged) {
+    SortUnique(m.calls);
+    m.removed = MergeIntervals(std::move(m.removed));
+  }
+  thread_host_removed = std::move(merged);
 }
 
 Transform Combine(const std::vector<const Transform*>& parts) {
@@ -102,6 +121,7 @@ Transform Combine(const std::vector<const Transform*>& parts) {
     t.calls_collapsed.insert(t.calls_collapsed.end(), p->calls_collapsed.begin(), p->calls_collapsed.end());
     t.steps_removed.insert(t.steps_removed.end(), p->steps_removed.begin(), p->steps_removed.end());
     t.host_removed.insert(t.host_removed.end(), p->host_removed.begin(), p->host_removed.end());
+    t.thread_host_removed.insert(t.thread_host_removed.end(), p->thread_host_removed.begin(), p->thread_host_removed.end());
     t.no_dataloader = t.no_dataloader || p->no_dataloader;
     t.no_unrecorded = t.no_unrecorded || p->no_unrecorded;
     if (!p->name.empty()) t.selection += (t.selection.empty() ? "" : ", ") + p->name;
@@ -152,11 +172,24 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
       }
     }
   }
+  // The thread of each host gap for thread_host_removed: its previous call's, else (the chunk's
+  // first gap on a lane follows a boundary) its next call's.
+  std::vector<uint32_t> next_call;
+  if (!t.thread_host_removed.empty()) {
+    next_call.assign(n, kNoNode);
+    std::vector<uint32_t> by_lane;
+    for (size_t i = n; i-- > 0;) {
+      if (!IsHost(g.kind[i])) continue;
+      if (g.lane[i] >= by_lane.size()) by_lane.resize(g.lane[i] + 1, kNoNode);
+      if (g.kind[i] == NodeKind::kHostGap) next_call[i] = by_lane[g.lane[i]];
+      else by_lane[g.lane[i]] = g.ref[i];
+    }
+  }
   // Which kinds of node the transform can change at all.
   const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty();
   const bool call_edits = !t.calls_removed.empty() || !t.calls_no_wait.empty() || !t.calls_collapsed.empty();
-  const bool gap_edits = !t.calls_collapsed.empty() || !t.calls_tail.empty() || !t.host_removed.empty() || t.no_dataloader ||
-                         t.no_unrecorded;
+  const bool gap_edits = !t.calls_collapsed.empty() || !t.calls_tail.empty() || !t.host_removed.empty() ||
+                         !t.thread_host_removed.empty() || t.no_dataloader || t.no_unrecorded;
   auto first = [](const std::pair<uint32_t, TimeNs>& p) { return p.first; };
   auto self = [](uint32_t x) { return x; };
   auto kernels = MakeCursor(t.kernels, first);
@@ -234,6 +267,17 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
         if (t.no_dataloader) d = std::max<TimeNs>(0, d - g.dataloader_ns[i]);
         if (!t.host_removed.empty()) d = std::max<TimeNs>(0, d - OverlapNs(t.host_removed, g.start_ns[i], g.end_ns[i]));
         if (t.no_unrecorded) d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
+        // The gap's thread is its previous call's (else its next call's).
+        const uint32_t call = prev != kNoNode && (g.kind[prev] == NodeKind::kHostCall || g.kind[prev] == NodeKind::kHostWait)
+                                  ? g.ref[prev]
+                                  : next_call.empty() ? kNoNode : next_call[i];
+        if (!t.thread_host_removed.empty() && call != kNoNode) {
+          for (const ThreadHostTime& th : t.thread_host_removed) {
+            if (!Has(th.calls, call)) continue;
+            d = std::max<TimeNs>(0, d - OverlapNs(th.removed, g.start_ns[i], g.end_ns[i]));
+            break;
+          }
+        }
         d = std::min(d, g.dur_ns[i]);
         SatAccumulate(changed, g.dur_ns[i] - d);
         touched = touched || d != g.dur_ns[i];
@@ -392,6 +436,45 @@ Transform PinnedCopies(const RankContext& ctx, std::vector<std::pair<uint32_t, T
     if (call >= 0) t.calls_removed.push_back(static_cast<uint32_t>(call));
   }
   t.memcpys = std::move(memcpys);
+  t.Normalize();
+  return t;
+}
+
+Transform CoalesceCalls(const RankContext& ctx, const std::vector<CallSites>& groups, std::string selection) {
+  Transform t;
+  t.name = kCoalesceCalls;
+  t.selection = std::move(selection);
+  const Trace& trace = ctx.trace();
+  // The removed host time per thread.
+  std::vector<ThreadHostTime> by_tid;
+  auto entry = [&](int64_t tid) -> ThreadHostTime& {
+    for (ThreadHostTime& th : by_tid)
+      if (th.tid == tid) return th;
+    by_tid.push_back(ThreadHostTime{tid, {}, {}});
+    return by_tid.back();
+  };
+  for (const CallSites& g : groups) {
+    if (g.sites.empty()) continue;
+    ThreadHostTime& th = entry(g.tid);
+    for (size_t s = 0; s < g.sites.size(); ++s) {
+      Interval iv = g.sites[s];
+      if (s + 1 == g.sites.size()) iv.start_ns = std::min(iv.end_ns, iv.start_ns + std::max<TimeNs>(0, g.kept_ns));
+      if (iv.end_ns > iv.start_ns) th.removed.push_back(iv);
+    }
+  }
+  if (by_tid.empty()) return t;
+  for (ThreadHostTime& th : by_tid) th.removed = MergeIntervals(std::move(th.removed));
+  for (size_t c = 0; c < trace.api_calls.size(); ++c) {
+    const ApiCall& a = trace.api_calls[c];
+    for (ThreadHostTime& th : by_tid) {
+      if (th.tid != a.tid) continue;
+      th.calls.push_back(static_cast<uint32_t>(c));
+      // A call wholly inside removed host time is one the coalesced call replaces.
+      if (OverlapNs(th.removed, a.start_ns, a.end_ns) >= a.end_ns - a.start_ns && a.end_ns > a.start_ns)
+        t.calls_removed.push_back(static_cast<uint32_t>(c));
+    }
+  }
+  t.thread_host_removed = std::move(by_tid);
   t.Normalize();
   return t;
 }

@@ -32,12 +32,21 @@ inline constexpr const char* kNoUnrecordedHost = "no_unrecorded_host_time";
 inline constexpr const char* kRemoveHostTime = "remove_host_time";
 inline constexpr const char* kRemoveSteps = "remove_steps";
 inline constexpr const char* kNoStraggler = "no_straggler_delay";
+inline constexpr const char* kCoalesceCalls = "coalesce_calls";
 inline constexpr const char* kFusedOptimizer = "fused_optimizer";  // scale_kernels + cuda_graph_launch on one step's optimizer
 inline constexpr const char* kCombined = "all_fixes";
 
 // A CUDA graph replays its kernels back to back: the delay kept between a collapsed launch and
 // its kernel ([heur]: a graph's kernels start ~1 µs apart on current GPUs).
 inline constexpr TimeNs kGraphLaunchLatencyNs = 1'000;
+
+// Host time removed on one thread only: the per-call host cost of calls a fix eliminates.
+struct ThreadHostTime {
+  int64_t tid = 0;
+  std::vector<uint32_t> calls;    // the thread's runtime calls (api_calls indices, sorted): a host
+                                  // gap that follows one of them is this thread's
+  std::vector<Interval> removed;  // sorted, merged
+};
 
 struct Transform {
   std::string name;       // one of the names above
@@ -55,6 +64,7 @@ struct Transform {
                                           // their activities' launch delay -> kGraphLaunchLatencyNs,
                                           // host time between two of them on a thread -> 0
   std::vector<Interval> host_removed;     // host time removed from host gaps (sorted, merged)
+  std::vector<ThreadHostTime> thread_host_removed;  // host time removed from one thread's gaps (one per tid)
   bool no_dataloader = false;             // host gaps lose their DataLoader time
   bool no_unrecorded = false;             // host gaps lose the time no event covers
   std::vector<int64_t> steps_removed;     // whole steps (indices into the context's steps, sorted)
@@ -104,6 +114,21 @@ Transform CudaGraphLaunch(const RankContext& ctx, const std::vector<uint32_t>& k
 Transform RemoveSteps(std::vector<int64_t> steps, std::string selection);
 // Pageable copies made pinned and asynchronous: each copy takes `new_ns`, its call no longer waits.
 Transform PinnedCopies(const RankContext& ctx, std::vector<std::pair<uint32_t, TimeNs>> memcpys, std::string selection);
+// One group of N calls that a fix coalesces into one (a DDP bucket of per-parameter all-reduces,
+// the per-tensor launches of one foreach op, a loop of small launches): each site is the host time
+// one call costs on `tid` (its CPU op's span: the runtime calls and the CPU op overhead around
+// them). The coalesced call still costs `kept_ns` of host time, taken at the start of the group's
+// last site (where a bucket's all-reduce is issued: when its last gradient is ready).
+struct CallSites {
+  int64_t tid = 0;
+  std::vector<Interval> sites;  // by start, disjoint
+  TimeNs kept_ns = 0;
+};
+// The per-call host cost of the calls the groups eliminate (docs/whatif.md, `coalesce_calls`):
+// their runtime calls take no time, and the host gaps of their thread lose the time inside the
+// sites. GPU work is unchanged (its launches still happen, as few calls); combine with a GPU
+// transform where the fix changes that too.
+Transform CoalesceCalls(const RankContext& ctx, const std::vector<CallSites>& groups, std::string selection);
 // Collective kernels end earlier by the delay a late rank caused: (kernel, delay ns).
 Transform NoStragglerDelay(const Trace& trace, const std::vector<std::pair<uint32_t, TimeNs>>& delays,
                            std::string selection);

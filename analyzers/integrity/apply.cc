@@ -17,7 +17,7 @@ namespace {
 // allocation_churn too: the allocator calls of a cold window are its first cudaMallocs (which
 // the warm-up check counts as one-time work) and the frees of a cache still finding its size,
 // not the steady state's churn ("unset PYTORCH_NO_CUDA_MEMORY_CACHING" would be a guess).
-constexpr const char* kGiveWayToColdStart[] = {"launch_bound", "low_gpu_utilization", "allocation_churn"};
+constexpr const char* kGiveWayToColdStart[] = {"launch_bound", "low_gpu_utilization", "allocation_churn", "host_bound"};
 
 }  // namespace
 

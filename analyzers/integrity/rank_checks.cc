@@ -21,7 +21,8 @@ using Strings = std::vector<std::string>;
 const Strings kIdleMetrics = {"gpu.busy_pct", "gpu.idle_pct", "gpu.idle_breakdown_pct", "launches"};
 const Strings kIdleFindings = {"launch_bound",          "low_gpu_utilization", "host_device_sync",
                                "gpu_idle_at_step_start", "dataloader_bottleneck", "pageable_h2d_copies",
-                               "allocation_churn",       "exposed_communication", "straggler"};
+                               "allocation_churn",       "exposed_communication", "straggler",
+                               "host_bound"};
 // What one-time work in the window makes unreliable besides the idle picture: estimates that
 // include the host-launch idle inside a chain or an optimizer step.
 const Strings kLaunchIdleFindings = {"unfused_elementwise_chains", "unfused_optimizer", "zero_grad_fills"};

@@ -257,6 +257,60 @@ TEST(Causes, PerParameterAllReduceBothSides) {
   EXPECT_NE(f->recommendation.find("bucket_cap_mb"), std::string::npos);
 }
 
+// A host-bound step (4600 µs): 150 per-parameter all-reduces, each issued under its own
+// c10d::allreduce_ op of 20 µs ([10 + 30i, 30 + 30i)) with its launch at [25 + 30i, 28 + 30i) of
+// a 2 µs kernel on stream 20, 10 µs of other host time between them; the CPU range ends at 4600
+// and the GPU never holds the host back. Without message sizes a bucket takes 32 calls: 150
+// calls fill 5 buckets of 30, each keeping its last call's cost, so 145 calls x 20 µs = 2900 µs
+// of the host's time go (the kernels, hidden too, were never on the path): the step ends at
+// 1700 µs, 2900 / 4600 = 63.04%. Hiding the kernels alone (the fix before issue 32) saved 0.
+TEST(Causes, PerParameterAllReduceOnAHostBoundStepSavesTheHostCost) {
+  TraceBuilder b;
+  b.Step(0, 0, 4600);
+  for (int i = 0; i < 150; ++i) {
+    b.Op("c10d::allreduce_", 10 + 30.0 * i, 30 + 30.0 * i);
+    b.Kernel(kNccl, 25 + 30.0 * i, 30 + 30.0 * i, 2, 20);
+  }
+  const RankAnalysis ra = b.Analyze();
+  const Finding* f = FindFinding(ra, "per_parameter_allreduce");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(FieldString(f->evidence, "whatif_transform").value_or(""), "coalesce_calls");
+  EXPECT_NEAR(FieldNumber(f->evidence, "calls_eliminated_per_step").value_or(-1), 145, 1e-9);
+  EXPECT_NEAR(f->est_saving_pct, 100.0 * 2900 / 4600, 0.01);
+  EXPECT_NEAR(FieldNumber(f->evidence, "whatif_saving_us").value_or(-1), 2900, 0.001);
+}
+
+// host_bound: a 5005 µs step that launches a 20 µs fp16 GEMM at 5 ([10, 30)), spends [10, 4990)
+// in one recorded op (aten::linear) and launches a second 20 µs GEMM at 4980 ([4985, 5005)). The
+// critical path is the second GEMM, its launch delay (2 µs) and the host before it: host time
+// 4983 / 5005 = 99.6% of it. No finding's fix saves 3% (the GPU is idle for the first 10 µs, and
+// 7 µs of host time are unrecorded). So host_bound says the host is the bottleneck, with the op
+// by its own time (4980 µs), and claims no saving. A GPU-bound step (the second GEMM 20,000 µs)
+// has none.
+TEST(Causes, HostBoundWindowThatNoFindingExplains) {
+  auto step = [](double gemm_us) {
+    TraceBuilder b;
+    b.Step(0, 0, 4995);
+    b.Kernel(kTcGemm, 5, 10, 20);
+    b.Op("aten::linear", 10, 4990);
+    b.Kernel(kTcGemm, 4980, 4985, gemm_us);
+    return b.Analyze();
+  };
+  const RankAnalysis ra = step(20);
+  const Finding* f = FindFinding(ra, "host_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->est_saving_pct, 0.0);
+  EXPECT_EQ(f->severity, FindingSeverity::kInfo);
+  EXPECT_GE(FieldNumber(f->evidence, "host_pct_of_critical_path").value_or(0), 99.0);
+  const auto& ops = std::get<std::vector<FieldList>>(FindField(f->evidence, "top_host_ops_by_self_time")->value);
+  ASSERT_FALSE(ops.empty());
+  EXPECT_EQ(FieldString(ops[0], "op").value_or(""), "aten::linear");
+  EXPECT_NEAR(FieldNumber(ops[0], "self_us_per_step").value_or(-1), 4980, 0.001);
+  EXPECT_NE(f->recommendation.find("no GPU-side fix"), std::string::npos) << f->recommendation;
+  for (const Finding& g : ra.findings) EXPECT_LT(g.est_saving_pct, 3.0) << g.id;
+  EXPECT_EQ(FindFinding(step(20000), "host_bound"), nullptr);
+}
+
 // ---------------------------------------------------------------------------------------
 // 11. Device-to-device copies and the optimizer step
 
@@ -328,6 +382,33 @@ TEST(Causes, ForeachOptimizerThatOffersFused) {
   f = FindFinding(soap, "optimizer_step_dominates");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->recommendation.find("precondition_frequency"), std::string::npos);
+}
+
+// A Shampoo step whose aten::_foreach_mul_ ([1100, 2100) µs) ran PyTorch's per-tensor fallback:
+// ten aten::mul_ children of 50 µs ([1100 + 100i, 1150 + 100i)), each launching a 2 µs kernel at
+// 1120 + 100i. The step (CPU range [0, 3000), a 500 µs GEMM first) is host-bound. The fix: the
+// op issues one multi-tensor call, costing what one per-tensor call did (the children's median,
+// 50 µs): [1150, 2100) of the host's time goes, 950 µs (nine launches inside it too), so the
+// step ends at 2050: 950 / 3000 = 31.67%.
+TEST(Causes, ForeachOpThatRanPerTensorReplaysOneCall) {
+  TraceBuilder b;
+  b.Step(0, 0, 3000);
+  b.Kernel(kTcGemm, 5, 10, 500);
+  b.AddRange("Optimizer.step#Shampoo.step", 1000, 2900);
+  b.Op("aten::_foreach_mul_", 1100, 2100);
+  for (int i = 0; i < 10; ++i) {
+    b.Op("aten::mul_", 1100 + 100.0 * i, 1150 + 100.0 * i);
+    b.Kernel(kAdd, 1120 + 100.0 * i, 1125 + 100.0 * i, 2);
+  }
+  const RankAnalysis ra = b.Analyze();
+  const Finding* f = FindFinding(ra, "optimizer_step_dominates");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(FieldString(f->evidence, "whatif_transform").value_or(""), "coalesce_calls");
+  EXPECT_NEAR(FieldNumber(f->evidence, "foreach_fallback_host_us_per_step").value_or(-1), 1000, 1e-9);
+  EXPECT_NEAR(FieldNumber(f->evidence, "foreach_fallback_per_tensor_calls_recorded").value_or(-1), 10, 1e-9);
+  EXPECT_NEAR(f->est_saving_pct, 100.0 * 950 / 3000, 0.01);
+  EXPECT_NE(f->recommendation.find("per-tensor fallback"), std::string::npos) << f->recommendation;
+  EXPECT_NE(f->recommendation.find("precondition_frequency"), std::string::npos) << f->recommendation;
 }
 
 // ---------------------------------------------------------------------------------------

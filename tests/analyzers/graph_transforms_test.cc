@@ -172,6 +172,40 @@ TEST(GraphTransforms, AmpWithoutAPeakSaysSoNotZeroTflops) {
   EXPECT_NE(est.transform.selection.find("no fp16/bf16 peak is known for this GPU"), std::string::npos);
 }
 
+// Without op shapes and without an fp16/bf16 matmul of its own, an fp32 SIMT GEMM on a V100 gains
+// at most the typical 3x (amp_transform.h: Carilli et al., GTC 2018, 2-4x on Volta), not the
+// peak ratio x the default efficiency ratio (125 / 15.7 x 0.7 / 0.5 = 5.7x).
+TEST(GraphTransforms, AmpWithoutShapesOnAV100GainsTheTypicalSpeedup) {
+  // A V100 step: an fp32 SIMT GEMM [100, 750) (650 µs, no recorded shapes) and an elementwise
+  // kernel [750, 1100) (350 µs), both launched at the start (CPU range [0, 50)).
+  TraceBuilder b;
+  b.AddDevice(0, "Tesla V100-SXM2-32GB", 7, 0);
+  b.AddRange("ProfilerStep#1", Us(0), Us(50));
+  b.LaunchKernel("volta_sgemm_128x64_nn", Us(1), Us(1), Us(100), Us(750));
+  b.LaunchKernel("elementwise_kernel", Us(2), Us(1), Us(750), Us(1100));
+  const Trace t = b.Build();
+  const GpuPeak* v100 = LookupGpuPeak("Tesla V100-SXM2-32GB");
+  ASSERT_NE(v100, nullptr);
+  ASSERT_EQ(v100->fp32_tflops, 15.7);
+  ASSERT_EQ(v100->fp16_tflops, 125);
+  graph::AmpEstimate est;
+  Replay(t, [&](const RankContext& ctx) {
+    graph::AmpInputs in;
+    in.peak = v100;
+    est = graph::AmpTransform(ctx, in);
+    return est.transform;
+  });
+  // GEMM: 650 / 3 = 216.667 µs; elementwise: half its bytes, 175 µs. 1000 µs of kernels become
+  // 391.667 µs: 2.55x, where the peak-ratio fallback made the GEMM 114.2 µs (289.2 µs, 3.46x).
+  EXPECT_EQ(est.matmul_kernels, 1u);
+  EXPECT_EQ(est.matmul_kernels_with_shapes, 0u);
+  EXPECT_NEAR(static_cast<double>(est.matmul_whatif_ns) / 1e3, 650.0 / 3.0, 0.001);
+  EXPECT_EQ(est.memory_bound_whatif_ns, Us(175));
+  EXPECT_NEAR(static_cast<double>(est.whatif_kernel_ns) / 1e3, 650.0 / 3.0 + 175.0, 0.001);
+  EXPECT_NE(est.transform.selection.find("1 fp32 SIMT kernels without shapes at most 3x faster"), std::string::npos)
+      << est.transform.selection;
+}
+
 TEST(GraphTransforms, NoDataLoaderWait) {
   // The DataLoader range takes [0, 1000) µs of the step, then a launch [1000, 1005) -> kernel
   // [1010, 1090); the CPU range ends at 1100. Without the DataLoader's time the launch is at 0,
@@ -305,6 +339,71 @@ TEST(GraphTransforms, RemovedCopyLetsTheStreamMoveOn) {
   EXPECT_EQ(o.measured, Us(410));
   EXPECT_EQ(o.with_fix, Us(154));
   EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuMemory), Us(300));
+}
+
+// A host-bound step: four per-call sites on thread 1 (a c10d op of 50 µs each, [20, 70),
+// [120, 170), [220, 270), [320, 370)), each with a 5 µs launch at its end ([60, 65), ...) of a
+// 5 µs kernel; 50 µs of other host work between them; the CPU range is [0, 500) and the GPU
+// finishes long before it: the step is the host's 500 µs.
+TraceBuilder HostBoundSites() {
+  TraceBuilder b = StepOf(500);
+  for (int i = 0; i < 4; ++i) {
+    b.AddCpuOp("c10d::allreduce_", Us(20 + 100 * i), Us(70 + 100 * i));
+    b.LaunchKernel("elementwise_kernel", Us(60 + 100 * i), Us(5), Us(70 + 100 * i), Us(75 + 100 * i));
+    b.AddCpuOp("aten::mul", Us(70 + 100 * i), Us(120 + 100 * i));
+  }
+  return b;
+}
+graph::CallSites FourSitesInOneGroup() {
+  graph::CallSites g;
+  g.tid = 1;
+  for (int i = 0; i < 4; ++i) g.sites.push_back({Us(20 + 100 * i), Us(70 + 100 * i)});
+  g.kept_ns = Us(50);  // the coalesced call costs what one call did
+  return g;
+}
+
+TEST(GraphTransforms, CoalescedCallsLoseTheirHostCost) {
+  const Trace t = HostBoundSites().Build();
+  // Coalesced into one call (issued at the last site, which keeps its 50 µs): the first three
+  // sites' host time goes, 3 x 50 = 150 µs (their launches, [60, 65) ... included). By hand, the
+  // thread's gaps and calls: [0, 60) loses [20, 60) -> 20; launch 0 -> 0; [65, 160) loses
+  // [65, 70) and [120, 160) -> 50; launch 1 -> 0; [165, 260) -> 50; launch 2 -> 0; [265, 360)
+  // loses [265, 270) -> 90; launch 3 stays 5; [365, 500) stays 135. 20 + 50 + 50 + 90 + 5 + 135
+  // = 350 µs, and the kernels (5 µs each) never hold the host back.
+  const Outcome o = Replay(t, [](const RankContext& ctx) {
+    return graph::CoalesceCalls(ctx, {FourSitesInOneGroup()}, "four calls as one");
+  });
+  EXPECT_EQ(o.measured, Us(500));
+  EXPECT_EQ(o.with_fix, Us(350));
+  EXPECT_EQ(o.changed, Us(150));
+  const RankContext ctx(t, AnalysisOptions{});
+  const graph::Transform fix = graph::CoalesceCalls(ctx, {FourSitesInOneGroup()}, "four calls as one");
+  EXPECT_EQ(fix.name, graph::kCoalesceCalls);
+  EXPECT_EQ(fix.calls_removed.size(), 3u);  // the three launches inside removed sites
+  // Two groups of two (two buckets): each keeps its last site; 2 x 50 µs go.
+  const Outcome two = Replay(t, [](const RankContext& c) {
+    graph::CallSites a = FourSitesInOneGroup(), z = FourSitesInOneGroup();
+    a.sites.resize(2);
+    z.sites.erase(z.sites.begin(), z.sites.begin() + 2);
+    return graph::CoalesceCalls(c, {a, z}, "two buckets");
+  });
+  EXPECT_EQ(two.with_fix, Us(400));
+}
+
+TEST(GraphTransforms, CoalescedCallsRemoveHostTimeOnTheirOwnThreadOnly) {
+  // The same thread 1, and a thread 2 that launches at [5, 6) and at [480, 481) a 219 µs kernel
+  // [481, 700) on stream 9: the step ends with it at 700 µs. Thread 2's gap [6, 480) spans the
+  // sites' times but is not theirs: it keeps its time, so the step still ends at 700 while
+  // thread 1 ends at 350. (Removed from every thread, the kernel would end at 550.)
+  TraceBuilder b = HostBoundSites();
+  b.LaunchKernel("elementwise_kernel", Us(5), Us(1), Us(8), Us(9), 9, 2);
+  b.LaunchKernel("elementwise_kernel", Us(480), Us(1), Us(481), Us(700), 9, 2);
+  const Trace t = b.Build();
+  const Outcome o = Replay(t, [](const RankContext& ctx) {
+    return graph::CoalesceCalls(ctx, {FourSitesInOneGroup()}, "four calls as one");
+  });
+  EXPECT_EQ(o.measured, Us(700));
+  EXPECT_EQ(o.with_fix, Us(700));
 }
 
 TEST(GraphTransforms, CombineKeepsTheShortestDuration) {
