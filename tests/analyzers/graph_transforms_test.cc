@@ -10,6 +10,7 @@
 
 #include "analyzers/context/context.h"
 #include "analyzers/graph/amp_transform.h"
+#include "analyzers/graph/graph_builder.h"
 #include "analyzers/graph/transforms.h"
 #include "analyzers/graph/whatif.h"
 #include "analyzers/peaks/gpu_peaks.h"
@@ -304,6 +305,50 @@ TEST(GraphTransforms, RemovedCopyLetsTheStreamMoveOn) {
   EXPECT_EQ(o.measured, Us(410));
   EXPECT_EQ(o.with_fix, Us(154));
   EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuMemory), Us(300));
+}
+
+TEST(GraphTransforms, ABackPressuredLaunchWaitsForTheKernelThatMadeRoom) {
+  // The host launches K0..K69 with 0.5 µs calls at 1, 2, ..., 70 µs; the GPU runs them back to
+  // back, 100 µs each: K_i [100 + 100 i, 200 + 100 i). The 71st launch, at 71 µs, finds 70
+  // launches queued and none done, and returns at 202 µs, 2 µs after K0 ended: 131 µs, more than
+  // 10 x the calls' median (0.5 µs) and 50 µs more: a launch held back by a full queue. Its
+  // kernel K70 runs [7100, 7200). Then the host works until its CPU range ends at 8202 µs: the
+  // step is host-bound, [0, 8202).
+  TraceBuilder b = StepOf(8202);
+  for (int i = 0; i < 70; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
+  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(7100), Us(7200));
+  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
+  const Trace t = b.Build();
+  {
+    const RankContext ctx(t, {});
+    graph::GraphBuilder builder(ctx);
+    ASSERT_EQ(builder.back_pressured().size(), 1u);
+    const ApiCall& held = t.api_calls[builder.back_pressured()[0].first];
+    EXPECT_EQ(held.start_ns, Us(71));
+    EXPECT_EQ(builder.back_pressured()[0].second, Us(0.5));  // its own time: the typical launch
+  }
+  // K0 at half its time: K0 [100, 150) and every later kernel 50 µs sooner. The held launch
+  // returns 2 µs after K0 ends, at 152 (its own 0.5 µs from 71 is less), so the host's 8000 µs
+  // after it end at 8152: the step ends 50 µs sooner. Modelled as host time (the 131 µs call
+  // kept), the host would still end at 8202 and the fix would save nothing.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {0}, 0.5, "K0"); });
+  EXPECT_EQ(o.measured, Us(8202));
+  EXPECT_EQ(o.with_fix, Us(8152));
+}
+
+// A long launch while few activities are queued (lazy module loading, a cold start) is host time.
+TEST(GraphTransforms, ALongLaunchWithAShortQueueIsHostTime) {
+  // As above, but only 10 launches queued before the 131 µs call: not a full queue.
+  TraceBuilder b = StepOf(8202);
+  for (int i = 0; i < 10; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
+  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(1100), Us(1200));
+  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
+  const Trace t = b.Build();
+  const RankContext ctx(t, {});
+  graph::GraphBuilder builder(ctx);
+  EXPECT_TRUE(builder.back_pressured().empty());
+  const Outcome o = Replay(t, [](const RankContext& c) { return graph::ScaleKernels(c.trace(), {0}, 0.5, "K0"); });
+  EXPECT_EQ(o.with_fix, Us(8202));
 }
 
 TEST(GraphTransforms, CombineKeepsTheShortestDuration) {
