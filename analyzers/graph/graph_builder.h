@@ -79,6 +79,8 @@ class GraphBuilder {
   // The launch latency kept on launch edges where the measured gap is larger (docs/whatif.md).
   TimeNs launch_latency_ns() const { return launch_latency_ns_; }
   int64_t main_tid() const { return main_tid_; }
+  // Slots [0, host_lanes()) hold host nodes; every other slot holds GPU work.
+  size_t host_lanes() const { return host_.size(); }
   // Launch calls held back by a full launch queue: (api_calls index, the typical cost of the
   // call kept as its own time), sorted by call. docs/whatif.md, "Launch-queue back-pressure".
   const std::vector<std::pair<uint32_t, TimeNs>>& back_pressured() const { return bp_own_; }

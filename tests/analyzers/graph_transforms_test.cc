@@ -264,6 +264,31 @@ TEST(GraphTransforms, AWindowThatStartsAfterTheFirstStepReplaysItsMeasuredSteps)
   EXPECT_EQ(all.with_fix, Us(800));
 }
 
+TEST(GraphTransforms, AWindowThatStartsUnderQueuedWorkSavesAtMostTheSteadyState) {
+  // Step 1 (CPU [0, 100) µs) launches K1 [20, 500) at 10; step 2 (CPU [100, 300)) launches K2
+  // [500, 900) at 110, then works on the host until 300. Step 2 lasts [500, 900): 400 µs, all of
+  // it K2; its 200 µs of host work ran under K1, before the step began.
+  TraceBuilder b;
+  b.AddA100();
+  b.AddRange("ProfilerStep#1", Us(0), Us(100));
+  b.AddRange("ProfilerStep#2", Us(100), Us(300));
+  b.LaunchKernel("gemm_kernel", Us(10), Us(1), Us(20), Us(500));
+  b.LaunchKernel("gemm_kernel", Us(110), Us(1), Us(500), Us(900));
+  b.AddCpuOp("aten::host_work", Us(111), Us(300));
+  const Trace t = b.Build();
+  AnalysisOptions step_2;
+  step_2.first_step = step_2.last_step = 2;
+  // K2 at a quarter of its time. Replayed from the measured start (500) it would end at 600: a
+  // step of 100 µs, 75% saved, as if the host's 200 µs were free. In steady state every step
+  // pays its host time: the fixes are replayed from the step's CPU start with K1 done by then
+  // (the drained start), and a window lasts the longer of its host span and its GPU busy time.
+  // Unchanged: max(300 - 100, 400) = 400 µs (the measured step); with K2 at 100 µs: max(200,
+  // 100) = 200 µs. Saved: 200 µs, 50%.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.25, "K2"); }, step_2);
+  EXPECT_EQ(o.measured, Us(400));
+  EXPECT_EQ(o.with_fix, Us(200));
+}
+
 TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
   // The main thread launches K0 at [10, 15), then records nothing for 7,985 µs (it waits in
   // backward() for the autograd thread), then launches K at [8000, 8005) and runs to the end of
