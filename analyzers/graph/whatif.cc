@@ -145,33 +145,31 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   TimeNs base_prev_end = std::numeric_limits<TimeNs>::min();
   TimeNs ref_prev_end = std::numeric_limits<TimeNs>::min();
   // The steady-state measure of a drained window (whatif.h): the longer of the host's span (the
-  // first step's CPU start to the last step's CPU end) and the GPU's busy time (the union of its
-  // activities), in the reference and in each fixed replay. Busy time is added a step at a time,
-  // each step's from where the GPU work of the steps before it ended.
-  struct Busy {
-    TimeNs ns = 0;
-    TimeNs frontier = std::numeric_limits<TimeNs>::min();
-  };
-  std::vector<std::pair<TimeNs, TimeNs>> spans;
-  auto add_busy = [&](const DepGraph& gr, const ReplayTimes& times, Busy& b) {
-    spans.clear();
-    for (size_t x = 0; x < gr.size(); ++x)
-      if (IsGpu(gr.kind[x])) spans.push_back({std::max(times.start_ns[x], b.frontier), times.end_ns[x]});
-    std::sort(spans.begin(), spans.end());
-    TimeNs at = b.frontier;
-    for (const auto& [a, e] : spans) {
-      const TimeNs from = std::max(a, at);
-      if (e > from) SatAccumulate(b.ns, e - from);
-      at = std::max(at, e);
+  // first step's CPU start to the last step's CPU end) and the GPU's chain, in the reference and
+  // in each fixed replay. The GPU's chain of a step is its longest run of GPU work along stream
+  // and event edges, each activity at its own duration (no idle between them: a GPU that has
+  // work queued runs it back to back); a window's is the sum over its steps.
+  std::vector<TimeNs> chain;
+  auto gpu_chain = [&](const DepGraph& gr) {
+    chain.assign(gr.size(), 0);
+    TimeNs longest = 0;
+    for (size_t x = 0; x < gr.size(); ++x) {
+      if (!IsGpu(gr.kind[x])) continue;
+      TimeNs before = 0;
+      for (uint32_t e = gr.edge_begin[x]; e < gr.edge_begin[x + 1]; ++e)
+        if ((gr.edge_kind[e] == EdgeKind::kStream || gr.edge_kind[e] == EdgeKind::kEvent) && IsGpu(gr.kind[gr.edge_from[e]]))
+          before = std::max(before, chain[gr.edge_from[e]]);
+      chain[x] = before + gr.dur_ns[x];
+      longest = std::max(longest, chain[x]);
     }
-    b.frontier = std::max(b.frontier, at);
+    return longest;
   };
-  auto steady = [&](const Busy& busy, const StepSpan& last) {
-    return std::max<TimeNs>({0, last.cpu_end_ns - first.cpu_start_ns, busy.ns});
+  auto steady = [&](TimeNs gpu_ns, const StepSpan& last) {
+    return std::max<TimeNs>({0, last.cpu_end_ns - first.cpu_start_ns, gpu_ns});
   };
-  Busy ref_busy;
+  TimeNs ref_gpu_ns = 0;
   StepSpan ref_last;
-  std::vector<Busy> fixed_busy(transforms.size());
+  std::vector<TimeNs> fixed_gpu_ns(transforms.size(), 0);
   std::vector<StepSpan> fixed_last(transforms.size());
   DepGraph g;
   std::vector<TimeNs> saved_dur, saved_slack, saved_delay;
@@ -201,8 +199,8 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
       ref_span = SpanOf(fixed_chunk, g, io, rr, ref_prev_end);
       ref_prev_end = ref_span.end_ns;
     }
-    const Busy ref_busy_before = ref_busy;
-    if (drained) add_busy(g, rr, ref_busy);
+    const TimeNs ref_chunk_gpu = drained ? gpu_chain(g) : 0;
+    SatAccumulate(ref_gpu_ns, ref_chunk_gpu);
     ref_last = ref_span;
     const std::vector<SlotValue>& ref_before = drained ? ref_in : base_in;
     const std::vector<SlotValue>& ref_after = drained ? ref_state : base_state;
@@ -244,20 +242,12 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
         diverged[i] = 0;
         states[i] = ref_after;
         si = ref_span;
-        // The same busy time as the reference's in this step, from its own frontier.
-        if (drained) {
-          if (fixed_busy[i].frontier == ref_busy_before.frontier) {
-            fixed_busy[i].ns += ref_busy.ns - ref_busy_before.ns;
-            fixed_busy[i].frontier = ref_busy.frontier;
-          } else {
-            add_busy(g, rr, fixed_busy[i]);
-          }
-        }
+        SatAccumulate(fixed_gpu_ns[i], ref_chunk_gpu);
       } else {
         diverged[i] = 1;
         Replay(g, io, states[i], rt);
         si = SpanOf(fixed_chunk, g, io, rt, prev_end[i]);
-        if (drained) add_busy(g, rt, fixed_busy[i]);
+        if (drained) SatAccumulate(fixed_gpu_ns[i], gpu_chain(g));
       }
       fixed_last[i] = si;
       prev_end[i] = si.end_ns;
@@ -273,9 +263,9 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   // From the drained start, a fix saves the reference's steady-state measure minus its own; the
   // window it leaves is the replayed window less that.
   if (drained) {
-    const TimeNs reference = steady(ref_busy, ref_last);
+    const TimeNs reference = steady(ref_gpu_ns, ref_last);
     for (size_t i = 0; i < transforms.size(); ++i)
-      out.outcomes[i].replayed_window_ns = path.replayed_window_ns - (reference - steady(fixed_busy[i], fixed_last[i]));
+      out.outcomes[i].replayed_window_ns = path.replayed_window_ns - (reference - steady(fixed_gpu_ns[i], fixed_last[i]));
   }
   path.window = ToBreakdown(window);
   path.replay_error_pct = std::max(0.0, worst);
