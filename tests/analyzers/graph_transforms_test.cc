@@ -281,7 +281,7 @@ TEST(GraphTransforms, AWindowThatStartsUnderQueuedWorkSavesAtMostTheSteadyState)
   // K2 at a quarter of its time. Replayed from the measured start (500) it would end at 600: a
   // step of 100 µs, 75% saved, as if the host's 200 µs were free. In steady state every step
   // pays its host time: the fixes are replayed from the step's CPU start with K1 done by then
-  // (the drained start), and a window lasts the longer of its host span and its GPU busy time.
+  // (the drained start), and a window lasts the longer of its host span and its GPU chain (here K2).
   // Unchanged: max(300 - 100, 400) = 400 µs (the measured step); with K2 at 100 µs: max(200,
   // 100) = 200 µs. Saved: 200 µs, 50%.
   const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.25, "K2"); }, step_2);
