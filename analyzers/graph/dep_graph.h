@@ -19,7 +19,9 @@
 //   - stream order;
 //   - cudaEventRecord -> cudaStreamWaitEvent: the recorded stream's work -> the next activity on
 //     the waiting stream;
-//   - wait edges, into a host wait's END: the GPU work it waited for;
+//   - wait edges, into a host wait's END: the GPU work it waited for; and into the END of a
+//     launch call held back by a full launch queue (back-pressure): the earlier activity whose
+//     completion made room for it;
 //   - join edges, into a host gap's END: a long stretch of unrecorded host time that ended right
 //     after another thread's activity (the main thread in backward() waiting for the autograd
 //     thread, and the autograd thread waiting for the main thread to call backward()).
@@ -84,6 +86,9 @@ inline bool IsEndEdge(EdgeKind k) { return k == EdgeKind::kWait || k == EdgeKind
 inline constexpr uint8_t kFixedStart = 1;     // no start dependency: starts at its measured time
 inline constexpr uint8_t kExtendsStep = 2;    // GPU work launched inside the step's CPU range
 inline constexpr uint8_t kCommunication = 4;  // a communication kernel
+// A launch call held back by a full launch queue (graph_builder.cc): its own time is the typical
+// cost of the call, and a wait edge from the GPU activity whose completion let it return.
+inline constexpr uint8_t kBackPressure = 8;
 
 struct DepGraph {
   // ---- nodes

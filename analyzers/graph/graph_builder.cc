@@ -1,6 +1,7 @@
 #include "analyzers/graph/graph_builder.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "base/saturating.h"
@@ -23,6 +24,17 @@ constexpr TimeNs kJoinWindowMinNs = 100'000;
 constexpr TimeNs kJoinWindowMaxNs = 5'000'000;
 // thread_wait_: the next launch waits for every other stream (an event record the trace lacks).
 constexpr uint32_t kAnyStream = kNoNode - 1;
+// Launch-queue back-pressure (FindBackPressure, docs/whatif.md): the runtime queues a bounded
+// number of launches per device (about 1,024 on CUDA); a host that runs that far ahead of a busy
+// GPU blocks in the launch call until an earlier activity completes. Such a call lasts more than
+// kBackPressureFactor x its name's median and at least kBackPressureMinExcessNs more, began while
+// at least kBackPressureMinDepth activities were launched and not done, and returned within
+// kBackPressureWakeNs after an activity launched before it ended (one that ran past the call's
+// typical cost: the call was waiting for it).
+constexpr double kBackPressureFactor = 10.0;
+constexpr TimeNs kBackPressureMinExcessNs = 50'000;
+constexpr size_t kBackPressureMinDepth = 64;
+constexpr TimeNs kBackPressureWakeNs = 20'000;
 
 uint64_t GpuKey(int32_t device, int32_t stream) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(device)) << 32) | static_cast<uint32_t>(stream);
@@ -63,6 +75,7 @@ GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) 
   BuildLanes();
   BuildGpuItems();
   ChooseLaunchLatency();
+  FindBackPressure();
   // Without steps the window is the span of the GPU work: the chunk starts at the first launch
   // of that work, so every activity in the window is a node.
   if (steps.steps.empty() && !chunks_.empty() && !gpu_.empty())
@@ -99,6 +112,9 @@ GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) 
     const uint32_t lane = GpuLane(device, stream);
     SlotValue& v = measured_[lane];
     if (!v.valid || end >= v.end_ns) v = {it.start, end, GpuCategory(it.type, comm), true};
+    // An activity a back-pressured launch of the window waits for.
+    if (!ring_slot_.empty() && ring_slot_[next_gpu_ - 1] != kNoNode)
+      measured_[ring_slot_[next_gpu_ - 1]] = {it.start, end, GpuCategory(it.type, comm), true};
   }
   while (next_call_ < t_.api_calls.size() && t_.api_calls[next_call_].start_ns < first) ++next_call_;
 }
@@ -239,6 +255,89 @@ void GraphBuilder::ChooseLaunchLatency() {
   launch_latency_ns_ = std::clamp(lat[q], kMinLaunchLatencyNs, kMaxLaunchLatencyNs);
 }
 
+void GraphBuilder::FindBackPressure() {
+  const size_t n_calls = t_.api_calls.size();
+  auto queued = [&](size_t i) {
+    const ApiRole r = ctx_.api_role(i);
+    return r == ApiRole::kLaunch || r == ApiRole::kMemset || (r == ApiRole::kMemcpyAsync && !ctx_.BlockingCopy(i));
+  };
+  // The typical cost of each call name: its median duration.
+  std::map<StringId, std::vector<TimeNs>> by_name;
+  for (size_t i = 0; i < n_calls; ++i)
+    if (queued(i)) by_name[t_.api_calls[i].name].push_back(t_.api_calls[i].end_ns - t_.api_calls[i].start_ns);
+  std::map<StringId, TimeNs> typical;
+  for (auto& [name, d] : by_name) {
+    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+    typical[name] = std::max<TimeNs>(0, d[d.size() / 2]);
+  }
+  // The activities with a launch call: (end, gpu_ position), by end; and every activity's key and
+  // end, sorted, for the number in flight at a time.
+  std::vector<TimeNs> launch_start(gpu_.size(), std::numeric_limits<TimeNs>::max());
+  std::vector<TimeNs> end_of(gpu_.size());
+  std::vector<std::pair<TimeNs, uint32_t>> by_end;
+  std::vector<TimeNs> keys, ends;
+  for (uint32_t p = 0; p < gpu_.size(); ++p) {
+    const GpuItem& it = gpu_[p];
+    int64_t call;
+    if (it.type == 0) {
+      call = ctx_.kernels().launch_call[it.index];
+      end_of[p] = t_.kernels[it.index].end_ns;
+    } else if (it.type == 1) {
+      call = ctx_.launches().Find(t_.memcpys[it.index].correlation);
+      end_of[p] = t_.memcpys[it.index].end_ns;
+    } else {
+      call = ctx_.launches().Find(t_.memsets[it.index].correlation);
+      end_of[p] = t_.memsets[it.index].end_ns;
+    }
+    keys.push_back(it.key);
+    ends.push_back(end_of[p]);
+    if (call < 0) continue;
+    launch_start[p] = t_.api_calls[static_cast<size_t>(call)].start_ns;
+    by_end.push_back({end_of[p], p});
+  }
+  std::sort(by_end.begin(), by_end.end());
+  std::sort(ends.begin(), ends.end());  // keys are sorted: gpu_ is in key order
+  for (size_t i = 0; i < n_calls; ++i) {
+    if (!queued(i)) continue;
+    const ApiCall& a = t_.api_calls[i];
+    const TimeNs own = typical[a.name];
+    const TimeNs d = a.end_ns - a.start_ns;
+    if (static_cast<double>(d) <= kBackPressureFactor * static_cast<double>(own) || d < own + kBackPressureMinExcessNs) continue;
+    const size_t launched = static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), a.start_ns) - keys.begin());
+    const size_t done = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), a.start_ns) - ends.begin());
+    if (launched < done + kBackPressureMinDepth) continue;
+    auto it = std::upper_bound(by_end.begin(), by_end.end(), std::make_pair(a.end_ns, std::numeric_limits<uint32_t>::max()));
+    while (it != by_end.begin()) {
+      --it;
+      if (it->first < a.end_ns - kBackPressureWakeNs) break;
+      const uint32_t p = it->second;
+      if (launch_start[p] < a.start_ns && end_of[p] > a.start_ns + own) {
+        bp_own_.push_back({static_cast<uint32_t>(i), own});
+        bp_target_.push_back(p);
+        break;
+      }
+    }
+  }
+  if (bp_target_.empty()) return;
+  // Ring slots: a target keeps its slot until every call that waits for it is placed, so the
+  // ring holds the most targets placed (key <= the call's start) since the oldest still awaited.
+  std::vector<uint32_t> targets = bp_target_;
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  std::vector<TimeNs> target_keys;
+  for (uint32_t p : targets) target_keys.push_back(gpu_[p].key);
+  size_t ring = 1;
+  for (size_t c = 0; c < bp_own_.size(); ++c) {
+    const TimeNs s = t_.api_calls[bp_own_[c].first].start_ns;
+    const size_t placed = static_cast<size_t>(std::upper_bound(target_keys.begin(), target_keys.end(), s) - target_keys.begin());
+    const size_t j = static_cast<size_t>(std::lower_bound(targets.begin(), targets.end(), bp_target_[c]) - targets.begin());
+    if (placed > j) ring = std::max(ring, placed - j);
+  }
+  ring_ = ring;
+  ring_slot_.assign(gpu_.size(), kNoNode);
+  for (size_t j = 0; j < targets.size(); ++j) ring_slot_[targets[j]] = static_cast<uint32_t>(3 * lanes_ + j % ring_);
+}
+
 std::vector<SlotValue> GraphBuilder::InitialState() const {
   // Built before any chunk: measured_ still holds the state the constructor found.
   return measured_;
@@ -339,7 +438,8 @@ void GraphBuilder::AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io)
   lane.cursor = t;
 }
 
-void GraphBuilder::AddGpu(const GpuItem& item, DepGraph& g, ChunkIo& io) {
+void GraphBuilder::AddGpu(size_t pos, DepGraph& g, ChunkIo& io) {
+  const GpuItem& item = gpu_[pos];
   TimeNs s, e;
   int32_t device, stream;
   int64_t correlation, call = -1;
@@ -412,6 +512,7 @@ void GraphBuilder::AddGpu(const GpuItem& item, DepGraph& g, ChunkIo& io) {
     if (launch >= chunk_->cpu_start_ns && launch < chunk_->cpu_end_ns) g.flags[n] |= kExtendsStep;
   }
   SetSlot(lane, n, g);
+  if (!ring_slot_.empty() && ring_slot_[pos] != kNoNode) SetSlot(ring_slot_[pos], n, g);
   if (h != kNoNode) {
     last_launch_lane_[h] = lane;
     last_gpu_corr_[h] = correlation;
@@ -462,6 +563,23 @@ void GraphBuilder::AddCall(size_t call, DepGraph& g, ChunkIo& io) {
   }
   // Only work that ended before the call returned was waited for.
   waits.erase(std::remove_if(waits.begin(), waits.end(), [&](uint32_t w) { return g.end_ns[w] > a.end_ns; }), waits.end());
+  // A launch held back by a full queue: it waits for the activity whose completion made room.
+  uint32_t queue_wait = kNoNode;
+  TimeNs queue_own = 0;
+  if (waits.empty() && !bp_own_.empty()) {
+    auto it = std::lower_bound(bp_own_.begin(), bp_own_.end(), std::make_pair(static_cast<uint32_t>(call), TimeNs{0}),
+                               [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (it != bp_own_.end() && it->first == call) {
+      const uint32_t target = bp_target_[static_cast<size_t>(it - bp_own_.begin())];
+      const uint32_t w = LaneNode(ring_slot_[target], g, io);
+      // The slot holds that activity (its measured end), not a later one.
+      const GpuItem& gi = gpu_[target];
+      const TimeNs target_end = gi.type == 0 ? t_.kernels[gi.index].end_ns
+                                : gi.type == 1 ? t_.memcpys[gi.index].end_ns
+                                               : t_.memsets[gi.index].end_ns;
+      if (w != kNoNode && g.end_ns[w] == target_end && target_end <= a.end_ns) queue_wait = w, queue_own = it->second;
+    }
+  }
   const uint32_t prev = LaneNode(h, g, io);
   const NodeKind kind = waits.empty() ? NodeKind::kHostCall : NodeKind::kHostWait;
   const uint32_t n = g.AddNode(kind, a.start_ns, a.end_ns, waits.empty() ? PathCategory::kHostBound : PathCategory::kSyncWait,
@@ -475,7 +593,13 @@ void GraphBuilder::AddCall(size_t call, DepGraph& g, ChunkIo& io) {
     g.dur_ns[n] = m > a.start_ns ? a.end_ns - m : a.end_ns - a.start_ns;
     for (uint32_t w : waits) g.AddEdge(w, a.end_ns - m, EdgeKind::kWait);
   }
+  if (queue_wait != kNoNode) {
+    // Its own time is the call's typical cost; the rest was the wait for the GPU.
+    g.dur_ns[n] = std::min(queue_own, a.end_ns - a.start_ns);
+    g.AddEdge(queue_wait, a.end_ns - g.end_ns[queue_wait], EdgeKind::kWait);
+  }
   g.FinishNode();
+  if (queue_wait != kNoNode) g.flags[n] |= kBackPressure;
   SetSlot(h, n, g);
   NoteMain(h, n, g, io);
   lane.started = true;
@@ -513,7 +637,7 @@ void GraphBuilder::Build(size_t k, DepGraph& g, ChunkIo& io) {
     const bool gpu_left = next_gpu_ < gpu_.size() && gpu_[next_gpu_].key < end;
     if (!call_left && !gpu_left) break;
     if (gpu_left && (!call_left || gpu_[next_gpu_].key <= t_.api_calls[next_call_].start_ns)) {
-      AddGpu(gpu_[next_gpu_++], g, io);
+      AddGpu(next_gpu_++, g, io);
     } else {
       AddCall(next_call_++, g, io);
     }
@@ -524,6 +648,10 @@ void GraphBuilder::Build(size_t k, DepGraph& g, ChunkIo& io) {
   for (uint32_t slot = 0; slot < 2 * lanes_; ++slot) {
     const uint32_t n = local_[slot];
     if (n != kNoNode && !(g.kind[n] == NodeKind::kBoundary && g.lane[n] == slot)) io.exports.push_back({slot, n});
+  }
+  for (size_t slot = 3 * lanes_; slot < slots(); ++slot) {
+    const uint32_t n = local_[slot];
+    if (n != kNoNode && !(g.kind[n] == NodeKind::kBoundary && g.lane[n] == slot)) io.exports.push_back({static_cast<uint32_t>(slot), n});
   }
   for (uint32_t l = 0; l < lanes_; ++l) {
     if (pending_[l].empty()) continue;

@@ -67,8 +67,10 @@ class GraphBuilder {
 
   const std::vector<ChunkInfo>& chunks() const { return chunks_; }
   // Slots: lanes [0, L) (host threads, then GPU streams), event slots [L, 2L) (one per host
-  // thread: its last cudaEventRecord), pending stream waits [2L, 3L) (one per GPU lane).
-  size_t slots() const { return 3 * lanes_; }
+  // thread: its last cudaEventRecord), pending stream waits [2L, 3L) (one per GPU lane), and a
+  // ring [3L, 3L + R) of the GPU activities a later back-pressured launch waits for (an activity
+  // of an earlier step: the launch queue holds about a step's work).
+  size_t slots() const { return 3 * lanes_ + ring_; }
   // The measured slot values before the first chunk (every replay starts from them).
   std::vector<SlotValue> InitialState() const;
   // Builds chunk k into g and io. Chunks must be built in order, each once (0, 1, 2, ...).
@@ -77,6 +79,11 @@ class GraphBuilder {
   // The launch latency kept on launch edges where the measured gap is larger (docs/whatif.md).
   TimeNs launch_latency_ns() const { return launch_latency_ns_; }
   int64_t main_tid() const { return main_tid_; }
+  // Slots [0, host_lanes()) hold host nodes; every other slot holds GPU work.
+  size_t host_lanes() const { return host_.size(); }
+  // Launch calls held back by a full launch queue: (api_calls index, the typical cost of the
+  // call kept as its own time), sorted by call. docs/whatif.md, "Launch-queue back-pressure".
+  const std::vector<std::pair<uint32_t, TimeNs>>& back_pressured() const { return bp_own_; }
   // The GPU lane of (device, stream), or kNoNode.
   uint32_t GpuLane(int32_t device, int32_t stream) const;
 
@@ -103,6 +110,7 @@ class GraphBuilder {
   void BuildLanes();
   void BuildGpuItems();
   void ChooseLaunchLatency();
+  void FindBackPressure();
   uint32_t HostLaneOf(int64_t tid) const;
   const SyncRecord* SyncOf(int64_t correlation, SyncType type) const;
 
@@ -111,7 +119,7 @@ class GraphBuilder {
   void AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io);
   void AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& io);
   void NoteMain(uint32_t h, uint32_t node, DepGraph& g, ChunkIo& io);
-  void AddGpu(const GpuItem& item, DepGraph& g, ChunkIo& io);
+  void AddGpu(size_t pos, DepGraph& g, ChunkIo& io);
   void AddCall(size_t call, DepGraph& g, ChunkIo& io);
   void SetSlot(uint32_t slot, uint32_t node, const DepGraph& g);
 
@@ -128,6 +136,12 @@ class GraphBuilder {
   std::vector<uint8_t> scope_known_;
   std::vector<Interval> step_ranges_;                    // the steps' CPU ranges (not coverage)
   TimeNs launch_latency_ns_ = 0;
+  // Back-pressure: per back-pressured call its own time (bp_own_) and the gpu_ position of the
+  // activity it waits for (bp_target_, same order); per gpu_ position its ring slot or kNoNode.
+  std::vector<std::pair<uint32_t, TimeNs>> bp_own_;
+  std::vector<uint32_t> bp_target_;
+  std::vector<uint32_t> ring_slot_;
+  size_t ring_ = 0;
   int64_t main_tid_ = -1;
   uint32_t main_lane_ = kNoNode;
 

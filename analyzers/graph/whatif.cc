@@ -111,7 +111,7 @@ PathBreakdown ToBreakdown(const PathTotals& p) {
 
 }  // namespace
 
-WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform*>& transforms) {
+WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform*>& transforms, bool per_step) {
   WhatIfResult out;
   out.path = std::make_shared<CriticalPathResult>();
   CriticalPathResult& path = *out.path;
@@ -124,22 +124,66 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   }
   path.available = true;
   std::vector<SlotValue> base_state = builder.InitialState();
-  std::vector<std::vector<SlotValue>> states(transforms.size(), base_state);
+  // The drained start (whatif.h): GPU work queued before the window ends by the first step's CPU
+  // start, and the first step starts there, in the reference replay and in every fixed one.
+  const ChunkInfo& first = builder.chunks().front();
+  const bool drained = !transforms.empty() && first.step >= 0 && first.floor_ns > first.cpu_start_ns;
+  ChunkInfo first_drained = first;
+  first_drained.floor_ns = std::numeric_limits<TimeNs>::min();
+  std::vector<SlotValue> ref_state = base_state;
+  if (drained) {
+    for (size_t slot = builder.host_lanes(); slot < ref_state.size(); ++slot) {
+      SlotValue& v = ref_state[slot];
+      if (!v.valid || v.end_ns <= first.cpu_start_ns) continue;
+      v.end_ns = first.cpu_start_ns;
+      v.start_ns = std::min(v.start_ns, v.end_ns);
+    }
+  }
+  std::vector<std::vector<SlotValue>> states(transforms.size(), ref_state);
   std::vector<uint8_t> diverged(transforms.size(), 0);
   std::vector<TimeNs> prev_end(transforms.size(), std::numeric_limits<TimeNs>::min());
   TimeNs base_prev_end = std::numeric_limits<TimeNs>::min();
+  TimeNs ref_prev_end = std::numeric_limits<TimeNs>::min();
+  // The steady-state measure of a drained window (whatif.h): the longer of the host's span (the
+  // first step's CPU start to the last step's CPU end) and the GPU's chain, in the reference and
+  // in each fixed replay. The GPU's chain of a step is its longest run of GPU work along stream
+  // and event edges, each activity at its own duration (no idle between them: a GPU that has
+  // work queued runs it back to back); a window's is the sum over its steps.
+  std::vector<TimeNs> chain;
+  auto gpu_chain = [&](const DepGraph& gr) {
+    chain.assign(gr.size(), 0);
+    TimeNs longest = 0;
+    for (size_t x = 0; x < gr.size(); ++x) {
+      if (!IsGpu(gr.kind[x])) continue;
+      TimeNs before = 0;
+      for (uint32_t e = gr.edge_begin[x]; e < gr.edge_begin[x + 1]; ++e)
+        if ((gr.edge_kind[e] == EdgeKind::kStream || gr.edge_kind[e] == EdgeKind::kEvent) && IsGpu(gr.kind[gr.edge_from[e]]))
+          before = std::max(before, chain[gr.edge_from[e]]);
+      chain[x] = before + gr.dur_ns[x];
+      longest = std::max(longest, chain[x]);
+    }
+    return longest;
+  };
+  auto steady = [&](TimeNs gpu_ns, const StepSpan& last) {
+    return std::max<TimeNs>({0, last.cpu_end_ns - first.cpu_start_ns, gpu_ns});
+  };
+  TimeNs ref_gpu_ns = 0;
+  StepSpan ref_last;
+  std::vector<TimeNs> fixed_gpu_ns(transforms.size(), 0);
+  std::vector<StepSpan> fixed_last(transforms.size());
   DepGraph g;
   std::vector<TimeNs> saved_dur, saved_slack, saved_delay;
   ChunkIo io;
-  ReplayTimes r, rt;
+  ReplayTimes r, rt, rr;
   std::vector<PathSegment> segs;
   std::map<uint32_t, TimeNs> comm;
   PathTotals window;
   double worst = -1;
   const std::vector<StepWindow>& steps = ctx.steps().steps;
-  std::vector<SlotValue> base_in;
+  std::vector<SlotValue> base_in, ref_in;
   for (size_t k = 0; k < builder.chunks().size(); ++k) {
     const ChunkInfo& chunk = builder.chunks()[k];
+    const ChunkInfo& fixed_chunk = drained && k == 0 ? first_drained : chunk;
     builder.Build(k, g, io);
     base_in = base_state;
     path.nodes += g.size();
@@ -147,6 +191,19 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
     Replay(g, io, base_state, r);
     const StepSpan span = SpanOf(chunk, g, io, r, base_prev_end);
     base_prev_end = span.end_ns;
+    // The reference the fixes are measured against: the unchanged replay, from the drained start.
+    StepSpan ref_span = span;
+    if (drained) {
+      ref_in = ref_state;
+      Replay(g, io, ref_state, rr);
+      ref_span = SpanOf(fixed_chunk, g, io, rr, ref_prev_end);
+      ref_prev_end = ref_span.end_ns;
+    }
+    const TimeNs ref_chunk_gpu = drained ? gpu_chain(g) : 0;
+    SatAccumulate(ref_gpu_ns, ref_chunk_gpu);
+    ref_last = ref_span;
+    const std::vector<SlotValue>& ref_before = drained ? ref_in : base_in;
+    const std::vector<SlotValue>& ref_after = drained ? ref_state : base_state;
     CriticalPathStep step;
     step.number = chunk.step >= 0 ? steps[static_cast<size_t>(chunk.step)].number : -1;
     step.measured_ns = chunk.step >= 0 ? steps[static_cast<size_t>(chunk.step)].duration_ns() : ctx.window_ns();
@@ -181,23 +238,34 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
       StepSpan si;
       // A transform that changed nothing here, entering the step in the unchanged replay's
       // state, leaves it as the unchanged replay does.
-      if (!modified && (!diverged[i] || SameState(states[i], base_in))) {
+      if (!modified && (!diverged[i] || SameState(states[i], ref_before))) {
         diverged[i] = 0;
-        states[i] = base_state;
-        si = span;
+        states[i] = ref_after;
+        si = ref_span;
+        SatAccumulate(fixed_gpu_ns[i], ref_chunk_gpu);
       } else {
         diverged[i] = 1;
         Replay(g, io, states[i], rt);
-        si = SpanOf(chunk, g, io, rt, prev_end[i]);
+        si = SpanOf(fixed_chunk, g, io, rt, prev_end[i]);
+        if (drained) SatAccumulate(fixed_gpu_ns[i], gpu_chain(g));
       }
+      fixed_last[i] = si;
       prev_end[i] = si.end_ns;
       SatAccumulate(out.outcomes[i].replayed_window_ns, si.end_ns - si.start_ns);
+      if (per_step) out.outcomes[i].step_saved_ns.push_back((ref_span.end_ns - ref_span.start_ns) - (si.end_ns - si.start_ns));
       if (modified) {
         std::copy(saved_dur.begin(), saved_dur.end(), g.dur_ns.begin());
         std::copy(saved_slack.begin(), saved_slack.end(), g.slack_ns.begin());
         std::copy(saved_delay.begin(), saved_delay.end(), g.edge_delay_ns.begin());
       }
     }
+  }
+  // From the drained start, a fix saves the reference's steady-state measure minus its own; the
+  // window it leaves is the replayed window less that.
+  if (drained) {
+    const TimeNs reference = steady(ref_gpu_ns, ref_last);
+    for (size_t i = 0; i < transforms.size(); ++i)
+      out.outcomes[i].replayed_window_ns = path.replayed_window_ns - (reference - steady(fixed_gpu_ns[i], fixed_last[i]));
   }
   path.window = ToBreakdown(window);
   path.replay_error_pct = std::max(0.0, worst);

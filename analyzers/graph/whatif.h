@@ -18,6 +18,8 @@ namespace ampscope::graph {
 struct WhatIfOutcome {
   TimeNs replayed_window_ns = 0;  // with the transform
   TimeNs changed_ns = 0;          // measured time of the nodes and delays it changed
+  // Per analysed step, what the transform saves on it (ns); filled when RunWhatIf is asked to.
+  std::vector<TimeNs> step_saved_ns;
 };
 
 struct WhatIfResult {
@@ -29,6 +31,15 @@ struct WhatIfResult {
   double SavingPct(size_t i) const;
 };
 
-WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform*>& transforms);
+// A window whose first step began after its CPU start (the GPU still ran work queued before the
+// window: --steps, or a warm-up step left out) is not measured from that start in the fixed
+// replays: the steps before it are not replayed, so the host work its first step did under that
+// queued work would be free with any fix. Its fixes are replayed from a drained start instead
+// (that work ends by the first step's CPU start, where the step starts), and so is a reference
+// replay without a fix; a saving compares their steady-state measures: the longer of the host's
+// span (the first step's CPU start to the last step's CPU end) and the GPU's chain (per step, its
+// longest run of GPU work along stream and event edges at the activities' own durations).
+// docs/whatif.md, "Windows that start mid-trace". `per_step`: fill each outcome's step_saved_ns.
+WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform*>& transforms, bool per_step = false);
 
 }  // namespace ampscope::graph

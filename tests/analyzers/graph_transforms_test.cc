@@ -10,6 +10,7 @@
 
 #include "analyzers/context/context.h"
 #include "analyzers/graph/amp_transform.h"
+#include "analyzers/graph/graph_builder.h"
 #include "analyzers/graph/transforms.h"
 #include "analyzers/graph/whatif.h"
 #include "analyzers/peaks/gpu_peaks.h"
@@ -298,6 +299,31 @@ TEST(GraphTransforms, AWindowThatStartsAfterTheFirstStepReplaysItsMeasuredSteps)
   EXPECT_EQ(all.with_fix, Us(800));
 }
 
+TEST(GraphTransforms, AWindowThatStartsUnderQueuedWorkSavesAtMostTheSteadyState) {
+  // Step 1 (CPU [0, 100) µs) launches K1 [20, 500) at 10; step 2 (CPU [100, 300)) launches K2
+  // [500, 900) at 110, then works on the host until 300. Step 2 lasts [500, 900): 400 µs, all of
+  // it K2; its 200 µs of host work ran under K1, before the step began.
+  TraceBuilder b;
+  b.AddA100();
+  b.AddRange("ProfilerStep#1", Us(0), Us(100));
+  b.AddRange("ProfilerStep#2", Us(100), Us(300));
+  b.LaunchKernel("gemm_kernel", Us(10), Us(1), Us(20), Us(500));
+  b.LaunchKernel("gemm_kernel", Us(110), Us(1), Us(500), Us(900));
+  b.AddCpuOp("aten::host_work", Us(111), Us(300));
+  const Trace t = b.Build();
+  AnalysisOptions step_2;
+  step_2.first_step = step_2.last_step = 2;
+  // K2 at a quarter of its time. Replayed from the measured start (500) it would end at 600: a
+  // step of 100 µs, 75% saved, as if the host's 200 µs were free. In steady state every step
+  // pays its host time: the fixes are replayed from the step's CPU start with K1 done by then
+  // (the drained start), and a window lasts the longer of its host span and its GPU chain (here K2).
+  // Unchanged: max(300 - 100, 400) = 400 µs (the measured step); with K2 at 100 µs: max(200,
+  // 100) = 200 µs. Saved: 200 µs, 50%.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.25, "K2"); }, step_2);
+  EXPECT_EQ(o.measured, Us(400));
+  EXPECT_EQ(o.with_fix, Us(200));
+}
+
 TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
   // The main thread launches K0 at [10, 15), then records nothing for 7,985 µs (it waits in
   // backward() for the autograd thread), then launches K at [8000, 8005) and runs to the end of
@@ -404,6 +430,50 @@ TEST(GraphTransforms, CoalescedCallsRemoveHostTimeOnTheirOwnThreadOnly) {
   });
   EXPECT_EQ(o.measured, Us(700));
   EXPECT_EQ(o.with_fix, Us(700));
+}
+
+TEST(GraphTransforms, ABackPressuredLaunchWaitsForTheKernelThatMadeRoom) {
+  // The host launches K0..K69 with 0.5 µs calls at 1, 2, ..., 70 µs; the GPU runs them back to
+  // back, 100 µs each: K_i [100 + 100 i, 200 + 100 i). The 71st launch, at 71 µs, finds 70
+  // launches queued and none done, and returns at 202 µs, 2 µs after K0 ended: 131 µs, more than
+  // 10 x the calls' median (0.5 µs) and 50 µs more: a launch held back by a full queue. Its
+  // kernel K70 runs [7100, 7200). Then the host works until its CPU range ends at 8202 µs: the
+  // step is host-bound, [0, 8202).
+  TraceBuilder b = StepOf(8202);
+  for (int i = 0; i < 70; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
+  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(7100), Us(7200));
+  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
+  const Trace t = b.Build();
+  {
+    const RankContext ctx(t, {});
+    graph::GraphBuilder builder(ctx);
+    ASSERT_EQ(builder.back_pressured().size(), 1u);
+    const ApiCall& held = t.api_calls[builder.back_pressured()[0].first];
+    EXPECT_EQ(held.start_ns, Us(71));
+    EXPECT_EQ(builder.back_pressured()[0].second, Us(0.5));  // its own time: the typical launch
+  }
+  // K0 at half its time: K0 [100, 150) and every later kernel 50 µs sooner. The held launch
+  // returns 2 µs after K0 ends, at 152 (its own 0.5 µs from 71 is less), so the host's 8000 µs
+  // after it end at 8152: the step ends 50 µs sooner. Modelled as host time (the 131 µs call
+  // kept), the host would still end at 8202 and the fix would save nothing.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {0}, 0.5, "K0"); });
+  EXPECT_EQ(o.measured, Us(8202));
+  EXPECT_EQ(o.with_fix, Us(8152));
+}
+
+// A long launch while few activities are queued (lazy module loading, a cold start) is host time.
+TEST(GraphTransforms, ALongLaunchWithAShortQueueIsHostTime) {
+  // As above, but only 10 launches queued before the 131 µs call: not a full queue.
+  TraceBuilder b = StepOf(8202);
+  for (int i = 0; i < 10; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
+  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(1100), Us(1200));
+  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
+  const Trace t = b.Build();
+  const RankContext ctx(t, {});
+  graph::GraphBuilder builder(ctx);
+  EXPECT_TRUE(builder.back_pressured().empty());
+  const Outcome o = Replay(t, [](const RankContext& c) { return graph::ScaleKernels(c.trace(), {0}, 0.5, "K0"); });
+  EXPECT_EQ(o.with_fix, Us(8202));
 }
 
 TEST(GraphTransforms, CombineKeepsTheShortestDuration) {
