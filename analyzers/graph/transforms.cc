@@ -135,24 +135,48 @@ Transform Combine(const std::vector<const Transform*>& parts) {
   return t;
 }
 
+namespace {
+
+// A step removed whole: everything in it takes no time.
+TimeNs RemoveWholeStep(DepGraph& g, bool* modified) {
+  TimeNs changed = 0;
+  bool touched = false;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g.kind[i] == NodeKind::kBoundary) continue;
+    SatAccumulate(changed, g.end_ns[i] - g.start_ns[i]);
+    g.dur_ns[i] = 0;
+    g.slack_ns[i] = 0;
+    touched = true;
+    for (uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e)
+      g.edge_delay_ns[e] = IsEndEdge(g.edge_kind[e]) ? kNoDelay : std::min<TimeNs>(g.edge_delay_ns[e], 0);
+  }
+  if (modified != nullptr) *modified = touched;
+  return changed;
+}
+
+// For each host gap, the next call on its lane (kNoNode for other nodes and a lane's last gap): the
+// thread of a chunk's first gap on a lane, which follows a boundary, not a call.
+std::vector<uint32_t> NextCallOfGaps(const DepGraph& g) {
+  const size_t n = g.size();
+  std::vector<uint32_t> next_call(n, kNoNode);
+  std::vector<uint32_t> by_lane;
+  for (size_t i = n; i-- > 0;) {
+    if (!IsHost(g.kind[i])) continue;
+    if (g.lane[i] >= by_lane.size()) by_lane.resize(g.lane[i] + 1, kNoNode);
+    if (g.kind[i] == NodeKind::kHostGap) next_call[i] = by_lane[g.lane[i]];
+    else by_lane[g.lane[i]] = g.ref[i];
+  }
+  return next_call;
+}
+
+}  // namespace
+
 TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modified) {
   TimeNs changed = 0;
   bool touched = false;
   const size_t n = g.size();
-  // A step removed whole: everything in it takes no time.
-  if (chunk.step >= 0 && std::binary_search(t.steps_removed.begin(), t.steps_removed.end(), chunk.step)) {
-    for (size_t i = 0; i < n; ++i) {
-      if (g.kind[i] == NodeKind::kBoundary) continue;
-      SatAccumulate(changed, g.end_ns[i] - g.start_ns[i]);
-      g.dur_ns[i] = 0;
-      g.slack_ns[i] = 0;
-      touched = true;
-      for (uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e)
-        g.edge_delay_ns[e] = IsEndEdge(g.edge_kind[e]) ? kNoDelay : std::min<TimeNs>(g.edge_delay_ns[e], 0);
-    }
-    if (modified != nullptr) *modified = touched;
-    return changed;
-  }
+  if (chunk.step >= 0 && std::binary_search(t.steps_removed.begin(), t.steps_removed.end(), chunk.step))
+    return RemoveWholeStep(g, modified);
   // Host gaps between two collapsed launches on a thread: find each host node's successor.
   std::vector<uint8_t> collapsed;
   std::vector<uint32_t> next_host;
@@ -172,19 +196,8 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
       }
     }
   }
-  // The thread of each host gap for thread_host_removed: its previous call's, else (the chunk's
-  // first gap on a lane follows a boundary) its next call's.
-  std::vector<uint32_t> next_call;
-  if (!t.thread_host_removed.empty()) {
-    next_call.assign(n, kNoNode);
-    std::vector<uint32_t> by_lane;
-    for (size_t i = n; i-- > 0;) {
-      if (!IsHost(g.kind[i])) continue;
-      if (g.lane[i] >= by_lane.size()) by_lane.resize(g.lane[i] + 1, kNoNode);
-      if (g.kind[i] == NodeKind::kHostGap) next_call[i] = by_lane[g.lane[i]];
-      else by_lane[g.lane[i]] = g.ref[i];
-    }
-  }
+  // The thread of each host gap for thread_host_removed: its previous call's, else its next call's.
+  const std::vector<uint32_t> next_call = t.thread_host_removed.empty() ? std::vector<uint32_t>{} : NextCallOfGaps(g);
   // Which kinds of node the transform can change at all.
   const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty();
   const bool call_edits = !t.calls_removed.empty() || !t.calls_no_wait.empty() || !t.calls_collapsed.empty();

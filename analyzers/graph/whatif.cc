@@ -101,6 +101,35 @@ bool SameState(const std::vector<SlotValue>& a, const std::vector<SlotValue>& b)
   return true;
 }
 
+// A step's GPU chain: its longest run of GPU work along stream and event edges, each activity at
+// its own duration (no idle between them: a GPU that has work queued runs it back to back).
+TimeNs GpuChain(const DepGraph& g, std::vector<TimeNs>& chain) {
+  chain.assign(g.size(), 0);
+  TimeNs longest = 0;
+  for (size_t x = 0; x < g.size(); ++x) {
+    if (!IsGpu(g.kind[x])) continue;
+    TimeNs before = 0;
+    for (uint32_t e = g.edge_begin[x]; e < g.edge_begin[x + 1]; ++e)
+      if ((g.edge_kind[e] == EdgeKind::kStream || g.edge_kind[e] == EdgeKind::kEvent) && IsGpu(g.kind[g.edge_from[e]]))
+        before = std::max(before, chain[g.edge_from[e]]);
+    chain[x] = before + g.dur_ns[x];
+    longest = std::max(longest, chain[x]);
+  }
+  return longest;
+}
+
+// The state a drained window starts from: GPU work queued before the window (the GPU slots,
+// after the host lanes) ends by the first step's CPU start.
+std::vector<SlotValue> Drained(std::vector<SlotValue> state, size_t host_lanes, TimeNs cpu_start_ns) {
+  for (size_t slot = host_lanes; slot < state.size(); ++slot) {
+    SlotValue& v = state[slot];
+    if (!v.valid || v.end_ns <= cpu_start_ns) continue;
+    v.end_ns = cpu_start_ns;
+    v.start_ns = std::min(v.start_ns, v.end_ns);
+  }
+  return state;
+}
+
 PathBreakdown ToBreakdown(const PathTotals& p) {
   PathBreakdown b;
   for (size_t c = 0; c < kBreakdownCategories; ++c) b.ns[c] = p.ns[c];
@@ -130,40 +159,17 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   const bool drained = !transforms.empty() && first.step >= 0 && first.floor_ns > first.cpu_start_ns;
   ChunkInfo first_drained = first;
   first_drained.floor_ns = std::numeric_limits<TimeNs>::min();
-  std::vector<SlotValue> ref_state = base_state;
-  if (drained) {
-    for (size_t slot = builder.host_lanes(); slot < ref_state.size(); ++slot) {
-      SlotValue& v = ref_state[slot];
-      if (!v.valid || v.end_ns <= first.cpu_start_ns) continue;
-      v.end_ns = first.cpu_start_ns;
-      v.start_ns = std::min(v.start_ns, v.end_ns);
-    }
-  }
+  std::vector<SlotValue> ref_state = drained ? Drained(base_state, builder.host_lanes(), first.cpu_start_ns) : base_state;
   std::vector<std::vector<SlotValue>> states(transforms.size(), ref_state);
   std::vector<uint8_t> diverged(transforms.size(), 0);
   std::vector<TimeNs> prev_end(transforms.size(), std::numeric_limits<TimeNs>::min());
   TimeNs base_prev_end = std::numeric_limits<TimeNs>::min();
   TimeNs ref_prev_end = std::numeric_limits<TimeNs>::min();
   // The steady-state measure of a drained window (whatif.h): the longer of the host's span (the
-  // first step's CPU start to the last step's CPU end) and the GPU's chain, in the reference and
-  // in each fixed replay. The GPU's chain of a step is its longest run of GPU work along stream
-  // and event edges, each activity at its own duration (no idle between them: a GPU that has
-  // work queued runs it back to back); a window's is the sum over its steps.
+  // first step's CPU start to the last step's CPU end) and the GPU's chain (GpuChain), in the
+  // reference and in each fixed replay; a window's chain is the sum over its steps.
   std::vector<TimeNs> chain;
-  auto gpu_chain = [&](const DepGraph& gr) {
-    chain.assign(gr.size(), 0);
-    TimeNs longest = 0;
-    for (size_t x = 0; x < gr.size(); ++x) {
-      if (!IsGpu(gr.kind[x])) continue;
-      TimeNs before = 0;
-      for (uint32_t e = gr.edge_begin[x]; e < gr.edge_begin[x + 1]; ++e)
-        if ((gr.edge_kind[e] == EdgeKind::kStream || gr.edge_kind[e] == EdgeKind::kEvent) && IsGpu(gr.kind[gr.edge_from[e]]))
-          before = std::max(before, chain[gr.edge_from[e]]);
-      chain[x] = before + gr.dur_ns[x];
-      longest = std::max(longest, chain[x]);
-    }
-    return longest;
-  };
+  auto gpu_chain = [&](const DepGraph& gr) { return GpuChain(gr, chain); };
   auto steady = [&](TimeNs gpu_ns, const StepSpan& last) {
     return std::max<TimeNs>({0, last.cpu_end_ns - first.cpu_start_ns, gpu_ns});
   };
