@@ -101,6 +101,7 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
 
   // Per-step numbers for charts and gates.
   per_step_out.clear();
+  per_step_out.reserve(steps.steps.size());
   for (const StepWindow& s : steps.steps) {
     TimeNs b = 0, kb = 0;
     for (const auto& [dev, m] : merged_all) SatAccumulate(b, OverlapNs(m, s.start_ns, s.end_ns));

@@ -123,6 +123,7 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
     return out;
   }
   path.available = true;
+  path.steps.reserve(builder.chunks().size());  // one a chunk: no growth slack on 200k steps
   std::vector<SlotValue> base_state = builder.InitialState();
   std::vector<std::vector<SlotValue>> states(transforms.size(), base_state);
   std::vector<uint8_t> diverged(transforms.size(), 0);
