@@ -492,6 +492,13 @@ void RankContext::BuildSyncPoints() {
   syncs_.blocking = MergeIntervals(std::move(blocking));
 }
 
+void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes) {
+  gaps = std::move(idle_.gaps);
+  causes = std::move(idle_.causes);
+  idle_.gaps.clear();
+  idle_.causes.clear();
+}
+
 void RankContext::BuildIdleGaps() {
   const Trace& trace = trace_;
   const LaunchIndex& launches = launches_;
