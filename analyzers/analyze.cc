@@ -82,8 +82,9 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
   gpu.idle.host_wait_gaps = idle_count[0];
   gpu.idle.kernel_wait_gaps = idle_count[1];
   gpu.idle.other_gaps = idle_count[2];
-  gpu.idle_gaps = gaps;
-  gpu.idle_gap_causes = ctx.gap_causes();
+  // gpu.idle_gaps and gpu.idle_gap_causes (what the exporters draw) are the context's own
+  // vectors, handed over once the analysis is done (AnalyzeTrace), not copied here: at ~2 gaps
+  // a step they were the largest per-step copy alive during the diagnosis.
 
   // Kernel time by category and precision (kernel durations clipped to the windows).
   const std::vector<uint8_t>& in_window = ctx.kernels().in_window;
@@ -101,6 +102,7 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
 
   // Per-step numbers for charts and gates.
   per_step_out.clear();
+  per_step_out.reserve(steps.steps.size());
   for (const StepWindow& s : steps.steps) {
     TimeNs b = 0, kb = 0;
     for (const auto& [dev, m] : merged_all) SatAccumulate(b, OverlapNs(m, s.start_ns, s.end_ns));
@@ -271,7 +273,11 @@ std::shared_ptr<const KernelAnnotations> AnnotateKernels(const RankContext& ctx)
 
 }  // namespace
 
-RankAnalysis AnalyzeRank(const RankContext& ctx) {
+namespace {
+
+// The rank's analysis without the idle gaps and their causes (gpu.idle_gaps,
+// gpu.idle_gap_causes), which stay in the context: the callers copy or move them in.
+RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   const Trace& trace = ctx.trace();
   // The roofline reads only the context, and the analyzers up to the diagnosis (and the
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
@@ -329,14 +335,25 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   return ra;
 }
 
+}  // namespace
+
+RankAnalysis AnalyzeRank(const RankContext& ctx) {
+  RankAnalysis ra = AnalyzeRankKeepingGaps(ctx);
+  ra.gpu.idle_gaps = ctx.idle_gaps();
+  ra.gpu.idle_gap_causes = ctx.gap_causes();
+  return ra;
+}
+
 StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
   try {
     std::regex check(options.step_range_pattern, std::regex::ECMAScript);
   } catch (const std::regex_error&) {
     return Status::Error("invalid step range pattern (ECMAScript regex): " + options.step_range_pattern);
   }
-  const RankContext ctx(trace, options);
-  return AnalyzeRank(ctx);
+  RankContext ctx(trace, options);
+  RankAnalysis ra = AnalyzeRankKeepingGaps(ctx);
+  ctx.ReleaseIdleGaps(ra.gpu.idle_gaps, ra.gpu.idle_gap_causes);
+  return ra;
 }
 
 }  // namespace ampscope

@@ -34,12 +34,21 @@ void AppendMerged(std::vector<Interval>& merged, TimeNs start, TimeNs end) {
   }
 }
 
+namespace {
+// Merged intervals are kept for the whole analysis, one or two a step on a many-step trace:
+// without the growth slack of push_back (up to half of the capacity).
+void TrimSlack(std::vector<Interval>& v) {
+  if (v.capacity() - v.size() > v.size() / 4) v.shrink_to_fit();
+}
+}  // namespace
+
 std::vector<Interval> MergeIntervals(std::vector<Interval> v) {
   // Most callers pass intervals already in start order (trace tables are sorted): no sort then.
   auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
   if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
   std::vector<Interval> out;
   for (const Interval& iv : v) AppendMerged(out, iv.start_ns, iv.end_ns);
+  TrimSlack(out);
   return out;
 }
 
@@ -137,6 +146,7 @@ RankContext::RankContext(const Trace& trace, const AnalysisOptions& options)
 void RankContext::BuildWindows() {
   const StepAnalysis& steps = steps_.analysis;
   if (!steps.steps.empty()) {
+    steps_.windows.reserve(steps.steps.size());
     for (const StepWindow& s : steps.steps) steps_.windows.push_back({s.start_ns, s.end_ns});
   } else if (steps.window_end_ns > steps.window_start_ns) {
     steps_.windows.push_back({steps.window_start_ns, steps.window_end_ns});
@@ -360,6 +370,7 @@ void RankContext::BuildHostActivity() {
       AppendMerged(active, sk, dataloader[k++].end_ns);
     }
   }
+  TrimSlack(active);
 }
 
 int64_t RankContext::CpuOpOfKernel(size_t i) const {
@@ -481,6 +492,13 @@ void RankContext::BuildSyncPoints() {
   syncs_.blocking = MergeIntervals(std::move(blocking));
 }
 
+void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes) {
+  gaps = std::move(idle_.gaps);
+  causes = std::move(idle_.causes);
+  idle_.gaps.clear();
+  idle_.causes.clear();
+}
+
 void RankContext::BuildIdleGaps() {
   const Trace& trace = trace_;
   const LaunchIndex& launches = launches_;
@@ -562,9 +580,12 @@ TimeNs CutOut(std::vector<Interval>& pieces, const std::vector<Interval>& cause)
 void RankContext::AttributeGaps() {
   const std::vector<SyncPoint>& sync_points = syncs_.points;
   const std::vector<Interval>& free_api = host_.free_calls;
+  auto attributed = [&](const IdleGap& g) { return g.device == busy_.main_device && g.kind != IdleKind::kKernelWait; };
+  // Sized once: one entry per attributed gap, ~2 a step (growth by doubling left up to half unused).
+  idle_.causes.reserve(static_cast<size_t>(std::count_if(idle_.gaps.begin(), idle_.gaps.end(), attributed)));
   for (size_t gi = 0; gi < idle_.gaps.size(); ++gi) {
     const IdleGap& g = idle_.gaps[gi];
-    if (g.device != busy_.main_device || g.kind == IdleKind::kKernelWait) continue;
+    if (!attributed(g)) continue;
     std::vector<Interval> pieces = {{g.start_ns, g.end_ns}};
     GapCauses gc;
     gc.gap = static_cast<uint32_t>(gi);

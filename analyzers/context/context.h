@@ -200,6 +200,10 @@ class RankContext {
   const std::vector<IdleGap>& idle_gaps() const { return idle_.gaps; }
   // The cause split of each host_wait / other gap on the main device, in gap order.
   const std::vector<GapCauses>& gap_causes() const { return idle_.causes; }
+  // Moves the idle gaps and their causes out (the context's idle_gaps() and gap_causes() are
+  // empty after): the rank's result keeps them for the exporters once nothing reads the
+  // context any more, without a second copy of each.
+  void ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes);
 
  private:
   void BuildWindows();

@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -116,6 +117,7 @@ void BuildWindows(const Trace& trace, const LaunchIndex& launches, const std::ve
     for (const MemsetEvent& m : trace.memsets) visit(m.correlation, m.end_ns);
   }
   TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+  windows.reserve(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
     const StepCandidate& r = ranges[i];
     StepWindow w;
@@ -219,8 +221,10 @@ StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, con
                         result.source == StepSource::kForward;
   std::vector<FlaggedStep> cut;
   const std::vector<size_t> kept = DropCutSteps(windows, gpu_count, inferred, cut);
+  // Moved, not copied: each window owns its name. Sized once (a 200k-step trace grew these by doubling).
   std::vector<StepWindow> steps;
-  for (size_t i : kept) steps.push_back(windows[i]);
+  steps.reserve(kept.size());
+  for (size_t i : kept) steps.push_back(std::move(windows[i]));  // windows[] keeps its times
   result.detected = steps.size();
 
   // --steps N..M selects by step number, the N users see in ProfilerStep#N (for steps without one,
@@ -260,11 +264,12 @@ StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, con
   for (const FlaggedStep& f : cut)
     if (kept.empty() || f.window.start_ns >= windows[kept.front()].start_ns) result.flagged.push_back(f);
 
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (warmup[i]) continue;
-    if (selected && !in_selection(i)) continue;
-    result.steps.push_back(steps[i]);
-  }
+  auto analysed = [&](size_t i) { return !warmup[i] && (!selected || in_selection(i)); };
+  size_t count = 0;
+  for (size_t i = 0; i < steps.size(); ++i) count += analysed(i) ? 1 : 0;
+  result.steps.reserve(count);
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (analysed(i)) result.steps.push_back(std::move(steps[i]));
 
   if (!result.steps.empty()) {
     result.window_start_ns = result.steps.front().start_ns;

@@ -152,6 +152,7 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
     return out;
   }
   path.available = true;
+  path.steps.reserve(builder.chunks().size());  // one a chunk: no growth slack on 200k steps
   std::vector<SlotValue> base_state = builder.InitialState();
   // The drained start (whatif.h): GPU work queued before the window ends by the first step's CPU
   // start, and the first step starts there, in the reference replay and in every fixed one.

@@ -1,0 +1,119 @@
+// Issue 38, point 6: memory per step. On 200,000 ProfilerSteps `analyze` peaked at ~4.5x the
+// trace's size, most of it per-step state of the analysis (docs/bench.md has the figures, and
+// scripts/hostile_bench.sh measures them). These tests pin the structural part of the cuts on a
+// reduced trace: per-step vectors are sized once (growth by doubling left up to half of each
+// unused), and the idle gaps and their causes (~2 a step) live once, handed from the context to
+// the rank's result, not copied while the diagnosis runs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "analyzers/analyze.h"
+#include "analyzers/graph/critical_path_result.h"
+#include "pipeline/job.h"
+#include "support/trace_builder.h"
+
+namespace ampscope {
+namespace per_step_memory_test {
+namespace {
+
+constexpr TimeNs kUs = 1000;
+constexpr int kSteps = 1500;  // a vector grown by doubling to hold this many has a third unused
+
+// bench/make_hostile_inputs' `steps` trace: each step one launch and one kernel, so each step
+// has two idle gaps (before its kernel and after it).
+Trace ManySteps(int n) {
+  testing::TraceBuilder b;
+  b.AddA100();
+  for (int i = 0; i < n; ++i) {
+    const TimeNs t = (1000 + 100 * static_cast<TimeNs>(i)) * kUs;
+    b.AddRange("ProfilerStep#" + std::to_string(i), t, t + 90 * kUs);
+    b.LaunchKernel("ampere_fp16_gemm", t + 5 * kUs, 5 * kUs, t + 20 * kUs, t + 80 * kUs);
+  }
+  return b.Build();
+}
+
+TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  const RankContext ctx(t, options);
+  ASSERT_GE(ctx.steps().steps.size(), static_cast<size_t>(kSteps) - 2);
+  EXPECT_EQ(ctx.steps().steps.capacity(), ctx.steps().steps.size());
+  ASSERT_GE(ctx.gap_causes().size(), static_cast<size_t>(kSteps));
+  EXPECT_EQ(ctx.gap_causes().capacity(), ctx.gap_causes().size());
+  EXPECT_EQ(ctx.windows().capacity(), ctx.windows().size());
+  // Merged intervals (one a step here) keep at most a quarter of their size unused.
+  for (const std::vector<Interval>* merged : {&ctx.busy().all_by_device.at(0), &ctx.busy().kernels_by_device.at(0),
+                                              &ctx.busy().compute, &ctx.host().active}) {
+    ASSERT_GE(merged->size(), static_cast<size_t>(kSteps) - 2);
+    EXPECT_LE(merged->capacity(), merged->size() + merged->size() / 4);
+  }
+
+  StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
+  ASSERT_TRUE(ra.ok()) << ra.status().message();
+  ASSERT_EQ(ra->per_step.size(), ra->steps.steps.size());
+  EXPECT_EQ(ra->per_step.capacity(), ra->per_step.size());
+  ASSERT_NE(ra->critical_path, nullptr);
+  ASSERT_EQ(ra->critical_path->steps.size(), ra->steps.steps.size());
+  EXPECT_EQ(ra->critical_path->steps.capacity(), ra->critical_path->steps.size());
+}
+
+TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  RankContext ctx(t, options);
+  const std::vector<IdleGap> gaps = ctx.idle_gaps();
+  const size_t causes = ctx.gap_causes().size();
+  ASSERT_GE(gaps.size(), static_cast<size_t>(2 * kSteps) - 4);
+  const IdleGap* storage = ctx.idle_gaps().data();
+  std::vector<IdleGap> out_gaps;
+  std::vector<GapCauses> out_causes;
+  ctx.ReleaseIdleGaps(out_gaps, out_causes);
+  EXPECT_EQ(out_gaps.data(), storage);  // the context's own storage, moved
+  EXPECT_TRUE(ctx.idle_gaps().empty());
+  EXPECT_TRUE(ctx.gap_causes().empty());
+  ASSERT_EQ(out_gaps.size(), gaps.size());
+  EXPECT_EQ(out_causes.size(), causes);
+
+  // AnalyzeTrace (which moves them) and AnalyzeRank on a context (which copies them) agree.
+  StatusOr<RankAnalysis> moved = AnalyzeTrace(t, options);
+  ASSERT_TRUE(moved.ok());
+  const RankContext fresh(t, options);
+  const RankAnalysis copied = AnalyzeRank(fresh);
+  ASSERT_EQ(moved->gpu.idle_gaps.size(), copied.gpu.idle_gaps.size());
+  for (size_t i = 0; i < copied.gpu.idle_gaps.size(); ++i) {
+    EXPECT_EQ(moved->gpu.idle_gaps[i].start_ns, copied.gpu.idle_gaps[i].start_ns);
+    EXPECT_EQ(moved->gpu.idle_gaps[i].end_ns, copied.gpu.idle_gaps[i].end_ns);
+    EXPECT_EQ(moved->gpu.idle_gaps[i].kind, copied.gpu.idle_gaps[i].kind);
+  }
+  ASSERT_EQ(moved->gpu.idle_gap_causes.size(), copied.gpu.idle_gap_causes.size());
+  for (size_t i = 0; i < copied.gpu.idle_gap_causes.size(); ++i) {
+    EXPECT_EQ(moved->gpu.idle_gap_causes[i].gap, copied.gpu.idle_gap_causes[i].gap);
+    EXPECT_EQ(moved->gpu.idle_gap_causes[i].ns, copied.gpu.idle_gap_causes[i].ns);
+  }
+}
+
+// A job of one rank is that rank; its idle gaps stay in ranks[0], where the exporters read
+// them, and are not copied into the job's summary.
+TEST(PerStepMemory, OneRankJobKeepsOneCopyOfTheGaps) {
+  const Trace t = ManySteps(kSteps);
+  StatusOr<RankAnalysis> ra = AnalyzeTrace(t, AnalysisOptions());
+  ASSERT_TRUE(ra.ok());
+  const size_t gaps = ra->gpu.idle_gaps.size(), causes = ra->gpu.idle_gap_causes.size();
+  ASSERT_GT(gaps, 0u);
+  std::vector<RankAnalysis> ranks;
+  ranks.push_back(std::move(*ra));
+  const JobAnalysis job = BuildJob(std::move(ranks), {});
+  ASSERT_EQ(job.ranks.size(), 1u);
+  EXPECT_EQ(job.ranks[0].gpu.idle_gaps.size(), gaps);
+  EXPECT_EQ(job.ranks[0].gpu.idle_gap_causes.size(), causes);
+  EXPECT_TRUE(job.job.gpu.idle_gaps.empty());
+  EXPECT_TRUE(job.job.gpu.idle_gap_causes.empty());
+  EXPECT_EQ(job.job.per_step.size(), job.ranks[0].per_step.size());
+}
+
+}  // namespace
+}  // namespace per_step_memory_test
+}  // namespace ampscope
