@@ -19,6 +19,22 @@ namespace {
 // not the steady state's churn ("unset PYTORCH_NO_CUDA_MEMORY_CACHING" would be a guess).
 constexpr const char* kGiveWayToColdStart[] = {"launch_bound", "low_gpu_utilization", "allocation_churn", "host_bound"};
 
+// The memory item of a cold window whose allocation_churn gave way: when churn was what warned
+// (no fragmentation or near-capacity finding stands), the allocator calls it counted are the
+// process's first ones, so the steady state's churn is not known from this profile.
+void ColdMemoryItem(RankAnalysis& ra) {
+  auto item = std::find_if(ra.checklist.begin(), ra.checklist.end(), [](const ChecklistItem& c) { return c.id == "memory_fragmentation"; });
+  if (item == ra.checklist.end() || (item->status != CheckStatus::kWarn && item->status != CheckStatus::kFail)) return;
+  const bool other = std::any_of(ra.findings.begin(), ra.findings.end(), [](const Finding& f) {
+    return f.id == "allocator_fragmentation" || f.id == "memory_peak_near_capacity";
+  });
+  if (other) return;
+  item->status = CheckStatus::kUnknown;
+  item->value.reset();
+  item->evidence = "cold-start window: its allocator calls are the first ones, not the steady state's churn; " + item->evidence;
+  item->how_to_know = "profile after warm-up (torch.profiler.schedule with wait and warmup steps) to see the steady state's allocator calls";
+}
+
 }  // namespace
 
 void MarkLowConfidence(const TraceIntegrity& integrity, std::vector<Finding>& findings) {
@@ -54,6 +70,7 @@ void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra) {
       for (DimensionResult& d : ra.matrix) swap_in(d.findings);
       for (ChecklistItem& c : ra.checklist) swap_in(c.findings);
     }
+    if (std::find(replaced.begin(), replaced.end(), "allocation_churn") != replaced.end()) ColdMemoryItem(ra);
     const double share = FieldNumber(warm->values, "one_time_work_pct_of_window").value_or(0);
     diagnosis::FindingSink out(ra.findings);
     Finding& x = out.Add(

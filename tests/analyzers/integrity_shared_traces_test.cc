@@ -5,6 +5,8 @@
 // recommender traces) pass every check and keep every step of their golden values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cctype>
 #include <regex>
 #include <string>
@@ -92,6 +94,14 @@ TEST(IntegritySharedTraces, Py4aiIsAColdFirstCall) {
   EXPECT_EQ(FindFinding(ra, "launch_bound"), nullptr);
   EXPECT_EQ(FindFinding(ra, "low_gpu_utilization"), nullptr);
   for (const Finding& f : ra.findings) EXPECT_EQ(f.recommendation.find("CUDA graph"), std::string::npos) << f.id;
+  // Its 4 cudaFree (README: a cold first call) are the process's first allocator calls, not churn:
+  // the memory item does not fail on them; it is unknown, says why, and how to know.
+  const auto memory = std::find_if(ra.checklist.begin(), ra.checklist.end(), [](const ChecklistItem& i) { return i.id == "memory_fragmentation"; });
+  ASSERT_NE(memory, ra.checklist.end());
+  EXPECT_EQ(memory->status, CheckStatus::kUnknown) << memory->evidence;
+  EXPECT_FALSE(memory->value.has_value());
+  EXPECT_NE(memory->evidence.find("cold-start window"), std::string::npos) << memory->evidence;
+  EXPECT_NE(memory->how_to_know.find("after warm-up"), std::string::npos) << memory->how_to_know;
 }
 
 TEST(IntegritySharedTraces, HtaSampledRanksAreSampled) {

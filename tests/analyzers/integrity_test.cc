@@ -406,6 +406,35 @@ TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
   ASSERT_NE(replaces, nullptr);
   const auto& ids = std::get<std::vector<std::string>>(replaces->value);
   EXPECT_NE(std::find(ids.begin(), ids.end(), "allocation_churn"), ids.end());
+  // The memory item failed on those frees alone (no [memory] events, so no fragmentation or peak
+  // finding): on a cold window it is unknown, with no value, and its failing finding is gone.
+  const auto memory = std::find_if(ra.checklist.begin(), ra.checklist.end(), [](const ChecklistItem& i) { return i.id == "memory_fragmentation"; });
+  ASSERT_NE(memory, ra.checklist.end());
+  EXPECT_EQ(memory->status, CheckStatus::kUnknown) << memory->evidence;
+  EXPECT_FALSE(memory->value.has_value());
+  EXPECT_FALSE(memory->how_to_know.empty());
+}
+
+TEST(Warmup, AColdWindowKeepsAMemoryItemThatFailsOnItsOwnMeasure) {
+  // The cold window above, plus a [memory] event whose peak allocated memory, 80.0 GB, is 94.1% of the A100's
+  // 84.99 GB (memory_peak_near_capacity: over 90%): that failure is measured, not start-up, so the
+  // item keeps it.
+  TraceBuilder b;
+  b.AddA100();
+  b.AddCpuOp("aten::conv2d", 0, 310 * kMs);
+  for (int i = 0; i < 10; ++i) b.AddApi("cudaMalloc", Us(10) + i * Us(2010), Us(10) + i * Us(2010) + 2 * kMs, -1);
+  for (int i = 0; i < 60; ++i) {
+    const TimeNs t = 25 * kMs + i * Us(5100);
+    b.LaunchKernel("implicit_convolve_sgemm_" + std::to_string(i), t, 5 * kMs, t + Us(5010), t + Us(5013));
+    if (i % 10 == 5) b.AddApi("cudaFree", t + Us(5020), t + Us(5020) + 2 * kMs, -1);
+  }
+  b.AddMemory(Us(30), 0, 80'000'000'000, 80'500'000'000);
+  const RankAnalysis ra = Analyze(b.Build());
+  ASSERT_NE(FindFinding(ra, "cold_start_profiled"), nullptr);
+  ASSERT_NE(FindFinding(ra, "memory_peak_near_capacity"), nullptr);
+  const auto memory = std::find_if(ra.checklist.begin(), ra.checklist.end(), [](const ChecklistItem& i) { return i.id == "memory_fragmentation"; });
+  ASSERT_NE(memory, ra.checklist.end());
+  EXPECT_NE(memory->status, CheckStatus::kUnknown) << memory->evidence;
 }
 
 TEST(Warmup, TheColdStartFindingRanksFirstAndStaysAWarning) {
