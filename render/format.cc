@@ -371,7 +371,7 @@ std::string ChecklistTitle(const std::string& id) {
       {"grad_scaler", "GradScaler"},
       {"kernel_fusion", "Kernel fusion"},
       {"data_pipeline", "Data pipeline"},
-      {"distributed_sync", "Distributed sync (NCCL)"},
+      {"distributed_sync", "Distributed sync"},  // NCCL, RCCL, Gloo or DeepEP alike
       {"memory_fragmentation", "Memory fragmentation"}};
   auto it = kTitles.find(id);
   return it == kTitles.end() ? HumanKey(id) : it->second;

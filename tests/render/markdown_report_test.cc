@@ -203,7 +203,7 @@ TEST(MarkdownReport, SnapshotOfTheHandBuiltReport) {
       R"(### Checklist)",
       R"(\| Tensor Core utilization \| 🔴 fail \| 12\.5% of kernel time \| ≥70% \| 12\.5% of kernel time in Tensor Core kernels \|)",
       R"(\| GradScaler \| ➖ not applicable \| - \| fp16 only \| .* \|)",
-      R"(\| Distributed sync \(NCCL\) \| 🟢 pass \| 0\.0% of step \| .*)",
+      R"(\| Distributed sync \| 🟢 pass \| 0\.0% of step \| .*)",
       R"(\| Memory fragmentation \| ⚪ unknown \| not measured \| .*)",
       R"(### Top findings \(3 total\))",
       R"(1\. 🔴 \*\*critical\*\* `data_loader_bottleneck` The GPU waits for the input pipeline 30% of each step — est\. saving \*\*27\.5%\*\* of step time)",

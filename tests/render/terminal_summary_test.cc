@@ -98,7 +98,7 @@ TEST(TerminalSummary, ChecklistIsAlignedAndValuesHaveUnits) {
       {"GradScaler", "N/A", "-"},
       {"Kernel fusion", "WARN", "8.1% of step"},
       {"Data pipeline", "FAIL", "30.0% of step"},
-      {"Distributed sync (NCCL)", "PASS", "0.0% of step"},
+      {"Distributed sync", "PASS", "0.0% of step"},
       {"Memory fragmentation", "UNKNOWN", "not measured"}};
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string& line = checklist[i + 1];
