@@ -375,14 +375,12 @@ TEST(Warmup, AColdStartWindowGivesColdStartProfiledNotLaunchBound) {
   EXPECT_EQ(FindFinding(ra, "low_gpu_utilization"), nullptr);
 }
 
-TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
-  // The cold call of AColdStartWindowGivesColdStartProfiledNotLaunchBound (59 first launches of
-  // 5 ms in a 300.9 ms window: 98% one-time work) that also allocates as a cold process does: 10
-  // cudaMalloc of 2 ms at the start and 6 cudaFree of 2 ms between the launches (12 ms of frees,
-  // 4% of the window: without steps, frees are what allocation_churn counts, and they are well
-  // over its 0.5%). By hand: the window is a cold start, so the allocator calls are start-up, not
-  // churn: allocation_churn gives way (named in cold_start_profiled's `replaces`), and
-  // cold_start_profiled is a warning (its fix is a better profile) ranked first of all findings.
+// The cold call of AColdStartWindowGivesColdStartProfiledNotLaunchBound (59 first launches of
+// 5 ms in a 300.9 ms window: 98% one-time work) that also allocates as a cold process does: 10
+// cudaMalloc of 2 ms at the start and 6 cudaFree of 2 ms between the launches (12 ms of frees,
+// 4% of the window: without steps, frees are what allocation_churn counts, and they are well over
+// its 0.5%).
+TraceBuilder ColdCallThatAllocates() {
   TraceBuilder b;
   b.AddA100();
   b.AddCpuOp("aten::conv2d", 0, 310 * kMs);
@@ -392,6 +390,14 @@ TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
     b.LaunchKernel("implicit_convolve_sgemm_" + std::to_string(i), t, 5 * kMs, t + Us(5010), t + Us(5013));
     if (i % 10 == 5) b.AddApi("cudaFree", t + Us(5020), t + Us(5020) + 2 * kMs, -1);
   }
+  return b;
+}
+
+TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
+  // ColdCallThatAllocates. By hand: the window is a cold start, so the allocator calls are start-up, not
+  // churn: allocation_churn gives way (named in cold_start_profiled's `replaces`), and
+  // cold_start_profiled is a warning (its fix is a better profile) ranked first of all findings.
+  TraceBuilder b = ColdCallThatAllocates();
   const RankAnalysis ra = Analyze(b.Build());
   ASSERT_EQ(ra.steps.source, StepSource::kNone);
   const IntegrityCheck& c = Check(ra.integrity, "warmup");
@@ -416,18 +422,10 @@ TEST(Warmup, OnAColdStartWindowAllocationChurnGivesWayAndTheColdStartLeads) {
 }
 
 TEST(Warmup, AColdWindowKeepsAMemoryItemThatFailsOnItsOwnMeasure) {
-  // The cold window above, plus a [memory] event whose peak allocated memory, 80.0 GB, is 94.1% of the A100's
+  // ColdCallThatAllocates, plus a [memory] event whose peak allocated memory, 80.0 GB, is 94.1% of the A100's
   // 84.99 GB (memory_peak_near_capacity: over 90%): that failure is measured, not start-up, so the
   // item keeps it.
-  TraceBuilder b;
-  b.AddA100();
-  b.AddCpuOp("aten::conv2d", 0, 310 * kMs);
-  for (int i = 0; i < 10; ++i) b.AddApi("cudaMalloc", Us(10) + i * Us(2010), Us(10) + i * Us(2010) + 2 * kMs, -1);
-  for (int i = 0; i < 60; ++i) {
-    const TimeNs t = 25 * kMs + i * Us(5100);
-    b.LaunchKernel("implicit_convolve_sgemm_" + std::to_string(i), t, 5 * kMs, t + Us(5010), t + Us(5013));
-    if (i % 10 == 5) b.AddApi("cudaFree", t + Us(5020), t + Us(5020) + 2 * kMs, -1);
-  }
+  TraceBuilder b = ColdCallThatAllocates();
   b.AddMemory(Us(30), 0, 80'000'000'000, 80'500'000'000);
   const RankAnalysis ra = Analyze(b.Build());
   ASSERT_NE(FindFinding(ra, "cold_start_profiled"), nullptr);
