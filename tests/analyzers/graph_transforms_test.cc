@@ -432,6 +432,17 @@ TEST(GraphTransforms, CoalescedCallsRemoveHostTimeOnTheirOwnThreadOnly) {
   EXPECT_EQ(o.with_fix, Us(700));
 }
 
+// `queued` 0.5 µs launches at 1, 2, ... µs of kernels the GPU runs back to back, 100 µs each:
+// K_i [100 + 100 i, 200 + 100 i); then a launch at 71 µs that returns at 202 µs (131 µs) of the
+// next kernel, and host work until the step's CPU range ends at 8202 µs.
+Trace QueuedLaunchesThenALongOne(int queued) {
+  TraceBuilder b = StepOf(8202);
+  for (int i = 0; i < queued; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
+  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(100 + 100 * queued), Us(200 + 100 * queued));
+  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
+  return b.Build();
+}
+
 TEST(GraphTransforms, ABackPressuredLaunchWaitsForTheKernelThatMadeRoom) {
   // The host launches K0..K69 with 0.5 µs calls at 1, 2, ..., 70 µs; the GPU runs them back to
   // back, 100 µs each: K_i [100 + 100 i, 200 + 100 i). The 71st launch, at 71 µs, finds 70
@@ -439,11 +450,7 @@ TEST(GraphTransforms, ABackPressuredLaunchWaitsForTheKernelThatMadeRoom) {
   // 10 x the calls' median (0.5 µs) and 50 µs more: a launch held back by a full queue. Its
   // kernel K70 runs [7100, 7200). Then the host works until its CPU range ends at 8202 µs: the
   // step is host-bound, [0, 8202).
-  TraceBuilder b = StepOf(8202);
-  for (int i = 0; i < 70; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
-  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(7100), Us(7200));
-  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
-  const Trace t = b.Build();
+  const Trace t = QueuedLaunchesThenALongOne(70);
   {
     const RankContext ctx(t, {});
     graph::GraphBuilder builder(ctx);
@@ -464,11 +471,7 @@ TEST(GraphTransforms, ABackPressuredLaunchWaitsForTheKernelThatMadeRoom) {
 // A long launch while few activities are queued (lazy module loading, a cold start) is host time.
 TEST(GraphTransforms, ALongLaunchWithAShortQueueIsHostTime) {
   // As above, but only 10 launches queued before the 131 µs call: not a full queue.
-  TraceBuilder b = StepOf(8202);
-  for (int i = 0; i < 10; ++i) b.LaunchKernel("gemm_kernel", Us(1 + i), Us(0.5), Us(100 + 100 * i), Us(200 + 100 * i));
-  b.LaunchKernel("gemm_kernel", Us(71), Us(131), Us(1100), Us(1200));
-  b.AddCpuOp("aten::host_work", Us(202), Us(8202));
-  const Trace t = b.Build();
+  const Trace t = QueuedLaunchesThenALongOne(10);
   const RankContext ctx(t, {});
   graph::GraphBuilder builder(ctx);
   EXPECT_TRUE(builder.back_pressured().empty());
