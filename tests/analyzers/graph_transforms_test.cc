@@ -324,29 +324,78 @@ TEST(GraphTransforms, AWindowThatStartsUnderQueuedWorkSavesAtMostTheSteadyState)
   EXPECT_EQ(o.with_fix, Us(200));
 }
 
-TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
-  // The main thread launches K0 at [10, 15), then records nothing for 7,985 µs (it waits in
-  // backward() for the autograd thread), then launches K at [8000, 8005) and runs to the end of
-  // its step at 9000. Thread 2 makes 20 launches of 100 µs every 350 µs from 1000 (its last ends
-  // at 7750). The main thread's wait ends 250 µs after thread 2's last call: a join.
+// The main thread launches K0 at [10, 15), then makes no call for 7,985 µs (it waits in
+// backward() for the autograd thread), then launches K at [8000, 8005) and runs to the end of its
+// step at 9000. Thread 2 makes 20 launches of 100 µs every 350 µs from 1000 (its last ends at
+// 7750). The main thread's wait ends 250 µs after thread 2's last call: a join.
+TraceBuilder MainThreadWaitsForThread2() {
   TraceBuilder b = StepOf(9000);
   b.LaunchKernel("gemm_kernel", Us(10), Us(5), Us(20), Us(30));
   for (int i = 0; i < 20; ++i)
     b.LaunchKernel("elementwise_kernel", Us(1000 + 350 * i), Us(100), Us(1115 + 350 * i), Us(1120 + 350 * i), 7, 2);
   b.LaunchKernel("gemm_kernel", Us(8000), Us(5), Us(8010), Us(8020));
-  const Trace t = b.Build();
-  // Thread 2's launches collapsed as a CUDA graph: its calls and the host time between them
-  // take nothing, so it is done at 1000 (its first call stays where it began); the main thread
-  // resumes 250 µs later, launches at [1250, 1255) and ends its step 995 µs later, at 2250.
-  const Outcome o = Replay(t, [](const RankContext& ctx) {
-    std::vector<uint32_t> k;
-    for (uint32_t i = 1; i <= 20; ++i) k.push_back(i);
-    return graph::CudaGraphLaunch(ctx, k, "thread 2's launches");
-  });
+  return b;
+}
+
+// Thread 2's launches collapsed as a CUDA graph: its calls and the host time between them take
+// nothing, so it is done at 1000 (its first call stays where it began).
+graph::Transform CollapseThread2(const RankContext& ctx) {
+  std::vector<uint32_t> k;
+  for (uint32_t i = 1; i <= 20; ++i) k.push_back(i);
+  return graph::CudaGraphLaunch(ctx, k, "thread 2's launches");
+}
+
+TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
+  // Nothing records the main thread's wait. With thread 2 done at 1000, the main thread resumes
+  // 250 µs later, launches at [1250, 1255) and ends its step 995 µs later, at 2250.
+  const Outcome o = Replay(MainThreadWaitsForThread2().Build(), CollapseThread2);
   EXPECT_EQ(o.measured, Us(9000));
   EXPECT_EQ(o.with_fix, Us(2250));
   // The path crosses to thread 2: its 20 calls (2,000 µs) are host-bound time on it.
   EXPECT_GE(Cat(o.path, graph::PathCategory::kHostBound), Us(2000));
+}
+
+TEST(GraphTransforms, AWaitInsideARecordedRangeJoinsToo) {
+  // The same run, where the main thread records its wait: a `## backward ##` range over
+  // [12, 8000) holding one CPU op of its own, the loss [20, 300) (280 µs). The range records where
+  // the thread waited, not work: the gap [15, 8000) keeps the op's 280 µs as its own time and
+  // waits for thread 2. Replayed: max(15 + 280, 1000 + 250) = 1250, the step ends at 2250 as above.
+  TraceBuilder b = MainThreadWaitsForThread2();
+  b.AddRange("## backward ##", Us(12), Us(8000));
+  b.AddCpuOp("aten::cross_entropy_loss", Us(20), Us(300));
+  const Outcome o = Replay(b.Build(), CollapseThread2);
+  EXPECT_EQ(o.measured, Us(9000));
+  EXPECT_EQ(o.with_fix, Us(2250));
+}
+
+TEST(GraphTransforms, AWaitInADataLoaderRangeIsNoJoin) {
+  // The same wait inside a DataLoader range is the data pipeline's: thread 2 finishing sooner
+  // does not shorten it, and the step stays as long as measured.
+  TraceBuilder b = MainThreadWaitsForThread2();
+  b.AddRange("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(12), Us(8000));
+  const Outcome o = Replay(b.Build(), CollapseThread2);
+  EXPECT_EQ(o.measured, Us(9000));
+  EXPECT_EQ(o.with_fix, Us(9000));
+}
+
+TEST(GraphTransforms, AThreadTheStepsThreadStartedMovesWithIt) {
+  // The main thread makes 10 launches of 100 µs from 10 (the last ends at 1010; kernels
+  // [30 + 100i, 40 + 100i) on stream 7), then 90 µs later, at 1100, thread 2 makes its first call:
+  // a launch [1100, 1105) of K [1120, 3000) on stream 8, the step's last activity. A fork: thread
+  // 2 starts from the main thread's node that ends at 1100, not at a fixed 1100.
+  TraceBuilder b = StepOf(1200);
+  for (int i = 0; i < 10; ++i) b.LaunchKernel("elementwise_kernel", Us(10 + 100 * i), Us(100), Us(30 + 100 * i), Us(40 + 100 * i));
+  b.LaunchKernel("gemm_kernel", Us(1100), Us(5), Us(1120), Us(3000), 8, 2);
+  // The main thread's launches collapsed as a CUDA graph: its calls take nothing from 10, its 90
+  // µs gap ends at 100, thread 2 launches at 100 and K starts a launch latency (20 µs, every
+  // kernel's) later, at 120, and ends at 2000.
+  const Outcome o = Replay(b.Build(), [](const RankContext& ctx) {
+    std::vector<uint32_t> k;
+    for (uint32_t i = 0; i < 10; ++i) k.push_back(i);
+    return graph::CudaGraphLaunch(ctx, k, "the main thread's launches");
+  });
+  EXPECT_EQ(o.measured, Us(3000));
+  EXPECT_EQ(o.with_fix, Us(2000));
 }
 
 TEST(GraphTransforms, RemovedCopyLetsTheStreamMoveOn) {
