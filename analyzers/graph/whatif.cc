@@ -102,7 +102,9 @@ bool SameState(const std::vector<SlotValue>& a, const std::vector<SlotValue>& b)
 }
 
 // A step's GPU chain: its longest run of GPU work along stream and event edges, each activity at
-// its own duration (no idle between them: a GPU that has work queued runs it back to back).
+// its own duration plus its slack (the idle before it that no dependency explains, which every
+// replay keeps: without it a GPU-bound step whose GPU idles for reasons the trace does not
+// show was measured as if its work ran back to back, shorter than its host span).
 TimeNs GpuChain(const DepGraph& g, std::vector<TimeNs>& chain) {
   chain.assign(g.size(), 0);
   TimeNs longest = 0;
@@ -112,7 +114,7 @@ TimeNs GpuChain(const DepGraph& g, std::vector<TimeNs>& chain) {
     for (uint32_t e = g.edge_begin[x]; e < g.edge_begin[x + 1]; ++e)
       if ((g.edge_kind[e] == EdgeKind::kStream || g.edge_kind[e] == EdgeKind::kEvent) && IsGpu(g.kind[g.edge_from[e]]))
         before = std::max(before, chain[g.edge_from[e]]);
-    chain[x] = before + g.dur_ns[x];
+    chain[x] = before + g.slack_ns[x] + g.dur_ns[x];
     longest = std::max(longest, chain[x]);
   }
   return longest;

@@ -38,7 +38,8 @@ struct WhatIfResult {
 // (that work ends by the first step's CPU start, where the step starts), and so is a reference
 // replay without a fix; a saving compares their steady-state measures: the longer of the host's
 // span (the first step's CPU start to the last step's CPU end) and the GPU's chain (per step, its
-// longest run of GPU work along stream and event edges at the activities' own durations).
+// longest run of GPU work along stream and event edges at the activities' own durations plus
+// the slack the replay keeps before each).
 // docs/whatif.md, "Windows that start mid-trace". `per_step`: fill each outcome's step_saved_ns.
 WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform*>& transforms, bool per_step = false);
 

@@ -194,6 +194,13 @@ TEST(GraphSharedTraces, AOneStepWindowSavesWhatTheStepSavesInTheWholeRun) {
         // A step of the whole run can give back what the step before it saved (it starts sooner
         // and still ends with its host): its own figure can be negative, a window's never is.
         EXPECT_LE(in_window, std::max(0.0, in_whole) + kWindowSavingTolerancePct) << (f == 0 ? "kernels at half" : "no communication");
+        // On the GPU-bound runs it saves no less either: the GPU's chain keeps the idle the
+        // replay keeps (slack no dependency explains), so the step's GPU work is not measured
+        // as if it ran back to back. Without that slack, the recsys one-step windows saved
+        // 0.2-0.5% with every kernel at half where the whole run saves 8.4% on the same steps.
+        if (std::string(path) == kDdpResNet || std::string(path) == kRecsys) {
+          EXPECT_GE(in_window, in_whole - kWindowSavingTolerancePct) << (f == 0 ? "kernels at half" : "no communication");
+        }
       }
     }
   }
