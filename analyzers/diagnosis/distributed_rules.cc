@@ -290,7 +290,7 @@ TimeNs RulePerParameterAllReduce(const Facts& in, const std::vector<TypeShare>& 
   const std::vector<uint32_t> kernels = CommKernels(in, CommSelect::kAllReduce);
   size_t eliminated = 0;
   const graph::Transform host = BucketedAllReduceHostCost(in, kernels, &eliminated);
-  const graph::Transform hidden = graph::ScaleKernels(in.t, kernels, 0.0, "");
+  const graph::Transform hidden = graph::OverlapKernels(in.t, kernels, "");
   graph::Transform fix = graph::Combine({&hidden, &host});
   fix.name = graph::kCoalesceCalls;
   fix.selection = fmt::format("all-reduce kernels (full overlap) and the host cost of {:.0f} of the {:.0f} all-reduce calls per "
@@ -390,9 +390,9 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
                   {"collectives_per_step", Round(static_cast<double>(collectives) / in.nsteps), Unit::kPerStep}, {"top_kernels", top},
                   {"by_type", TypesJson(in, rest, typed_total)},
                   {"estimate", "replayed: communication fully overlapped (its kernels no longer delay what waits for them)"}};
-    out.Fix(x, graph::ScaleKernels(in.t, CommKernels(in, per_param > 0 ? CommSelect::kButAllReduce : CommSelect::kAll), 0.0,
-                                   per_param > 0 ? "communication kernels but all-reduce (full overlap)"
-                                                 : "communication kernels (full overlap)"));
+    out.Fix(x, graph::OverlapKernels(in.t, CommKernels(in, per_param > 0 ? CommSelect::kButAllReduce : CommSelect::kAll),
+                                     per_param > 0 ? "communication kernels but all-reduce (full overlap)"
+                                                   : "communication kernels (full overlap)"));
     std::sort(exposed_ranges.begin(), exposed_ranges.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
     if (exposed_ranges.size() > 8) exposed_ranges.resize(8);
     std::sort(exposed_ranges.begin(), exposed_ranges.end());

@@ -85,6 +85,7 @@ void Transform::Normalize() {
   SortUnique(calls_keep_wait);
   SortUnique(calls_collapsed);
   SortUnique(steps_removed);
+  SortUnique(overlapped);
   host_removed = MergeIntervals(std::move(host_removed));
   // One entry per thread: the union of its calls and of its removed time.
   std::sort(thread_host_removed.begin(), thread_host_removed.end(),
@@ -120,6 +121,7 @@ Transform Combine(const std::vector<const Transform*>& parts) {
     t.calls_keep_wait.insert(t.calls_keep_wait.end(), p->calls_keep_wait.begin(), p->calls_keep_wait.end());
     t.calls_collapsed.insert(t.calls_collapsed.end(), p->calls_collapsed.begin(), p->calls_collapsed.end());
     t.steps_removed.insert(t.steps_removed.end(), p->steps_removed.begin(), p->steps_removed.end());
+    t.overlapped.insert(t.overlapped.end(), p->overlapped.begin(), p->overlapped.end());
     t.host_removed.insert(t.host_removed.end(), p->host_removed.begin(), p->host_removed.end());
     t.thread_host_removed.insert(t.thread_host_removed.end(), p->thread_host_removed.begin(), p->thread_host_removed.end());
     t.no_dataloader = t.no_dataloader || p->no_dataloader;
@@ -319,6 +321,14 @@ Transform ScaleKernels(const Trace& trace, std::vector<uint32_t> kernels, double
   const double f = std::max(0.0, factor);
   for (uint32_t k : kernels)
     t.kernels.push_back({k, static_cast<TimeNs>(std::llround(static_cast<double>(trace.kernels[k].duration_ns()) * f))});
+  t.Normalize();
+  return t;
+}
+
+Transform OverlapKernels(const Trace& trace, std::vector<uint32_t> kernels, std::string selection) {
+  Transform t = ScaleKernels(trace, kernels, 0.0, std::move(selection));
+  t.name = kOverlapKernels;
+  t.overlapped = std::move(kernels);
   t.Normalize();
   return t;
 }

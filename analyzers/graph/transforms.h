@@ -24,6 +24,7 @@ namespace ampscope::graph {
 // The names of the transforms (the evidence's `whatif_transform`).
 inline constexpr const char* kScaleKernels = "scale_kernels";
 inline constexpr const char* kRemoveNodes = "remove_nodes";
+inline constexpr const char* kOverlapKernels = "overlap_kernels";
 inline constexpr const char* kFuseChains = "fuse_memory_bound_chain";
 inline constexpr const char* kAmp = "amp";
 inline constexpr const char* kNoDataLoaderWait = "no_dataloader_wait";
@@ -68,6 +69,10 @@ struct Transform {
   bool no_dataloader = false;             // host gaps lose their DataLoader time
   bool no_unrecorded = false;             // host gaps lose the time no event covers
   std::vector<int64_t> steps_removed;     // whole steps (indices into the context's steps, sorted)
+  // Kernels (trace indices, sorted) a fix takes off the path but that still run, beside the rest
+  // (communication fully overlapped): nothing waits for them, and a step lasts at least their
+  // measured time on their busiest stream. They are in `kernels` too, at 0.
+  std::vector<uint32_t> overlapped;
 
   bool empty() const;
   // Sorts and dedups the lists (constructors call it).
@@ -91,6 +96,9 @@ Transform ScaleKernels(const Trace& trace, std::vector<uint32_t> kernels, double
 // Copies `memcpys` (trace indices) run `factor` times as long (0: removed; a device-to-device
 // copy an in-place op would avoid).
 Transform ScaleCopies(const Trace& trace, std::vector<uint32_t> memcpys, double factor, std::string selection);
+// Kernels `kernels` fully overlapped (communication): they take no time on the path, and each
+// step lasts at least their measured time on their busiest stream (they still run).
+Transform OverlapKernels(const Trace& trace, std::vector<uint32_t> kernels, std::string selection);
 // Removes kernels (a fill, a transpose), copies, memsets and runtime calls (a sync: the host no
 // longer waits, and the call itself is gone).
 Transform RemoveNodes(const Trace& trace, std::vector<uint32_t> kernels, std::vector<uint32_t> calls, std::string selection);

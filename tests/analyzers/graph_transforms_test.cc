@@ -104,6 +104,29 @@ TEST(GraphTransforms, RemovingASyncLetsTheHostRunAhead) {
   EXPECT_EQ(o.changed, Us(210));  // the sync's measured time
 }
 
+TEST(GraphTransforms, OverlappedCommunicationStillRunsBesideTheStep) {
+  // A communication-bound step: K1 [20, 70) on stream 7 (launched at [10, 15)), an all-reduce
+  // [70, 370) on stream 20 (launched at [15, 20)), a cudaStreamSynchronize [20, 375) on it, then
+  // K2 [390, 440) (launched at [380, 385)); the CPU range ends at 450 µs.
+  TraceBuilder b = StepOf(450);
+  b.LaunchKernel("gemm_kernel", Us(10), Us(5), Us(20), Us(70));
+  b.LaunchKernel("ncclKernel_AllReduce_RING_LL_Sum_float", Us(15), Us(5), Us(70), Us(370), 20);
+  const int64_t sync = b.NewCorrelation();
+  b.AddApi("cudaStreamSynchronize", Us(20), Us(375), sync);
+  b.AddSync(SyncType::kStreamSync, Us(20), Us(375), sync).stream = 20;
+  b.LaunchKernel("gemm_kernel", Us(380), Us(5), Us(390), Us(440));
+  const Trace t = b.Build();
+  // Full overlap: nothing waits for the all-reduce, and the host's and K2's work (150 µs from
+  // the step's start) fits under it. But it still runs: the step lasts its 300 µs, not 150.
+  const Outcome o = Replay(t, [](const RankContext& ctx) { return graph::OverlapKernels(ctx.trace(), {1}, "the all-reduce"); });
+  EXPECT_EQ(o.measured, Us(450));
+  EXPECT_EQ(o.with_fix, Us(300));
+  // Removed instead (it would take no time at all), the step would be shorter than the
+  // all-reduce alone.
+  const Outcome removed = Replay(t, [](const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {1}, 0.0, "the all-reduce"); });
+  EXPECT_LT(removed.with_fix, Us(300));
+}
+
 TEST(GraphTransforms, FusedChainTakesTheFusedTime) {
   // K1 [100, 130), K2 [130, 170), K3 [170, 220) back to back, launched at 1, 2, 3 µs; CPU range
   // [0, 50). Fused into one kernel of 50 µs where K3 ran (its longest member): K1 and K2 take no
