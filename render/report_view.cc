@@ -345,19 +345,14 @@ std::vector<DiagnosticEntry> Diagnostics(const json& report) {
   return out;
 }
 
-const json& RooflineToShow(const json& report, std::string* note) {
-  const json& top = Section(report, "/roofline");
-  if (top.is_object() && top.value("available", false)) return top;
-  const json& ranks = Section(report, report_field::kRanks);
-  if (ranks.is_array() && ranks.size() > 1) {
-    const json& r0 = Section(ranks[0], "/roofline");
-    if (r0.is_object()) {
-      *note = fmt::format("Rank {} of {} ranks; every rank's roofline is in the JSON report (ranks[].roofline).",
-                          Count(Number(ranks[0], "/rank")), ranks.size());
-      return r0;
-    }
+const reports::RooflineSection& RooflineToShow(const reports::RooflineView& view, std::string* note) {
+  if (view.report.present && view.report.available) return view.report;
+  if (view.ranks > 1 && view.first_rank_roofline.present) {
+    *note = fmt::format("Rank {} of {} ranks; every rank's roofline is in the JSON report (ranks[].roofline).",
+                        Count(view.first_rank), view.ranks);
+    return view.first_rank_roofline;
   }
-  return top;
+  return view.report;
 }
 
 }  // namespace ampscope::render

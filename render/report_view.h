@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/contract/roofline_view.h"
+
 namespace ampscope::render {
 
 // Header lines: the inputs ("worker0.pt.trace.json.gz (kineto)" / "16 ranks: rank0.json, ..."),
@@ -121,8 +123,8 @@ std::string DimensionValueCell(const nlohmann::json& dimension);
 // relative to its own steps. Else `report_clock`.
 StepClock FindingClock(const nlohmann::json& report, const nlohmann::json& finding, const StepClock& report_clock);
 
-// The `roofline` object to show: the top level for one rank, else rank 0's (and `note` says so);
-// a null json when the report has none.
-const nlohmann::json& RooflineToShow(const nlohmann::json& report, std::string* note);
+// The roofline to show: the top level for one rank, else rank 0's (and `note` says so); one that
+// is not `present` when the report has none.
+const reports::RooflineSection& RooflineToShow(const reports::RooflineView& view, std::string* note);
 
 }  // namespace ampscope::render

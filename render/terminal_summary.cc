@@ -304,43 +304,40 @@ void TopKernels(Out& o, const json& r) {
 // MFU and the ops with the most kernel time, with how close each is to what the GPU can do at
 // its arithmetic intensity (docs/roofline.md).
 void Roofline(Out& o, const json& r) {
+  const reports::RooflineView view = reports::ReadRooflineView(r);
   std::string note;
-  const json& roof = RooflineToShow(r, &note);
-  if (!roof.is_object()) return;
+  const reports::RooflineSection& roof = RooflineToShow(view, &note);
+  if (!roof.present) return;
   o.Heading("Roofline and MFU");
-  if (!roof.value("available", false)) {
-    o.Paragraph(kIndent, "", "No roofline: " + String(roof, "/reason", "unknown"));
+  if (!roof.available) {
+    o.Paragraph(kIndent, "", "No roofline: " + roof.reason.value_or("unknown"));
     return;
   }
   if (!note.empty()) o.Paragraph(kIndent, "", note);
-  auto mfu = Number(roof, "/mfu_pct");
-  auto peak = Number(roof, "/peak_tflops");
-  auto achieved = Number(roof, "/achieved_tflops");
-  std::string line = "MFU " + (mfu ? Pct(mfu) : "unknown (" + String(roof, "/mfu_reason", "no peak") + ")");
+  const auto mfu = roof.mfu_pct, peak = roof.peak_tflops, achieved = roof.achieved_tflops;
+  std::string line = "MFU " + (mfu ? Pct(mfu) : "unknown (" + roof.mfu_reason.value_or("no peak") + ")");
   if (achieved) line += ": " + Significant(*achieved) + " TFLOP/s achieved";
-  if (peak) line += fmt::format(" of {} TFLOP/s {} dense peak ({})", Significant(*peak, 4), String(roof, "/peak_precision"),
-                                String(roof, "/gpu/peak_id"));
-  if (Number(roof, "/hfu_pct")) line += "; HFU " + Pct(Number(roof, "/hfu_pct"));
+  if (peak) line += fmt::format(" of {} TFLOP/s {} dense peak ({})", Significant(*peak, 4), roof.peak_precision,
+                                roof.gpu.peak_id.value_or(""));
+  if (roof.hfu_pct) line += "; HFU " + Pct(roof.hfu_pct);
   o.Paragraph(kIndent, "", line);
-  const json& ops = Section(roof, "/ops");
-  if (!ops.is_array() || ops.empty()) return;
+  if (roof.ops.empty()) return;
   TextTable t({Col("KERNEL TIME", Align::kRight), Col("CALLS", Align::kRight), Col("OP", Align::kLeft, Overflow::kTruncate, 12, 1),
                Col("PASS"), Col("DTYPE"), Col("ACHIEVED", Align::kRight), Col("BOUND"), Col("OF PEAK", Align::kRight)});
   std::vector<std::string> above;  // notes of the rows above 100%
-  for (size_t i = 0; i < ops.size() && i < kMaxRooflineRows; ++i) {
-    const json& op = ops[i];
-    auto g = Number(op, "/gflop");
-    std::string pct = Number(op, "/pct_of_peak") ? Pct(Number(op, "/pct_of_peak")) : "unknown";
-    if (const std::string note = String(op, "/pct_note"); !note.empty()) {
-      above.push_back(String(op, "/op") + ": " + note);
+  for (size_t i = 0; i < roof.ops.size() && i < kMaxRooflineRows; ++i) {
+    const reports::RooflineOp& op = roof.ops[i];
+    const auto g = op.gflop;
+    std::string pct = op.pct_of_peak ? Pct(op.pct_of_peak) : "unknown";
+    if (!op.pct_note.empty()) {
+      above.push_back(op.op + ": " + op.pct_note);
       pct += " *" + std::to_string(above.size());
     }
-    std::string ach = Number(op, "/tflops") && g && *g > 0 ? Significant(*Number(op, "/tflops")) + " TFLOP/s"
-                      : Number(op, "/tbps")                 ? Significant(*Number(op, "/tbps")) + " TB/s"
-                                                            : "unknown";
-    t.AddRow({{DurationUs(Number(op, "/kernel_time_us"))}, {Count(Number(op, "/count"))}, {String(op, "/op")},
-              {String(op, "/pass")}, {String(op, "/dtype")}, {ach}, {String(op, "/bound", "unknown")},
-              {pct}});
+    std::string ach = op.tflops && g && *g > 0 ? Significant(*op.tflops) + " TFLOP/s"
+                      : op.tbps               ? Significant(*op.tbps) + " TB/s"
+                                              : "unknown";
+    t.AddRow({{DurationUs(op.kernel_time_us)}, {Count(op.count)}, {op.op}, {op.pass}, {op.dtype.value_or("")}, {ach},
+              {op.bound.value_or("unknown")}, {pct}});
   }
   o.Table(t);
   o.Paragraph(kIndent, "", "OF PEAK: achieved / attainable at the op's FLOP per byte. Shapes and every op: the JSON or HTML report.");

@@ -14,6 +14,7 @@
 #include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
+#include "reports/contract/roofline_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
 #include "reports/precision_json.h"
@@ -431,7 +432,7 @@ json JobSection(const JobAnalysis& analysis) {
                                       {"checklist", "worst rank per item"},
                                       {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen; joint_saving_pct is the slowest rank's (the job finishes when it does)"},
                                       {"precision", "rank 0 (the first input)"},
-                                      {"roofline", "per rank: see ranks[].roofline"},
+                                      {reports::roofline_key::kRoofline, "per rank: see ranks[].roofline"},
                                       {"critical_path", "the rank with the longest analysed window (the job runs at its pace); "
                                                         "replay_error_pct: the worst over ranks"}}
                                : json{{"all", "the one rank"}};
@@ -467,7 +468,7 @@ json RankSection(const RankAnalysis& ra) {
   r["syncs"] = SyncsSection(ra);
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
-  r["roofline"] = RooflineSection(ra);
+  r[reports::roofline_key::kRoofline] = RooflineSection(ra);
   if (ra.memory_snapshot != nullptr) r["memory_snapshot"] = MemorySnapshotJson(*ra.memory_snapshot);
   r["trace_integrity"] = IntegrityJson(ra.integrity);
   r["critical_path"] = CriticalPathSection(ra);
@@ -535,7 +536,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["launches"] = LaunchesSection(job);
   report["kernels"] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
-  report["roofline"] = RooflineSection(job);
+  report[reports::roofline_key::kRoofline] = RooflineSection(job);
   report["critical_path"] = CriticalPathSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
   if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report["memory_snapshot"] = std::move(snapshot);
