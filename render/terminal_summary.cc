@@ -346,10 +346,10 @@ void Roofline(Out& o, const json& r) {
 
 // The memory snapshot given with the trace (render/memory_snapshot_render.h).
 void MemorySnapshot(Out& o, const json& r) {
-  const json& m = MemorySnapshotOf(r);
-  if (m.is_null()) return;
+  const std::optional<reports::MemorySnapshotView> m = reports::ReadMemorySnapshotView(r);
+  if (!m) return;
   o.Heading("Memory snapshot (PyTorch caching allocator)");
-  for (const std::string& line : MemorySnapshotLines(m)) o.Paragraph(kIndent, "", line);
+  for (const std::string& line : MemorySnapshotLines(*m)) o.Paragraph(kIndent, "", line);
 }
 
 // Where each step's time goes along its critical path, and how well the replay reproduces the

@@ -14,6 +14,7 @@
 #include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
+#include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/roofline_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
@@ -469,7 +470,7 @@ json RankSection(const RankAnalysis& ra) {
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
   r[reports::roofline_key::kRoofline] = RooflineSection(ra);
-  if (ra.memory_snapshot != nullptr) r["memory_snapshot"] = MemorySnapshotJson(*ra.memory_snapshot);
+  if (ra.memory_snapshot != nullptr) r[reports::memory_snapshot_key::kMemorySnapshot] = MemorySnapshotJson(*ra.memory_snapshot);
   r["trace_integrity"] = IntegrityJson(ra.integrity);
   r["critical_path"] = CriticalPathSection(ra);
   json statuses = json::object();
@@ -539,7 +540,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report[reports::roofline_key::kRoofline] = RooflineSection(job);
   report["critical_path"] = CriticalPathSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
-  if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report["memory_snapshot"] = std::move(snapshot);
+  if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report[reports::memory_snapshot_key::kMemorySnapshot] = std::move(snapshot);
   // Measured kernel metrics (an Nsight Compute CSV, the trace's counter tracks): only when there are.
   if (json ncu = NcuSection(analysis); !ncu.is_null()) report["ncu"] = std::move(ncu);
 
