@@ -15,6 +15,7 @@
 #include "base/units.h"
 #include "reports/collectives_json.h"
 #include "reports/contract/memory_snapshot_view.h"
+#include "reports/contract/ncu_view.h"
 #include "reports/contract/roofline_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
@@ -542,7 +543,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
   if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report[reports::memory_snapshot_key::kMemorySnapshot] = std::move(snapshot);
   // Measured kernel metrics (an Nsight Compute CSV, the trace's counter tracks): only when there are.
-  if (json ncu = NcuSection(analysis); !ncu.is_null()) report["ncu"] = std::move(ncu);
+  if (json ncu = NcuSection(analysis); !ncu.is_null()) report[reports::ncu_key::kNcu] = std::move(ncu);
 
   // A thousand ranks' sections (each with its roofline table) are most of a merge's report.
   if (with_ranks) {
