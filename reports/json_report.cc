@@ -14,6 +14,7 @@
 #include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
+#include "reports/contract/critical_path_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
 #include "reports/contract/roofline_view.h"
@@ -435,8 +436,9 @@ json JobSection(const JobAnalysis& analysis) {
                                       {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen; joint_saving_pct is the slowest rank's (the job finishes when it does)"},
                                       {"precision", "rank 0 (the first input)"},
                                       {reports::roofline_key::kRoofline, "per rank: see ranks[].roofline"},
-                                      {"critical_path", "the rank with the longest analysed window (the job runs at its pace); "
-                                                        "replay_error_pct: the worst over ranks"}}
+                                      {reports::critical_path_key::kCriticalPath,
+                                       "the rank with the longest analysed window (the job runs at its pace); "
+                                       "replay_error_pct: the worst over ranks"}}
                                : json{{"all", "the one rank"}};
   json per_rank = json::array();
   for (const RankBalance& b : analysis.balance.ranks)
@@ -473,7 +475,7 @@ json RankSection(const RankAnalysis& ra) {
   r[reports::roofline_key::kRoofline] = RooflineSection(ra);
   if (ra.memory_snapshot != nullptr) r[reports::memory_snapshot_key::kMemorySnapshot] = MemorySnapshotJson(*ra.memory_snapshot);
   r["trace_integrity"] = IntegrityJson(ra.integrity);
-  r["critical_path"] = CriticalPathSection(ra);
+  r[reports::critical_path_key::kCriticalPath] = CriticalPathSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = std::move(statuses);
@@ -539,7 +541,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["kernels"] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
   report[reports::roofline_key::kRoofline] = RooflineSection(job);
-  report["critical_path"] = CriticalPathSection(job);
+  report[reports::critical_path_key::kCriticalPath] = CriticalPathSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
   if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report[reports::memory_snapshot_key::kMemorySnapshot] = std::move(snapshot);
   // Measured kernel metrics (an Nsight Compute CSV, the trace's counter tracks): only when there are.
