@@ -14,6 +14,7 @@
 #include "render/kernel_names.h"
 #include "render/ncu_section.h"
 #include "render/report_view.h"
+#include "reports/contract/kernels_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -212,17 +213,14 @@ json ChartData(const json& r) {
                {"other", Number(r, report_field::kGpuIdleOtherPct).value_or(0)}};
   json top = json::array();
   std::vector<bool> used(std::size(kKernelClasses), false);
-  const json& kernels = Section(r, report_field::kKernelsTop);
-  if (kernels.is_array())
-    for (size_t i = 0; i < kernels.size() && i < kMaxChartKernels; ++i) {
-      const json& k = kernels[i];
-      const bool tc = k.is_object() && k.value("tensor_core", false);
-      const size_t cls = KernelClassIndex(tc, String(k, "/precision"));
-      used[cls] = true;
-      const std::string name = String(k, "/name");
-      top.push_back({ShortKernelName(name), Number(k, "/pct").value_or(0), String(k, "/category"), String(k, "/precision"),
-                     tc, name, kKernelClasses[cls].id});
-    }
+  const std::vector<reports::TopKernel> kernels = reports::ReadKernelsView(r).top;
+  for (size_t i = 0; i < kernels.size() && i < kMaxChartKernels; ++i) {
+    const reports::TopKernel& k = kernels[i];
+    const size_t cls = KernelClassIndex(k.tensor_core, k.precision);
+    used[cls] = true;
+    top.push_back({ShortKernelName(k.name), k.pct.value_or(0), k.category, k.precision, k.tensor_core, k.name,
+                   kKernelClasses[cls].id});
+  }
   // The legend: the classes the bars use, in table order, each with the colour its bars get.
   json classes = json::array();
   for (size_t c = 0; c < std::size(kKernelClasses); ++c)
@@ -500,26 +498,25 @@ void CriticalPath(std::string& h, const json& r) {
 }
 
 void Kernels(std::string& h, const json& r) {
-  const json& top = Section(r, report_field::kKernelsTop);
+  const reports::KernelsView kernels = reports::ReadKernelsView(r);
+  const std::vector<reports::TopKernel>& top = kernels.top;
   h += "<section id=\"kernels\">\n<h2>Top kernels</h2>\n";
-  if (!top.is_array() || top.empty()) {
+  if (top.empty()) {
     h += "<p class=\"empty\">No kernels in the analysed window.</p>\n</section>\n";
     return;
   }
   size_t rows = std::min(top.size(), kMaxKernelRows);
-  auto all = Number(r, "/kernels/all_count");
+  const auto all = kernels.all_count;
   h += fmt::format("<details open><summary>The {} kernels with the most GPU time{}</summary>\n", rows,
                    all ? " (of " + Count(all) + " distinct)" : "");
   h += "<table>\n<thead><tr><th class=\"num\">Time</th><th class=\"num\">Total</th><th class=\"num\">Count</th>"
        "<th class=\"num\">Mean</th><th>Category</th><th>Precision</th><th>TC</th><th>Kernel</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < rows; ++i) {
-    const json& k = top[i];
-    h += "<tr><td class=\"num\">" + H(Pct(Number(k, "/pct"))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(k, "/total_us"))) + "</td><td class=\"num\">" + H(Count(Number(k, "/count"))) +
-         "</td><td class=\"num\">" + H(DurationUs(Number(k, "/mean_us"))) + "</td><td>" +
-         H(String(k, "/category")) + "</td><td>" + H(String(k, "/precision")) + "</td><td>" +
-         (k.is_object() && k.value("tensor_core", false) ? "yes" : "no") + "</td><td class=\"name\" title=\"" +
-         H(Truncate(String(k, "/name"), 2000)) + "\">" + H(ShortKernelName(String(k, "/name"))) + "</td></tr>\n";
+    const reports::TopKernel& k = top[i];
+    h += "<tr><td class=\"num\">" + H(Pct(k.pct)) + "</td><td class=\"num\">" + H(DurationUs(k.total_us)) +
+         "</td><td class=\"num\">" + H(Count(k.count)) + "</td><td class=\"num\">" + H(DurationUs(k.mean_us)) + "</td><td>" +
+         H(k.category) + "</td><td>" + H(k.precision) + "</td><td>" + (k.tensor_core ? "yes" : "no") +
+         "</td><td class=\"name\" title=\"" + H(Truncate(k.name, 2000)) + "\">" + H(ShortKernelName(k.name)) + "</td></tr>\n";
   }
   h += "</tbody></table>\n</details>\n</section>\n";
 }

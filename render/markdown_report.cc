@@ -11,6 +11,7 @@
 #include "render/memory_snapshot_render.h"
 #include "render/ncu_section.h"
 #include "render/report_view.h"
+#include "reports/contract/kernels_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -314,17 +315,16 @@ std::string RenderMarkdown(const json& r) {
   if (const std::string ncu = NcuMarkdownSection(r); !ncu.empty()) {
     md += ncu;
   }
-  const json& top = Section(r, report_field::kKernelsTop);
-  if (top.is_array() && !top.empty()) {
+  const std::vector<reports::TopKernel> top = reports::ReadKernelsView(r).top;
+  if (!top.empty()) {
     line("### Top kernels by GPU time");
     line();
     line("| Time | Total | Count | Category | Precision | TC | Kernel |");
     line("|---:|---:|---:|---|---|---|---|");
     for (size_t i = 0; i < top.size() && i < kMaxKernels; ++i) {
-      const json& k = top[i];
-      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Pct(Number(k, "/pct")), DurationUs(Number(k, "/total_us")),
-                       Count(Number(k, "/count")), Esc(String(k, "/category")), Esc(String(k, "/precision")),
-                       k.value("tensor_core", false) ? "yes" : "no", CellCode(ShortKernelName(String(k, "/name")))));
+      const reports::TopKernel& k = top[i];
+      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Pct(k.pct), DurationUs(k.total_us), Count(k.count),
+                       Esc(k.category), Esc(k.precision), k.tensor_core ? "yes" : "no", CellCode(ShortKernelName(k.name))));
     }
     line();
   }

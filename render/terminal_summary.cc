@@ -13,6 +13,7 @@
 #include "render/ncu_section.h"
 #include "render/report_view.h"
 #include "render/text_table.h"
+#include "reports/contract/kernels_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -273,29 +274,26 @@ void Findings(Out& o, const json& r) {
 }
 
 // "conv fp32", "gemm fp16 TC": the classifier's view of a kernel in one cell.
-std::string KernelClass(const json& k) {
-  std::string s = String(k, "/category");
-  std::string prec = String(k, "/precision");
+std::string KernelClass(const reports::TopKernel& k) {
+  std::string s = k.category;
+  const std::string& prec = k.precision;
   if (!prec.empty()) s += (s.empty() ? "" : " ") + prec;
-  if (k.is_object() && k.value("tensor_core", false)) s += " TC";
+  if (k.tensor_core) s += " TC";
   return s;
 }
 
 void TopKernels(Out& o, const json& r) {
-  const json& top = Section(r, report_field::kKernelsTop);
-  if (!top.is_array() || top.empty()) return;
+  const std::vector<reports::TopKernel> top = reports::ReadKernelsView(r).top;
+  if (top.empty()) return;
   const bool verbose = o.options().verbose;
   o.Heading("Top kernels by GPU time");
   TextTable t({Col("TIME", Align::kRight), Col("TOTAL", Align::kRight), Col("COUNT", Align::kRight), Col("MEAN", Align::kRight),
                Col("CLASS", Align::kLeft, Overflow::kWrap, 13),
                Col(verbose ? "KERNEL" : "KERNEL (short name)", Align::kLeft, verbose ? Overflow::kWrap : Overflow::kTruncate, 16, 1)});
   for (size_t i = 0; i < top.size() && i < kMaxKernelRows; ++i) {
-    const json& k = top[i];
-    const std::string name = String(k, "/name");
-    t.AddRow({{Pct(Number(k, "/pct"))}, {DurationUs(Number(k, "/total_us"))}, {Count(Number(k, "/count"))},
-              {DurationUs(Number(k, "/mean_us"))},
-              {KernelClass(k), k.is_object() && k.value("tensor_core", false) ? Color::kGreen : Color::kNone},
-              {verbose ? name : ShortKernelName(name)}});
+    const reports::TopKernel& k = top[i];
+    t.AddRow({{Pct(k.pct)}, {DurationUs(k.total_us)}, {Count(k.count)}, {DurationUs(k.mean_us)},
+              {KernelClass(k), k.tensor_core ? Color::kGreen : Color::kNone}, {verbose ? k.name : ShortKernelName(k.name)}});
   }
   o.Table(t);
   if (!verbose) o.Paragraph(kIndent, "", "TC: Tensor Core kernel. Full names: --verbose, ampscope kernels, or the HTML report.");

@@ -15,6 +15,7 @@
 #include "base/units.h"
 #include "reports/collectives_json.h"
 #include "reports/contract/critical_path_view.h"
+#include "reports/contract/kernels_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
 #include "reports/contract/roofline_view.h"
@@ -271,16 +272,17 @@ json KernelsSection(const RankAnalysis& ra) {
   size_t n = 0;
   for (const KernelSummary& k : ra.top_kernels) {
     if (n++ >= 50) break;
-    top.push_back({{"name", k.name_str},
-                   {"count", k.count},
-                   {"total_us", NsToUs(k.total_ns)},
-                   {"mean_us", k.count ? NsToUs(k.total_ns) / k.count : 0.0},
-                   {"pct", Pct(k.total_ns, total)},
-                   {"category", KernelCategoryName(k.cls.category)},
-                   {"precision", PrecisionName(k.cls.precision)},
-                   {"tensor_core", k.cls.tensor_core == TensorCoreUse::kYes}});
+    namespace key = reports::kernels_key;
+    top.push_back({{key::kName, k.name_str},
+                   {key::kCount, k.count},
+                   {key::kTotalUs, NsToUs(k.total_ns)},
+                   {key::kMeanUs, k.count ? NsToUs(k.total_ns) / k.count : 0.0},
+                   {key::kPct, Pct(k.total_ns, total)},
+                   {key::kCategory, KernelCategoryName(k.cls.category)},
+                   {key::kPrecision, PrecisionName(k.cls.precision)},
+                   {key::kTensorCore, k.cls.tensor_core == TensorCoreUse::kYes}});
   }
-  return {{"top", top}, {"all_count", ra.top_kernels.size()}};
+  return {{reports::kernels_key::kTop, top}, {reports::kernels_key::kAllCount, ra.top_kernels.size()}};
 }
 
 json GateMetrics(const RankAnalysis& ra) {
@@ -427,7 +429,7 @@ json JobSection(const JobAnalysis& analysis) {
   job["definitions"] = several ? json{{"steps", "slowest rank: each job step lasts as long as its slowest rank's step"},
                                       {"gpu", "window-weighted mean over ranks"},
                                       {"tensor_cores", "mean over ranks of each rank's share"},
-                                      {"kernels", "sum over ranks (shares of the job's summed kernel time)"},
+                                      {reports::kernels_key::kKernels, "sum over ranks (shares of the job's summed kernel time)"},
                                       {"memory_traffic", "sum over ranks"},
                                       {"syncs", "sum over ranks; per_step: mean over ranks"},
                                       {"launches", "sum over ranks; per-step and median values: mean over ranks"},
@@ -538,7 +540,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["memory_traffic"] = MemoryTrafficSection(job);
   report["syncs"] = SyncsSection(job);
   report["launches"] = LaunchesSection(job);
-  report["kernels"] = KernelsSection(job);
+  report[reports::kernels_key::kKernels] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
   report[reports::roofline_key::kRoofline] = RooflineSection(job);
   report[reports::critical_path_key::kCriticalPath] = CriticalPathSection(job);
