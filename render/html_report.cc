@@ -15,6 +15,7 @@
 #include "render/ncu_section.h"
 #include "render/report_view.h"
 #include "reports/contract/kernels_view.h"
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -152,21 +153,20 @@ json SharesData(const json& obj) {
   return a;
 }
 
-json RanksData(const json& r) {
-  const json& ranks = Section(r, report_field::kRanks);
+json RanksData(const std::vector<reports::RankRow>& ranks) {
   json a = json::array();
-  if (!ranks.is_array() || ranks.size() < 2) return a;
+  if (ranks.size() < 2) return a;
   const size_t bucket = (ranks.size() + kMaxChartRanks - 1) / kMaxChartRanks;
   for (size_t i = 0; i < ranks.size(); i += bucket) {
     size_t end = std::min(ranks.size(), i + bucket);
     double step = 0, busy = 0;
     size_t ns = 0, nb = 0;
     for (size_t k = i; k < end; ++k) {
-      if (auto v = Number(ranks[k], report_field::kStepTimeMeanUs)) step += *v / 1e3, ++ns;
-      if (auto v = Number(ranks[k], report_field::kGpuBusyPct)) busy += *v, ++nb;
+      if (auto v = ranks[k].step_time_mean_us) step += *v / 1e3, ++ns;
+      if (auto v = ranks[k].gpu_busy_pct) busy += *v, ++nb;
     }
-    std::string label = Count(Number(ranks[i], "/rank"));
-    if (end - i > 1) label += "-" + Count(Number(ranks[end - 1], "/rank"));
+    std::string label = Count(ranks[i].rank);
+    if (end - i > 1) label += "-" + Count(ranks[end - 1].rank);
     a.push_back({label, ns ? json(step / ns) : json(nullptr), nb ? json(busy / nb) : json(nullptr)});
   }
   return a;
@@ -228,7 +228,7 @@ json ChartData(const json& r) {
                                     kKernelClasses[c].tensor_core});
   d["kernel_classes"] = classes;
   d["top_kernels"] = top;
-  d["ranks"] = RanksData(r);
+  d["ranks"] = RanksData(reports::ReadRanksView(r).ranks);
   return d;
 }
 
@@ -522,8 +522,9 @@ void Kernels(std::string& h, const json& r) {
 }
 
 void Ranks(std::string& h, const json& r) {
-  const json& ranks = Section(r, report_field::kRanks);
-  if (!ranks.is_array() || ranks.size() < 2) return;
+  const reports::RanksView view = reports::ReadRanksView(r);
+  const std::vector<reports::RankRow>& ranks = view.ranks;
+  if (ranks.size() < 2) return;
   h += "<section id=\"ranks\">\n<h2>Ranks</h2>\n";
   h += fmt::format("<details{}><summary>Per-rank numbers ({} ranks)</summary>\n",
                    ranks.size() <= kOpenRankTableUpTo ? " open" : "", ranks.size());
@@ -533,28 +534,23 @@ void Ranks(std::string& h, const json& r) {
        "<tbody>\n";
   size_t rows = std::min(ranks.size(), kMaxRankRows);
   for (size_t i = 0; i < rows; ++i) {
-    const json& rk = ranks[i];
-    h += "<tr><td class=\"num\">" + H(Count(Number(rk, "/rank"))) + "</td><td class=\"num\">" +
-         H(Count(Number(rk, report_field::kStepCount))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(rk, report_field::kStepTimeMeanUs))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(rk, report_field::kStepTimeP90Us))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kGpuBusyPct))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kGpuKernelBusyPct))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kGpuIdleHostWaitPct))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kTensorCoreKernelTimePct))) + "</td><td>" + H(String(rk, "/device")) +
-         "</td><td class=\"name\">" + H(String(rk, "/input")) + "</td></tr>\n";
+    const reports::RankRow& rk = ranks[i];
+    h += "<tr><td class=\"num\">" + H(Count(rk.rank)) + "</td><td class=\"num\">" + H(Count(rk.steps)) +
+         "</td><td class=\"num\">" + H(DurationUs(rk.step_time_mean_us)) + "</td><td class=\"num\">" +
+         H(DurationUs(rk.step_time_p90_us)) + "</td><td class=\"num\">" + H(Pct(rk.gpu_busy_pct)) + "</td><td class=\"num\">" +
+         H(Pct(rk.gpu_kernel_busy_pct)) + "</td><td class=\"num\">" + H(Pct(rk.gpu_idle_host_wait_pct)) +
+         "</td><td class=\"num\">" + H(Pct(rk.tensor_core_kernel_time_pct)) + "</td><td>" + H(rk.device) +
+         "</td><td class=\"name\">" + H(rk.input) + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   // What the job's top-level numbers are (report job.definitions) and how uneven the ranks are.
-  const json& imb = Section(r, report_field::kJobImbalance);
   auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
-  if (imb.is_object())
-    h += "<p>Imbalance (max / mean over ranks): step time " + H(factor(Number(imb, "/step_time"))) + ", compute " +
-         H(factor(Number(imb, "/compute"))) + ", communication " + H(factor(Number(imb, "/communication"))) +
+  if (const auto& imb = view.imbalance)
+    h += "<p>Imbalance (max / mean over ranks): step time " + H(factor(imb->step_time)) + ", compute " +
+         H(factor(imb->compute)) + ", communication " + H(factor(imb->communication)) +
          ". The job's step time is its slowest rank's per step; GPU busy and Tensor Core shares are means over "
          "ranks; kernel time and shares are of the sum over ranks.</p>\n";
-  for (const json& w : Section(r, "/job/warnings"))
-    if (w.is_string()) h += "<p class=\"warn\">" + H(w.get<std::string>()) + "</p>\n";
+  for (const std::string& w : view.warnings) h += "<p class=\"warn\">" + H(w) + "</p>\n";
   if (ranks.size() > rows)
     h += fmt::format("<p class=\"empty\">{} more ranks in the JSON report.</p>\n", ranks.size() - rows);
   h += "</details>\n</section>\n";

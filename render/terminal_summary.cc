@@ -14,6 +14,7 @@
 #include "render/report_view.h"
 #include "render/text_table.h"
 #include "reports/contract/kernels_view.h"
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -368,33 +369,31 @@ void CriticalPath(Out& o, const json& r) {
 }
 
 void Ranks(Out& o, const json& r) {
-  const json& ranks = Section(r, report_field::kRanks);
-  if (!ranks.is_array() || ranks.size() < 2) return;
+  const reports::RanksView view = reports::ReadRanksView(r);
+  const std::vector<reports::RankRow>& ranks = view.ranks;
+  if (ranks.size() < 2) return;
   o.Heading(fmt::format("Ranks ({})", ranks.size()));
   // The slowest ranks first: in a synchronous job they set the pace.
-  std::vector<const json*> order;
-  for (const json& rk : ranks) order.push_back(&rk);
-  std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
-    return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
+  std::vector<const reports::RankRow*> order;
+  for (const reports::RankRow& rk : ranks) order.push_back(&rk);
+  std::stable_sort(order.begin(), order.end(), [](const reports::RankRow* a, const reports::RankRow* b) {
+    return a->step_time_mean_us.value_or(0) > b->step_time_mean_us.value_or(0);
   });
   TextTable t({Col("RANK", Align::kRight), Col("STEP MEAN", Align::kRight), Col("BUSY", Align::kRight),
                Col("KERNELS", Align::kRight), Col("HOST_WAIT", Align::kRight), Col("TC", Align::kRight),
                Col("DEVICE", Align::kLeft), Col("FILE", Align::kLeft)});
   for (size_t i = 0; i < order.size() && i < kMaxRankRows; ++i) {
-    const json& rk = *order[i];
-    t.AddRow({{Count(Number(rk, "/rank"))}, {DurationUs(Number(rk, report_field::kStepTimeMeanUs))}, {Pct(Number(rk, report_field::kGpuBusyPct))},
-              {Pct(Number(rk, report_field::kGpuKernelBusyPct))}, {Pct(Number(rk, report_field::kGpuIdleHostWaitPct))},
-              {Pct(Number(rk, report_field::kTensorCoreKernelTimePct))}, {String(rk, "/device")},
-              {std::filesystem::path(String(rk, "/input")).filename().string()}});
+    const reports::RankRow& rk = *order[i];
+    t.AddRow({{Count(rk.rank)}, {DurationUs(rk.step_time_mean_us)}, {Pct(rk.gpu_busy_pct)}, {Pct(rk.gpu_kernel_busy_pct)},
+              {Pct(rk.gpu_idle_host_wait_pct)}, {Pct(rk.tensor_core_kernel_time_pct)}, {rk.device},
+              {std::filesystem::path(rk.input).filename().string()}});
   }
   o.Table(t);
   // Imbalance = max / mean over ranks; the job's step time is its slowest rank's.
-  const json& imb = Section(r, report_field::kJobImbalance);
   auto Factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
-  if (imb.is_object())
+  if (const auto& imb = view.imbalance)
     o.Paragraph(kIndent, "", fmt::format("Imbalance (max/mean over ranks): step time {}, compute {}, communication {}",
-                                         Factor(Number(imb, "/step_time")), Factor(Number(imb, "/compute")),
-                                         Factor(Number(imb, "/communication"))));
+                                         Factor(imb->step_time), Factor(imb->compute), Factor(imb->communication)));
   if (order.size() > kMaxRankRows)
     o.Paragraph(kIndent, "", Plural(static_cast<double>(order.size() - kMaxRankRows), "more rank") + " (slowest shown first)");
 }

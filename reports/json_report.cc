@@ -18,6 +18,7 @@
 #include "reports/contract/kernels_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/roofline_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
@@ -444,19 +445,19 @@ json JobSection(const JobAnalysis& analysis) {
                                : json{{"all", "the one rank"}};
   json per_rank = json::array();
   for (const RankBalance& b : analysis.balance.ranks)
-    per_rank.push_back({{"rank", b.rank},
-                        {"input", b.path},
-                        {"device", NullIfEmpty(b.device)},
+    per_rank.push_back({{reports::ranks_key::kRank, b.rank},
+                        {reports::ranks_key::kInput, b.path},
+                        {reports::ranks_key::kDevice, NullIfEmpty(b.device)},
                         {"steps", b.steps},
                         {"step_time_us", Optional(b.step_time_us)},
                         {"compute_per_step_us", NsToUs(b.compute_per_step_ns)},
                         {"communication_per_step_us", NsToUs(b.communication_per_step_ns)}});
   job["per_rank"] = std::move(per_rank);
-  job["imbalance"] = {{"definition", "max / mean over ranks (1 = balanced)"},
-                      {"step_time", Optional(analysis.balance.step_time_imbalance)},
-                      {"compute", Optional(analysis.balance.compute_imbalance)},
-                      {"communication", Optional(analysis.balance.communication_imbalance)}};
-  job["warnings"] = analysis.warnings;
+  job[reports::job_key::kImbalance] = {{"definition", "max / mean over ranks (1 = balanced)"},
+                                       {reports::job_key::kStepTime, Optional(analysis.balance.step_time_imbalance)},
+                                       {reports::job_key::kCompute, Optional(analysis.balance.compute_imbalance)},
+                                       {reports::job_key::kCommunication, Optional(analysis.balance.communication_imbalance)}};
+  job[reports::job_key::kWarnings] = analysis.warnings;
   return job;
 }
 
@@ -464,9 +465,9 @@ json JobSection(const JobAnalysis& analysis) {
 
 json RankSection(const RankAnalysis& ra) {
   json r;
-  r["rank"] = ra.rank;
-  r["input"] = ra.input_path;
-  r["device"] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
+  r[reports::ranks_key::kRank] = ra.rank;
+  r[reports::ranks_key::kInput] = ra.input_path;
+  r[reports::ranks_key::kDevice] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
   r["steps"] = StepsSection(ra);
   r["gpu"] = GpuSection(ra);
   r["tensor_cores"] = TensorCoresSection(ra);
@@ -555,7 +556,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
     ParallelFor(sections.size(), threads, [&](size_t i) { sections[i] = RankSection(analysis.ranks[i]); });
     report["ranks"] = json(std::move(sections));
   }
-  report["job"] = JobSection(analysis);
+  report[reports::job_key::kJob] = JobSection(analysis);
 
   // Diagnostics: counters by code, and one message per code with where it was first seen and
   // what the code means (base/diagnostic_codes_table.h; null for a code the table does not

@@ -1,5 +1,6 @@
 #include "reports/contract/roofline_view.h"
 
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/report_fields.h"
 #include "reports/contract/report_reader.h"
 #include "reports/contract/view_members.h"
@@ -11,9 +12,6 @@ using namespace view;
 namespace key = roofline_key;
 
 namespace {
-
-// A job report's ranks[] entry: its rank number.
-constexpr char kRank[] = "rank";
 
 RooflineRoof ReadRoof(const json& r) {
   return {TextMember(r, key::kPrecision), TextMember(r, key::kUnit), NumberMember(r, key::kTflops)};
@@ -80,7 +78,7 @@ RooflineView ReadRooflineView(const json& report) {
   const json* ranks = FindPath(report, report_field::kRanks);
   if (ranks != nullptr && ranks->is_array() && !ranks->empty()) {
     v.ranks = ranks->size();
-    v.first_rank = NumberMember((*ranks)[0], kRank);
+    v.first_rank = NumberMember((*ranks)[0], ranks_key::kRank);
     v.first_rank_roofline = ReadRooflineSection(Member((*ranks)[0], key::kRoofline));
   }
   return v;
