@@ -569,19 +569,18 @@ void Diagnostics(std::string& h, const json& r) {
          (e.severity == "data_loss" || e.severity == "error" ? " <span class=\"badge sev-warning\">" + H(e.severity) + "</span>" : "") +
          "</li>\n";
   h += "</ul>\n";
-  const json& messages = Section(r, "/diagnostics/messages");
-  if (messages.is_array() && !messages.empty()) {
+  const std::vector<reports::DiagnosticMessage> messages = reports::ReadDiagnosticsView(r).messages;
+  if (!messages.empty()) {
     h += "<details><summary>Where each was first seen</summary>\n<table>\n<thead><tr><th>Code</th>"
          "<th>Severity</th><th class=\"num\">Count</th><th>File</th><th class=\"num\">First offset</th><th>First seen</th>"
          "</tr></thead>\n<tbody>\n";
     size_t n = 0;
-    for (const json& m : messages) {
+    for (const reports::DiagnosticMessage& m : messages) {
       if (++n > 200) break;
-      auto offset = Number(m, "/first_offset");
-      h += "<tr><td>" + H(String(m, "/code")) + "</td><td>" + H(String(m, "/severity")) + "</td><td class=\"num\">" +
-           H(Count(Number(m, "/count"))) + "</td><td class=\"name\">" + H(String(m, "/file")) + "</td><td class=\"num\">" +
-           H(offset && *offset >= 0 ? "byte " + Count(offset) : "-") + "</td><td>" + H(Truncate(String(m, "/message"), 300)) +
-           "</td></tr>\n";
+      const auto offset = m.first_offset;
+      h += "<tr><td>" + H(m.code) + "</td><td>" + H(m.severity) + "</td><td class=\"num\">" + H(Count(m.count)) +
+           "</td><td class=\"name\">" + H(m.file) + "</td><td class=\"num\">" +
+           H(offset && *offset >= 0 ? "byte " + Count(offset) : "-") + "</td><td>" + H(Truncate(m.message, 300)) + "</td></tr>\n";
     }
     h += "</tbody></table>\n</details>\n";
   }

@@ -301,46 +301,44 @@ std::string RelativeTimes(std::string_view text, const StepClock& clock) {
 
 // ---- input diagnostics ----
 
-std::string DiagnosticText(const std::string& code, double count, const json& message) {
-  std::string description = String(message, "/description");
+std::string DiagnosticText(const std::string& code, double count, const reports::DiagnosticMessage& message) {
+  const std::string& description = message.description;
   const std::string n = count >= 0 ? Count(count) : std::string();
   if (!description.empty()) return code + (n.empty() ? "" : ": " + n) + " \xE2\x80\x94 " + description;
-  std::string first = String(message, "/message");
+  const std::string& first = message.message;
   if (!first.empty()) return code + (n.empty() ? "" : ": " + n) + " (first: " + first + ")";
   return code + (n.empty() ? "" : ": " + n);
 }
 
 std::vector<DiagnosticEntry> Diagnostics(const json& report) {
   std::vector<DiagnosticEntry> out;
-  const json& messages = Section(report, "/diagnostics/messages");
-  const json& counters = Section(report, "/diagnostics/counters");
+  const reports::DiagnosticsView view = reports::ReadDiagnosticsView(report);
   std::map<std::string, size_t> index;
-  if (messages.is_array()) {
-    for (const json& m : messages) {
-      std::string code = String(m, "/code");
-      if (code.empty()) continue;
-      double count = Number(m, "/count").value_or(1);
-      auto it = index.find(code);
-      if (it != index.end()) {
-        out[it->second].count += count;  // the same code from several files: one line
-        continue;
-      }
-      index[code] = out.size();
-      out.push_back({code, String(m, "/severity"), count, "", &m});
+  std::vector<const reports::DiagnosticMessage*> first;  // per entry: its first message, if any
+  for (const reports::DiagnosticMessage& m : view.messages) {
+    if (m.code.empty()) continue;
+    const double count = m.count.value_or(1);
+    auto it = index.find(m.code);
+    if (it != index.end()) {
+      out[it->second].count += count;  // the same code from several files: one line
+      continue;
     }
+    index[m.code] = out.size();
+    out.push_back({m.code, m.severity, count, ""});
+    first.push_back(&m);
   }
-  if (counters.is_object()) {
-    for (const auto& [code, n] : counters.items()) {
-      if (index.count(code) || !n.is_number()) continue;
-      index[code] = out.size();
-      out.push_back({code, "", n.get<double>(), "", nullptr});
-    }
+  for (const auto& [code, n] : view.counters) {
+    if (index.count(code)) continue;
+    index[code] = out.size();
+    out.push_back({code, "", n, ""});
+    first.push_back(nullptr);
   }
-  for (DiagnosticEntry& e : out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    DiagnosticEntry& e = out[i];
     // The counters are the totals; a message carries its file's share.
-    if (counters.is_object() && counters.contains(e.code) && counters[e.code].is_number())
-      e.count = counters[e.code].get<double>();
-    e.text = DiagnosticText(e.code, e.count, e.message ? *e.message : json());
+    auto total = std::find_if(view.counters.begin(), view.counters.end(), [&](const auto& c) { return c.first == e.code; });
+    if (total != view.counters.end()) e.count = total->second;
+    e.text = DiagnosticText(e.code, e.count, first[i] != nullptr ? *first[i] : reports::DiagnosticMessage{});
   }
   return out;
 }

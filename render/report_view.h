@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/contract/diagnostics_view.h"
 #include "reports/contract/roofline_view.h"
 
 namespace ampscope::render {
@@ -83,7 +84,7 @@ std::string RelativeTimes(std::string_view text, const StepClock& clock);
 // (the JSON report copies it from the diagnostic code table), else its first message, else the
 // code: "zero_duration: 1479 — complete events of zero duration (usual for some Kineto
 // events)"; `count` < 0: no count.
-std::string DiagnosticText(const std::string& code, double count, const nlohmann::json& message);
+std::string DiagnosticText(const std::string& code, double count, const reports::DiagnosticMessage& message);
 // The report's diagnostics: one entry per code (messages[] where present, else counters),
 // with its severity ("info", "data_loss", "error"; "" when unknown).
 struct DiagnosticEntry {
@@ -91,7 +92,6 @@ struct DiagnosticEntry {
   std::string severity;
   double count = 0;
   std::string text;  // DiagnosticText
-  const nlohmann::json* message = nullptr;  // the messages[] entry, if any
 };
 std::vector<DiagnosticEntry> Diagnostics(const nlohmann::json& report);
 

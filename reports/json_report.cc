@@ -15,6 +15,7 @@
 #include "base/units.h"
 #include "reports/collectives_json.h"
 #include "reports/contract/critical_path_view.h"
+#include "reports/contract/diagnostics_view.h"
 #include "reports/contract/kernels_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
@@ -566,44 +567,45 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
     const char* d = DescribeDiagnostic(code);
     return *d != '\0' ? json(d) : json(nullptr);
   };
+  namespace dkey = reports::diagnostics_key;
   json counters = json::object(), messages = json::array();
   for (const RankAnalysis& ra : analysis.ranks) {
     for (const auto& [code, e] : ra.input.diagnostics.entries()) {
       counters[code] = counters.value(code, uint64_t{0}) + e.count;
-      messages.push_back({{"code", code},
-                          {"severity", SeverityName(e.severity)},
-                          {"description", description(code)},
-                          {"count", e.count},
-                          {"file", ra.input.path},
-                          {"first_offset", e.first_offset},
-                          {"message", e.first_message}});
+      messages.push_back({{dkey::kCode, code},
+                          {dkey::kSeverity, SeverityName(e.severity)},
+                          {dkey::kDescription, description(code)},
+                          {dkey::kCount, e.count},
+                          {dkey::kFile, ra.input.path},
+                          {dkey::kFirstOffset, e.first_offset},
+                          {dkey::kMessage, e.first_message}});
     }
   }
   for (const auto& [code, e] : analysis.diagnostics.entries()) {
     counters[code] = counters.value(code, uint64_t{0}) + e.count;
-    messages.push_back({{"code", code},
-                        {"severity", SeverityName(e.severity)},
-                        {"description", description(code)},
-                        {"count", e.count},
-                        {"file", nullptr},
-                        {"first_offset", e.first_offset},
-                        {"message", e.first_message}});
+    messages.push_back({{dkey::kCode, code},
+                        {dkey::kSeverity, SeverityName(e.severity)},
+                        {dkey::kDescription, description(code)},
+                        {dkey::kCount, e.count},
+                        {dkey::kFile, nullptr},
+                        {dkey::kFirstOffset, e.first_offset},
+                        {dkey::kMessage, e.first_message}});
   }
   // A rank read from a memory snapshot alone has no trace to record GPU activity in.
   if (!job.gpu_activity_recorded && job.format != SourceFormat::kMemorySnapshot) {
     const DiagnosticInfo& no_gpu = DiagnosticInfoOf(DiagCode::kNoGpuActivity);
     counters[no_gpu.id] = 1;
-    messages.push_back({{"code", no_gpu.id},
-                        {"severity", SeverityName(no_gpu.severity)},
-                        {"description", no_gpu.description},
-                        {"count", 1},
-                        {"file", nullptr},
-                        {"first_offset", nullptr},
-                        {"message",
+    messages.push_back({{dkey::kCode, no_gpu.id},
+                        {dkey::kSeverity, SeverityName(no_gpu.severity)},
+                        {dkey::kDescription, no_gpu.description},
+                        {dkey::kCount, 1},
+                        {dkey::kFile, nullptr},
+                        {dkey::kFirstOffset, nullptr},
+                        {dkey::kMessage,
                          "no GPU activity was recorded (no kernels, copies or memsets): the program ran without a "
                          "CUDA device or did no GPU work; host-side ranges and steps are still analysed"}});
   }
-  report["diagnostics"] = {{"counters", counters}, {"messages", messages}};
+  report[dkey::kDiagnostics] = {{dkey::kCounters, counters}, {dkey::kMessages, messages}};
 
   json opts = {{"step_range_pattern", options.step_range_pattern},
                {"first_step", options.first_step ? json(*options.first_step) : json(nullptr)},
