@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "render/format.h"
+#include "reports/contract/inputs_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -24,36 +25,36 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 std::string InputsSummary(const json& report) {
-  const json& inputs = Section(report, "/inputs");
-  if (!inputs.is_array() || inputs.empty()) return "no inputs";
+  const std::vector<reports::InputRow> inputs = reports::ReadInputsView(report).inputs;
+  if (inputs.empty()) return "no inputs";
   if (inputs.size() == 1) {
-    const json& in = inputs[0];
-    std::string s = BaseName(String(in, "/path", "?"));
-    std::string fmt_name = String(in, "/format");
+    const reports::InputRow& in = inputs[0];
+    std::string s = BaseName(in.path.value_or("?"));
+    const std::string& fmt_name = in.format;
     if (!fmt_name.empty()) s += " (" + fmt_name + ")";
     return s;
   }
   std::string s = fmt::format("{} ranks: ", inputs.size());
-  for (size_t i = 0; i < inputs.size() && i < 3; ++i) s += (i ? ", " : "") + BaseName(String(inputs[i], "/path", "?"));
+  for (size_t i = 0; i < inputs.size() && i < 3; ++i) s += (i ? ", " : "") + BaseName(inputs[i].path.value_or("?"));
   if (inputs.size() > 3) s += ", ...";
   return s;
 }
 
 std::string DevicesSummary(const json& report) {
-  const json& devices = Section(report, "/devices");
-  if (!devices.is_array() || devices.empty()) return "unknown device (no deviceProperties in the trace)";
+  const std::vector<reports::DeviceRow> devices = reports::ReadDevices(report);
+  if (devices.empty()) return "unknown device (no deviceProperties in the trace)";
   std::vector<std::pair<std::string, int>> groups;  // label -> count, in order of appearance
-  for (const json& d : devices) {
-    std::string label = String(d, "/name");
+  for (const reports::DeviceRow& d : devices) {
+    std::string label = d.name;
     // An AMD device's "compute capability" in a trace is its gfx generation, not NVIDIA's cc.
-    const bool amd = String(d, "/vendor") == "amd";
-    std::string cc = String(d, "/compute_capability");
-    const std::string basis = String(d, "/compute_capability_basis");
+    const bool amd = d.vendor == "amd";
+    const std::string& cc = d.compute_capability;
+    const std::string& basis = d.compute_capability_basis;
     const bool inferred = !basis.empty() && basis != "device_properties";
     if (label.empty() && inferred && !cc.empty()) {
       // No deviceProperties: the architecture its kernel names prove, and the peaks assumed for it.
       label = "NVIDIA GPU of compute capability >= " + cc + " (inferred from kernel names";
-      const std::string assumed = String(d, "/peak/matched");
+      const std::string& assumed = d.peak_matched;
       label += assumed.empty() ? ")" : "; " + assumed + " peaks assumed)";
     } else {
       if (label.empty()) label = "unknown GPU (no deviceProperties in the trace)";

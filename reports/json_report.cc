@@ -16,6 +16,7 @@
 #include "reports/collectives_json.h"
 #include "reports/contract/critical_path_view.h"
 #include "reports/contract/diagnostics_view.h"
+#include "reports/contract/inputs_view.h"
 #include "reports/contract/kernels_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
@@ -392,17 +393,18 @@ json IntegrityJson(const TraceIntegrity& integrity) {
 }
 
 json DeviceJson(const DeviceInfo& info) {
+  namespace ikey = reports::inputs_key;
   const Device& d = info.device;
   json dev = {{"id", d.id},
-              {"name", d.name},
-              {"vendor", GpuVendorName(d.vendor)},
-              {"compute_capability",
+              {ikey::kName, d.name},
+              {ikey::kVendor, GpuVendorName(d.vendor)},
+              {ikey::kComputeCapability,
                // AMD traces carry the gfx generation there, not an NVIDIA compute capability.
                d.cc_major >= 0 && d.vendor != GpuVendor::kAmd ? json(std::to_string(d.cc_major) + "." + std::to_string(std::max(0, d.cc_minor)))
                                : json(nullptr)},
-              {"compute_capability_basis", d.cc_major < 0 || d.vendor == GpuVendor::kAmd ? json(nullptr)
-                                           : d.arch_basis.empty() ? json("device_properties")
-                                                                  : json(d.arch_basis)},
+              {ikey::kComputeCapabilityBasis, d.cc_major < 0 || d.vendor == GpuVendor::kAmd ? json(nullptr)
+                                              : d.arch_basis.empty()                        ? json("device_properties")
+                                                                                            : json(d.arch_basis)},
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
@@ -412,10 +414,10 @@ json DeviceJson(const DeviceInfo& info) {
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
             {"hbm_gbs", p->hbm_gbs},
-            {"matched", p->id}};
+            {ikey::kMatched, p->id}};
   }
   peak["match"] = info.peak_match.empty() ? json(nullptr) : json(info.peak_match);
-  dev["peak"] = std::move(peak);
+  dev[ikey::kPeak] = std::move(peak);
   return dev;
 }
 
@@ -498,14 +500,14 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   json inputs = json::array();
   for (const RankAnalysis& ra : analysis.ranks) {
     const InputInfo& in = ra.input;
-    inputs.push_back({{"path", in.path},
-                      {"format", SourceFormatName(in.format)},
+    inputs.push_back({{reports::inputs_key::kPath, in.path},
+                      {reports::inputs_key::kFormat, SourceFormatName(in.format)},
                       {"rank", ra.rank},
                       {"events", in.events},
                       {"bytes", in.bytes},
                       {"world_size", in.world_size >= 0 ? json(in.world_size) : json(nullptr)}});
   }
-  report["inputs"] = std::move(inputs);
+  report[reports::inputs_key::kInputs] = std::move(inputs);
   if (!analysis.missing.empty()) {
     json missing = json::array();
     for (const MissingInput& m : analysis.missing) missing.push_back({{"path", m.path}, {"error", m.error}});
@@ -514,7 +516,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
 
   json devices = json::array();
   for (const DeviceInfo& d : analysis.devices) devices.push_back(DeviceJson(d));
-  report["devices"] = std::move(devices);
+  report[reports::inputs_key::kDevices] = std::move(devices);
 
   // Environment fingerprint for `ampscope gate`.
   json env = {{"gpu", nullptr}, {"driver", nullptr}, {"cuda", nullptr}, {"cupti", nullptr},
