@@ -9,6 +9,7 @@
 
 #include "render/format.h"
 #include "reports/contract/inputs_view.h"
+#include "reports/contract/integrity_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -115,16 +116,8 @@ std::string StepWords(const json& report, std::string text) {
 
 std::vector<IntegrityRow> IntegrityChecks(const json& report) {
   std::vector<IntegrityRow> rows;
-  const json& checks = Section(report, "/trace_integrity");
-  if (!checks.is_array()) return rows;
-  for (const json& c : checks) {
-    if (!c.is_object()) continue;
-    IntegrityRow row{String(c, "/id"), String(c, "/status", "ok"), String(c, "/evidence"), {}};
-    if (c.contains("affects") && c["affects"].is_array())
-      for (const json& a : c["affects"])
-        if (a.is_string()) row.affects.push_back(a.get<std::string>());
-    rows.push_back(std::move(row));
-  }
+  for (reports::TraceIntegrityCheck& c : reports::ReadIntegrityView(report))
+    rows.push_back({std::move(c.id), c.status.value_or("ok"), std::move(c.evidence), std::move(c.affects)});
   return rows;
 }
 

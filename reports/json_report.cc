@@ -17,6 +17,7 @@
 #include "reports/contract/critical_path_view.h"
 #include "reports/contract/diagnostics_view.h"
 #include "reports/contract/inputs_view.h"
+#include "reports/contract/integrity_view.h"
 #include "reports/contract/kernels_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
@@ -380,10 +381,11 @@ json FindingsSection(const RankAnalysis& ra) {
 json IntegrityJson(const TraceIntegrity& integrity) {
   json checks = json::array();
   for (const IntegrityCheck& c : integrity.checks) {
-    json j = {{"id", c.id},
-              {"status", IntegrityStatusName(c.status)},
-              {"evidence", c.evidence},
-              {"affects", c.affects},
+    namespace key = reports::integrity_key;
+    json j = {{key::kId, c.id},
+              {key::kStatus, IntegrityStatusName(c.status)},
+              {key::kEvidence, c.evidence},
+              {key::kAffects, c.affects},
               {"values", FieldsJson(c.values)},
               {"values_units", FieldUnitsJson(c.values)}};
     if (!c.ranks.empty()) j["ranks"] = c.ranks;
@@ -480,7 +482,7 @@ json RankSection(const RankAnalysis& ra) {
   r["launches"] = LaunchesSection(ra);
   r[reports::roofline_key::kRoofline] = RooflineSection(ra);
   if (ra.memory_snapshot != nullptr) r[reports::memory_snapshot_key::kMemorySnapshot] = MemorySnapshotJson(*ra.memory_snapshot);
-  r["trace_integrity"] = IntegrityJson(ra.integrity);
+  r[reports::integrity_key::kTraceIntegrity] = IntegrityJson(ra.integrity);
   r[reports::critical_path_key::kCriticalPath] = CriticalPathSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
@@ -532,7 +534,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   }
   report["environment"] = std::move(env);
 
-  report["trace_integrity"] = IntegrityJson(analysis.integrity);
+  report[reports::integrity_key::kTraceIntegrity] = IntegrityJson(analysis.integrity);
   report["steps"] = StepsSection(job);
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
