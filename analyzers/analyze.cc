@@ -13,7 +13,7 @@
 #include "analyzers/diagnosis/facts.h"
 #include "analyzers/integrity/integrity.h"
 #include "analyzers/ncu/ncu_analysis.h"
-#include "analyzers/peaks/gpu_peaks.h"
+#include "analyzers/peaks/device_peak.h"
 #include "analyzers/precision/precision.h"
 #include "analyzers/roofline/roofline.h"
 #include "base/parallel.h"
@@ -236,19 +236,11 @@ std::vector<std::optional<double>> TensorActivePerStep(const Trace& trace, const
 }
 
 // Roofline and MFU (analyzers/roofline/), on the context's op tree.
-roofline::RooflineResult AnalyzeRooflineOf(const RankContext& ctx, const InputInfo& input) {
-  const AnalysisOptions& options = ctx.options();
+roofline::RooflineResult AnalyzeRooflineOf(const RankContext& ctx, const InputInfo& input, const std::vector<GpuPeak>& peaks) {
   roofline::RooflineOptions ro;
-  ro.gpu_override = options.gpu_override;
+  ro.gpu_override = ctx.options().gpu_override;
   ro.devices = &input.devices;
-  std::vector<GpuPeak> custom;
-  if (!options.gpu_peaks_path.empty()) {
-    auto loaded = LoadGpuPeaksTsv(options.gpu_peaks_path);
-    if (loaded.ok()) {
-      custom = std::move(loaded).value();
-      ro.peaks = &custom;
-    }
-  }
+  ro.peaks = &peaks;
   return roofline::AnalyzeRoofline(ctx.trace(), ctx.op_tree(), ctx.steps(), ro);
 }
 
@@ -283,11 +275,14 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
   // diagnosis' rules read both.
   RankAnalysis ra;
+  // The run's peak table (--gpu-peaks FILE, else the built-in one), loaded once for the input's
+  // description, the roofline and the diagnosis' facts.
+  const std::vector<GpuPeak> peaks = RunPeakTable(ctx.options());
   // The input's description holds the devices' peak rows, which the roofline reads: first.
-  ra.input = DescribeInput(trace, ctx.options());
+  ra.input = DescribeInput(trace, ctx.options(), peaks);
   std::shared_ptr<const roofline::RooflineResult> roof;
-  Beside roofline(ctx.options().threads > 1, [&ctx, &roof, &input = std::as_const(ra.input)] {
-    roof = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx, input));
+  Beside roofline(ctx.options().threads > 1, [&ctx, &roof, &input = std::as_const(ra.input), &peaks] {
+    roof = std::make_shared<const roofline::RooflineResult>(AnalyzeRooflineOf(ctx, input, peaks));
   });
   ra.rank = trace.metadata.rank;
   ra.input_path = trace.metadata.path;
@@ -319,7 +314,7 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   // and replayed with the others.
   std::shared_ptr<ncu::NcuResult> joined = JoinNcu(ctx);
   {
-    const diagnosis::Facts facts(ctx, ra);  // reads the context and ra.steps only
+    const diagnosis::Facts facts(ctx, ra, peaks);  // reads the context and ra.steps only
     roofline.Join();
     ra.roofline = std::move(roof);
     Diagnose(facts, ra, [&](diagnosis::FindingSink& out) {

@@ -7,7 +7,9 @@
 
 namespace ampscope {
 
-InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options) {
+InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options) { return DescribeInput(t, options, RunPeakTable(options)); }
+
+InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options, const std::vector<GpuPeak>& peaks) {
   InputInfo in;
   const TraceMetadata& m = t.metadata;
   in.path = m.path;
@@ -31,10 +33,9 @@ InputInfo DescribeInput(const Trace& t, const AnalysisOptions& options) {
   for (const KernelEvent& k : t.kernels) used.insert(k.device);
   for (const MemcpyEvent& c : t.memcpys) used.insert(c.device);
   for (const MemsetEvent& s : t.memsets) used.insert(s.device);
-  const std::vector<GpuPeak> table = RunPeakTable(options);
   for (const Device& d : t.devices) {
     if (!used.empty() && used.count(d.id) == 0) continue;
-    in.devices.push_back(DescribeDevice(d, options.gpu_override, table));
+    in.devices.push_back(DescribeDevice(d, options.gpu_override, peaks));
   }
   return in;
 }

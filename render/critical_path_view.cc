@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "render/format.h"
+#include "reports/contract/critical_path_view.h"
 
 namespace ampscope::render {
 namespace {
@@ -27,45 +28,39 @@ std::string CategoryLabel(const std::string& key) {
 
 CriticalPathView ViewCriticalPath(const json& report) {
   CriticalPathView v;
-  const json& cp = Section(report, "/critical_path");
-  if (!cp.is_object()) {
+  const reports::CriticalPathSection cp = reports::ReadCriticalPathSection(report);
+  if (!cp.present) {
     v.reason = "this report has no critical_path section";
     return v;
   }
-  v.available = cp.value("available", false);
+  v.available = cp.available;
   if (!v.available) {
-    v.reason = String(cp, "/reason", "unknown");
+    v.reason = cp.reason.value_or("unknown");
     return v;
   }
-  const json& pct = Section(cp, "/breakdown_pct");
-  const json& us = Section(cp, "/breakdown_us");
-  if (pct.is_object()) {
-    for (auto it = pct.begin(); it != pct.end(); ++it) {
-      if (!it->is_number() || it->get<double>() <= 0) continue;
-      CriticalPathView::Row row;
-      row.name = CategoryLabel(it.key());
-      row.pct = it->get<double>();
-      const std::string pointer = "/" + it.key();
-      row.us = Number(us, pointer.c_str()).value_or(0);
-      v.rows.push_back(row);
-    }
+  for (const auto& [key, pct] : cp.breakdown_pct) {
+    if (pct <= 0) continue;
+    CriticalPathView::Row row;
+    row.name = CategoryLabel(key);
+    row.pct = pct;
+    auto us = std::find_if(cp.breakdown_us.begin(), cp.breakdown_us.end(), [&](const auto& e) { return e.first == key; });
+    row.us = us == cp.breakdown_us.end() ? 0 : us->second;
+    v.rows.push_back(row);
   }
   std::stable_sort(v.rows.begin(), v.rows.end(), [](const auto& a, const auto& b) { return a.pct > b.pct; });
-  const json& lengths = Section(cp, "/length_us");
-  if (const std::optional<double> count = Number(cp, "/listed/count")) {
+  if (const std::optional<double> count = cp.listed_count) {
     // A bounded list (reports/step_list.h): the count and the mean are over every step.
     v.steps = static_cast<size_t>(std::max(0.0, *count));
-    v.mean_length_us = Number(cp, "/mean_length_us");
-  } else if (lengths.is_array() && !lengths.empty()) {  // a report from before the list was bounded
+    v.mean_length_us = cp.mean_length_us;
+  } else if (!cp.length_us.empty()) {  // a report from before the list was bounded
     double sum = 0;
-    for (const json& l : lengths)
-      if (l.is_number()) sum += l.get<double>();
-    v.steps = lengths.size();
-    v.mean_length_us = sum / static_cast<double>(lengths.size());
+    for (const std::optional<double>& l : cp.length_us) sum += l.value_or(0);
+    v.steps = cp.length_us.size();
+    v.mean_length_us = sum / static_cast<double>(cp.length_us.size());
   }
-  v.replay_error_pct = Number(cp, "/replay_error_pct");
-  v.worst_step = Number(cp, "/worst_step");
-  v.gpu_gap_pct = Number(cp, "/gpu_gap_pct");
+  v.replay_error_pct = cp.replay_error_pct;
+  v.worst_step = cp.worst_step;
+  v.gpu_gap_pct = cp.gpu_gap_pct;
   std::string parts;
   for (size_t i = 0; i < v.rows.size() && i < 4; ++i)
     parts += fmt::format("{}{} {}", i ? ", " : "", v.rows[i].name, Pct(v.rows[i].pct));

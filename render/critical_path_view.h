@@ -1,5 +1,6 @@
 // The report's `critical_path` section as people read it (terminal, Markdown, HTML), from the
-// report JSON alone (docs/whatif.md).
+// report JSON alone (docs/whatif.md), read through the contract's typed view
+// (reports/contract/critical_path_view.h).
 #pragma once
 
 #include <optional>

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/contract/inputs_view.h"
 #include "reports/contract/report_reader.h"
 #include "reports/contract/report_fields.h"
 
@@ -349,10 +350,10 @@ std::string DimensionTitle(const std::string& id) {
 }
 
 bool AmdOnlyReport(const json& report) {
-  const json* devices = report.is_object() && report.contains("devices") ? &report["devices"] : nullptr;
-  if (devices == nullptr || !devices->is_array() || devices->empty()) return false;
-  for (const json& d : *devices)
-    if (!d.is_object() || !d.contains("vendor") || d["vendor"] != "amd") return false;
+  const std::vector<reports::DeviceRow> devices = reports::ReadDevices(report);
+  if (devices.empty()) return false;
+  for (const reports::DeviceRow& d : devices)
+    if (d.vendor != "amd") return false;
   return true;
 }
 

@@ -14,6 +14,8 @@
 #include "render/kernel_names.h"
 #include "render/ncu_section.h"
 #include "render/report_view.h"
+#include "reports/contract/kernels_view.h"
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -151,21 +153,20 @@ json SharesData(const json& obj) {
   return a;
 }
 
-json RanksData(const json& r) {
-  const json& ranks = Section(r, report_field::kRanks);
+json RanksData(const std::vector<reports::RankRow>& ranks) {
   json a = json::array();
-  if (!ranks.is_array() || ranks.size() < 2) return a;
+  if (ranks.size() < 2) return a;
   const size_t bucket = (ranks.size() + kMaxChartRanks - 1) / kMaxChartRanks;
   for (size_t i = 0; i < ranks.size(); i += bucket) {
     size_t end = std::min(ranks.size(), i + bucket);
     double step = 0, busy = 0;
     size_t ns = 0, nb = 0;
     for (size_t k = i; k < end; ++k) {
-      if (auto v = Number(ranks[k], report_field::kStepTimeMeanUs)) step += *v / 1e3, ++ns;
-      if (auto v = Number(ranks[k], report_field::kGpuBusyPct)) busy += *v, ++nb;
+      if (auto v = ranks[k].step_time_mean_us) step += *v / 1e3, ++ns;
+      if (auto v = ranks[k].gpu_busy_pct) busy += *v, ++nb;
     }
-    std::string label = Count(Number(ranks[i], "/rank"));
-    if (end - i > 1) label += "-" + Count(Number(ranks[end - 1], "/rank"));
+    std::string label = Count(ranks[i].rank);
+    if (end - i > 1) label += "-" + Count(ranks[end - 1].rank);
     a.push_back({label, ns ? json(step / ns) : json(nullptr), nb ? json(busy / nb) : json(nullptr)});
   }
   return a;
@@ -212,17 +213,14 @@ json ChartData(const json& r) {
                {"other", Number(r, report_field::kGpuIdleOtherPct).value_or(0)}};
   json top = json::array();
   std::vector<bool> used(std::size(kKernelClasses), false);
-  const json& kernels = Section(r, report_field::kKernelsTop);
-  if (kernels.is_array())
-    for (size_t i = 0; i < kernels.size() && i < kMaxChartKernels; ++i) {
-      const json& k = kernels[i];
-      const bool tc = k.is_object() && k.value("tensor_core", false);
-      const size_t cls = KernelClassIndex(tc, String(k, "/precision"));
-      used[cls] = true;
-      const std::string name = String(k, "/name");
-      top.push_back({ShortKernelName(name), Number(k, "/pct").value_or(0), String(k, "/category"), String(k, "/precision"),
-                     tc, name, kKernelClasses[cls].id});
-    }
+  const std::vector<reports::TopKernel> kernels = reports::ReadKernelsView(r).top;
+  for (size_t i = 0; i < kernels.size() && i < kMaxChartKernels; ++i) {
+    const reports::TopKernel& k = kernels[i];
+    const size_t cls = KernelClassIndex(k.tensor_core, k.precision);
+    used[cls] = true;
+    top.push_back({ShortKernelName(k.name), k.pct.value_or(0), k.category, k.precision, k.tensor_core, k.name,
+                   kKernelClasses[cls].id});
+  }
   // The legend: the classes the bars use, in table order, each with the colour its bars get.
   json classes = json::array();
   for (size_t c = 0; c < std::size(kKernelClasses); ++c)
@@ -230,7 +228,7 @@ json ChartData(const json& r) {
                                     kKernelClasses[c].tensor_core});
   d["kernel_classes"] = classes;
   d["top_kernels"] = top;
-  d["ranks"] = RanksData(r);
+  d["ranks"] = RanksData(reports::ReadRanksView(r).ranks);
   return d;
 }
 
@@ -500,33 +498,33 @@ void CriticalPath(std::string& h, const json& r) {
 }
 
 void Kernels(std::string& h, const json& r) {
-  const json& top = Section(r, report_field::kKernelsTop);
+  const reports::KernelsView kernels = reports::ReadKernelsView(r);
+  const std::vector<reports::TopKernel>& top = kernels.top;
   h += "<section id=\"kernels\">\n<h2>Top kernels</h2>\n";
-  if (!top.is_array() || top.empty()) {
+  if (top.empty()) {
     h += "<p class=\"empty\">No kernels in the analysed window.</p>\n</section>\n";
     return;
   }
   size_t rows = std::min(top.size(), kMaxKernelRows);
-  auto all = Number(r, "/kernels/all_count");
+  const auto all = kernels.all_count;
   h += fmt::format("<details open><summary>The {} kernels with the most GPU time{}</summary>\n", rows,
                    all ? " (of " + Count(all) + " distinct)" : "");
   h += "<table>\n<thead><tr><th class=\"num\">Time</th><th class=\"num\">Total</th><th class=\"num\">Count</th>"
        "<th class=\"num\">Mean</th><th>Category</th><th>Precision</th><th>TC</th><th>Kernel</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < rows; ++i) {
-    const json& k = top[i];
-    h += "<tr><td class=\"num\">" + H(Pct(Number(k, "/pct"))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(k, "/total_us"))) + "</td><td class=\"num\">" + H(Count(Number(k, "/count"))) +
-         "</td><td class=\"num\">" + H(DurationUs(Number(k, "/mean_us"))) + "</td><td>" +
-         H(String(k, "/category")) + "</td><td>" + H(String(k, "/precision")) + "</td><td>" +
-         (k.is_object() && k.value("tensor_core", false) ? "yes" : "no") + "</td><td class=\"name\" title=\"" +
-         H(Truncate(String(k, "/name"), 2000)) + "\">" + H(ShortKernelName(String(k, "/name"))) + "</td></tr>\n";
+    const reports::TopKernel& k = top[i];
+    h += "<tr><td class=\"num\">" + H(Pct(k.pct)) + "</td><td class=\"num\">" + H(DurationUs(k.total_us)) +
+         "</td><td class=\"num\">" + H(Count(k.count)) + "</td><td class=\"num\">" + H(DurationUs(k.mean_us)) + "</td><td>" +
+         H(k.category) + "</td><td>" + H(k.precision) + "</td><td>" + (k.tensor_core ? "yes" : "no") +
+         "</td><td class=\"name\" title=\"" + H(Truncate(k.name, 2000)) + "\">" + H(ShortKernelName(k.name)) + "</td></tr>\n";
   }
   h += "</tbody></table>\n</details>\n</section>\n";
 }
 
 void Ranks(std::string& h, const json& r) {
-  const json& ranks = Section(r, report_field::kRanks);
-  if (!ranks.is_array() || ranks.size() < 2) return;
+  const reports::RanksView view = reports::ReadRanksView(r);
+  const std::vector<reports::RankRow>& ranks = view.ranks;
+  if (ranks.size() < 2) return;
   h += "<section id=\"ranks\">\n<h2>Ranks</h2>\n";
   h += fmt::format("<details{}><summary>Per-rank numbers ({} ranks)</summary>\n",
                    ranks.size() <= kOpenRankTableUpTo ? " open" : "", ranks.size());
@@ -536,28 +534,23 @@ void Ranks(std::string& h, const json& r) {
        "<tbody>\n";
   size_t rows = std::min(ranks.size(), kMaxRankRows);
   for (size_t i = 0; i < rows; ++i) {
-    const json& rk = ranks[i];
-    h += "<tr><td class=\"num\">" + H(Count(Number(rk, "/rank"))) + "</td><td class=\"num\">" +
-         H(Count(Number(rk, report_field::kStepCount))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(rk, report_field::kStepTimeMeanUs))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(rk, report_field::kStepTimeP90Us))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kGpuBusyPct))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kGpuKernelBusyPct))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kGpuIdleHostWaitPct))) + "</td><td class=\"num\">" +
-         H(Pct(Number(rk, report_field::kTensorCoreKernelTimePct))) + "</td><td>" + H(String(rk, "/device")) +
-         "</td><td class=\"name\">" + H(String(rk, "/input")) + "</td></tr>\n";
+    const reports::RankRow& rk = ranks[i];
+    h += "<tr><td class=\"num\">" + H(Count(rk.rank)) + "</td><td class=\"num\">" + H(Count(rk.steps)) +
+         "</td><td class=\"num\">" + H(DurationUs(rk.step_time_mean_us)) + "</td><td class=\"num\">" +
+         H(DurationUs(rk.step_time_p90_us)) + "</td><td class=\"num\">" + H(Pct(rk.gpu_busy_pct)) + "</td><td class=\"num\">" +
+         H(Pct(rk.gpu_kernel_busy_pct)) + "</td><td class=\"num\">" + H(Pct(rk.gpu_idle_host_wait_pct)) +
+         "</td><td class=\"num\">" + H(Pct(rk.tensor_core_kernel_time_pct)) + "</td><td>" + H(rk.device) +
+         "</td><td class=\"name\">" + H(rk.input) + "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   // What the job's top-level numbers are (report job.definitions) and how uneven the ranks are.
-  const json& imb = Section(r, report_field::kJobImbalance);
   auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
-  if (imb.is_object())
-    h += "<p>Imbalance (max / mean over ranks): step time " + H(factor(Number(imb, "/step_time"))) + ", compute " +
-         H(factor(Number(imb, "/compute"))) + ", communication " + H(factor(Number(imb, "/communication"))) +
+  if (const auto& imb = view.imbalance)
+    h += "<p>Imbalance (max / mean over ranks): step time " + H(factor(imb->step_time)) + ", compute " +
+         H(factor(imb->compute)) + ", communication " + H(factor(imb->communication)) +
          ". The job's step time is its slowest rank's per step; GPU busy and Tensor Core shares are means over "
          "ranks; kernel time and shares are of the sum over ranks.</p>\n";
-  for (const json& w : Section(r, "/job/warnings"))
-    if (w.is_string()) h += "<p class=\"warn\">" + H(w.get<std::string>()) + "</p>\n";
+  for (const std::string& w : view.warnings) h += "<p class=\"warn\">" + H(w) + "</p>\n";
   if (ranks.size() > rows)
     h += fmt::format("<p class=\"empty\">{} more ranks in the JSON report.</p>\n", ranks.size() - rows);
   h += "</details>\n</section>\n";
@@ -576,19 +569,18 @@ void Diagnostics(std::string& h, const json& r) {
          (e.severity == "data_loss" || e.severity == "error" ? " <span class=\"badge sev-warning\">" + H(e.severity) + "</span>" : "") +
          "</li>\n";
   h += "</ul>\n";
-  const json& messages = Section(r, "/diagnostics/messages");
-  if (messages.is_array() && !messages.empty()) {
+  const std::vector<reports::DiagnosticMessage> messages = reports::ReadDiagnosticsView(r).messages;
+  if (!messages.empty()) {
     h += "<details><summary>Where each was first seen</summary>\n<table>\n<thead><tr><th>Code</th>"
          "<th>Severity</th><th class=\"num\">Count</th><th>File</th><th class=\"num\">First offset</th><th>First seen</th>"
          "</tr></thead>\n<tbody>\n";
     size_t n = 0;
-    for (const json& m : messages) {
+    for (const reports::DiagnosticMessage& m : messages) {
       if (++n > 200) break;
-      auto offset = Number(m, "/first_offset");
-      h += "<tr><td>" + H(String(m, "/code")) + "</td><td>" + H(String(m, "/severity")) + "</td><td class=\"num\">" +
-           H(Count(Number(m, "/count"))) + "</td><td class=\"name\">" + H(String(m, "/file")) + "</td><td class=\"num\">" +
-           H(offset && *offset >= 0 ? "byte " + Count(offset) : "-") + "</td><td>" + H(Truncate(String(m, "/message"), 300)) +
-           "</td></tr>\n";
+      const auto offset = m.first_offset;
+      h += "<tr><td>" + H(m.code) + "</td><td>" + H(m.severity) + "</td><td class=\"num\">" + H(Count(m.count)) +
+           "</td><td class=\"name\">" + H(m.file) + "</td><td class=\"num\">" +
+           H(offset && *offset >= 0 ? "byte " + Count(offset) : "-") + "</td><td>" + H(Truncate(m.message, 300)) + "</td></tr>\n";
     }
     h += "</tbody></table>\n</details>\n";
   }

@@ -11,6 +11,8 @@
 #include "render/memory_snapshot_render.h"
 #include "render/ncu_section.h"
 #include "render/report_view.h"
+#include "reports/contract/kernels_view.h"
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -155,32 +157,30 @@ static std::string CriticalPathMarkdown(const json& r) {
 static std::string RanksMarkdown(const json& r) {
   std::string md;
   auto line = [&](const std::string& s = "") { md += s + "\n"; };
-  const json& ranks = Section(r, report_field::kRanks);
-  if (ranks.is_array() && ranks.size() > 1) {
-    std::vector<const json*> order;
-    for (const json& rk : ranks) order.push_back(&rk);
-    std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
-      return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
+  const reports::RanksView view = reports::ReadRanksView(r);
+  const std::vector<reports::RankRow>& ranks = view.ranks;
+  if (ranks.size() > 1) {
+    std::vector<const reports::RankRow*> order;
+    for (const reports::RankRow& rk : ranks) order.push_back(&rk);
+    std::stable_sort(order.begin(), order.end(), [](const reports::RankRow* a, const reports::RankRow* b) {
+      return a->step_time_mean_us.value_or(0) > b->step_time_mean_us.value_or(0);
     });
     line(fmt::format("### Ranks ({}), slowest first", ranks.size()));
     line();
     line("| Rank | Step mean | GPU busy | host\\_wait | Tensor Core | Device | File |");
     line("|---:|---:|---:|---:|---:|---|---|");
     for (size_t i = 0; i < order.size() && i < kMaxRanks; ++i) {
-      const json& rk = *order[i];
-      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Count(Number(rk, "/rank")),
-                       DurationUs(Number(rk, report_field::kStepTimeMeanUs)), Pct(Number(rk, report_field::kGpuBusyPct)),
-                       Pct(Number(rk, report_field::kGpuIdleHostWaitPct)), Pct(Number(rk, report_field::kTensorCoreKernelTimePct)),
-                       Esc(String(rk, "/device")), CellCode(String(rk, "/input"))));
+      const reports::RankRow& rk = *order[i];
+      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Count(rk.rank), DurationUs(rk.step_time_mean_us),
+                       Pct(rk.gpu_busy_pct), Pct(rk.gpu_idle_host_wait_pct), Pct(rk.tensor_core_kernel_time_pct), Esc(rk.device),
+                       CellCode(rk.input)));
     }
-    const json& imb = Section(r, report_field::kJobImbalance);
     auto factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
-    if (imb.is_object())
+    if (const auto& imb = view.imbalance)
       line(fmt::format("\nImbalance (max / mean over ranks): step time {}, compute {}, communication {}. The job's "
                        "step time is its slowest rank's; GPU numbers are means over ranks; kernel shares are of the "
                        "summed kernel time.",
-                       factor(Number(imb, "/step_time")), factor(Number(imb, "/compute")),
-                       factor(Number(imb, "/communication"))));
+                       factor(imb->step_time), factor(imb->compute), factor(imb->communication)));
     if (order.size() > kMaxRanks)
       line("\n_" + Plural(static_cast<double>(order.size() - kMaxRanks), "more rank") + " in the HTML report._");
     line();
@@ -314,17 +314,16 @@ std::string RenderMarkdown(const json& r) {
   if (const std::string ncu = NcuMarkdownSection(r); !ncu.empty()) {
     md += ncu;
   }
-  const json& top = Section(r, report_field::kKernelsTop);
-  if (top.is_array() && !top.empty()) {
+  const std::vector<reports::TopKernel> top = reports::ReadKernelsView(r).top;
+  if (!top.empty()) {
     line("### Top kernels by GPU time");
     line();
     line("| Time | Total | Count | Category | Precision | TC | Kernel |");
     line("|---:|---:|---:|---|---|---|---|");
     for (size_t i = 0; i < top.size() && i < kMaxKernels; ++i) {
-      const json& k = top[i];
-      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Pct(Number(k, "/pct")), DurationUs(Number(k, "/total_us")),
-                       Count(Number(k, "/count")), Esc(String(k, "/category")), Esc(String(k, "/precision")),
-                       k.value("tensor_core", false) ? "yes" : "no", CellCode(ShortKernelName(String(k, "/name")))));
+      const reports::TopKernel& k = top[i];
+      line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", Pct(k.pct), DurationUs(k.total_us), Count(k.count),
+                       Esc(k.category), Esc(k.precision), k.tensor_core ? "yes" : "no", CellCode(ShortKernelName(k.name))));
     }
     line();
   }

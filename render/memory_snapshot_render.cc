@@ -13,6 +13,7 @@ namespace ampscope::render {
 namespace {
 
 using json = nlohmann::json;
+using reports::MemorySnapshotView;
 
 // Binary units, as PyTorch's memory tools print them ("300.0MiB" in segsum).
 std::string Bin(std::optional<double> bytes) {
@@ -29,7 +30,7 @@ std::string SegsumBytes(double v) {  // segsum's _format_size: "{num:3.1f}{unit}
   while (std::fabs(v) >= 1024.0 && u + 1 < std::size(kUnits)) v /= 1024.0, ++u;
   return fmt::format("{:.1f}{}B", v, kUnits[u]);
 }
-double Num(const json& j, const char* p) { return Number(j, p).value_or(0); }
+double Num(std::optional<double> v) { return v.value_or(0); }
 std::string Esc(const std::string& s) { return MarkdownEscape(s); }
 std::string H(const std::string& s) {
   std::string out;
@@ -46,128 +47,114 @@ std::string H(const std::string& s) {
   return out;
 }
 // A time of the snapshot's clock as milliseconds after its first event.
-std::string AfterStart(const json& s, std::optional<double> t_us) {
-  auto first = Number(s, "/first_time_us");
+std::string AfterStart(const MemorySnapshotView& s, std::optional<double> t_us) {
+  const auto first = s.first_time_us;
   if (!t_us || !first) return "unknown time";
   return fmt::format("+{:.1f} ms", (*t_us - *first) / 1000.0);
 }
 
 }  // namespace
 
-const json& MemorySnapshotOf(const json& report) {
-  static const json kNull;
-  auto it = report.find("memory_snapshot");
-  return it != report.end() && it->is_object() ? *it : kNull;
-}
-
-std::vector<std::string> MemorySnapshotLines(const json& s) {
+std::vector<std::string> MemorySnapshotLines(const MemorySnapshotView& s) {
   std::vector<std::string> lines;
-  const double reserved = Num(s, "/reserved_bytes");
+  const double reserved = Num(s.reserved_bytes);
   auto pct = [&](double v) { return reserved > 0 ? fmt::format("{:.0f}%", 100.0 * v / reserved) : std::string("n/a"); };
   lines.push_back(fmt::format(
       "{}: {} segments, {} reserved, {} allocated; free {} internal (rounding) and {} external ({} of reserved: {} in {} "
       "wholly free segments, {} between live blocks); largest free block {}",
-      String(s, "/path"), Count(Number(s, "/segment_count")), Bin(reserved), Bin(Number(s, "/allocated_bytes")),
-      Bin(Number(s, "/free_internal_bytes")), Bin(Number(s, "/free_external_bytes")), pct(Num(s, "/free_external_bytes")),
-      Bin(Number(s, "/free_external_in_empty_segments_bytes")), Count(Number(s, "/empty_segments")),
-      Bin(Number(s, "/free_external_in_used_segments_bytes")), Bin(Number(s, "/largest_free_block_bytes"))));
-  const json& set = Section(s, "/allocator_settings");
-  if (set.is_object()) {
-    const json& ex = Section(set, "/expandable_segments");
-    std::string conf = String(set, "/alloc_conf");
+      s.path, Count(s.segment_count), Bin(reserved), Bin(s.allocated_bytes), Bin(s.free_internal_bytes),
+      Bin(s.free_external_bytes), pct(Num(s.free_external_bytes)), Bin(s.free_external_in_empty_segments_bytes),
+      Count(s.empty_segments), Bin(s.free_external_in_used_segments_bytes), Bin(s.largest_free_block_bytes)));
+  if (const auto& set = s.allocator_settings) {
+    const auto ex = set->expandable_segments;
+    const std::string& conf = set->alloc_conf;
     lines.push_back(fmt::format("Allocator settings: expandable_segments {}, max_split_size {}, PYTORCH_CUDA_ALLOC_CONF {}",
-                                ex.is_boolean() ? (ex.get<bool>() ? "on" : "off") : "unknown",
-                                Number(set, "/max_split_size_bytes") ? Bin(Number(set, "/max_split_size_bytes")) : "none (no limit)",
+                                ex ? (*ex ? "on" : "off") : "unknown",
+                                set->max_split_size_bytes ? Bin(set->max_split_size_bytes) : "none (no limit)",
                                 conf.empty() ? "unset" : "'" + conf + "'"));
   } else {
     lines.push_back("Allocator settings: not in this snapshot (older PyTorch)");
   }
-  if (!s.value("has_trace", false)) {
+  if (!s.has_trace) {
     lines.push_back("No allocation history (device_traces): record it with torch.cuda.memory._record_memory_history() "
                     "before the steps to see the peak, its sites and segment churn");
     return lines;
   }
-  const json& a = Section(s, "/actions");
+  const reports::MemoryActions& a = s.actions;
   lines.push_back(fmt::format("History of device {}: {} events ({} alloc, {} segment_alloc, {} segment_free, {} oom); peak "
                               "{} live at {}, {} reserved at most",
-                              Count(Number(s, "/device")), Count(Number(s, "/events")), Count(Number(a, "/alloc")),
-                              Count(Number(a, "/segment_alloc")), Count(Number(a, "/segment_free")), Count(Number(a, "/oom")),
-                              Bin(Number(s, "/peak_live_bytes")), AfterStart(s, Number(s, "/peak_time_us")),
-                              Bin(Number(s, "/peak_reserved_bytes"))));
-  const std::string source = String(s, "/step_source", "none");
-  if (auto frees = Number(s, "/steady_segment_frees")) {
+                              Count(s.device), Count(s.events), Count(a.alloc), Count(a.segment_alloc),
+                              Count(a.segment_free), Count(a.oom), Bin(s.peak_live_bytes), AfterStart(s, s.peak_time_us),
+                              Bin(s.peak_reserved_bytes)));
+  const std::string source = s.step_source.value_or("none");
+  if (const auto frees = s.steady_segment_frees) {
     lines.push_back(fmt::format("Steps ({} in the snapshot's annotations): {}; after the first: {} segment_alloc, {} segment_free",
                                 source == "profiler_step" ? "ProfilerStep ranges" : "Optimizer.step ends",
-                                Count(static_cast<double>(Section(s, "/steps").size())),
-                                Count(Number(s, "/steady_segment_allocs")), Count(frees)));
+                                Count(static_cast<double>(s.steps)), Count(s.steady_segment_allocs), Count(frees)));
   } else {
     lines.push_back(fmt::format("Steps: {} (churn is judged on segments freed and allocated again: {})",
                                 source == "none" ? "none in the snapshot's annotations" : "only one",
-                                Count(Number(s, "/segment_free_realloc_cycles"))));
+                                Count(s.segment_free_realloc_cycles)));
   }
-  const json& sites = Section(s, "/top_sites");
-  if (sites.is_array() && !sites.empty()) {
+  const std::vector<reports::MemorySite>& sites = s.top_sites;
+  if (!sites.empty()) {
     std::string t = "Live at the peak, by site:";
     for (size_t i = 0; i < sites.size() && i < 5; ++i)
-      t += fmt::format("{} {} {} ({:.0f}%)", i ? ";" : "", String(sites[i], "/site"), Bin(Number(sites[i], "/bytes")),
-                       Num(sites[i], "/pct_of_peak"));
+      t += fmt::format("{} {} {} ({:.0f}%)", i ? ";" : "", sites[i].site, Bin(sites[i].bytes), Num(sites[i].pct_of_peak));
     lines.push_back(t);
   }
-  if (Number(s, "/autocast_cast_bytes")) {
+  if (s.autocast_cast_bytes) {
     lines.push_back(fmt::format("Autocast cast copies: {} in {} allocations, {} of them live at the peak",
-                                Bin(Number(s, "/autocast_cast_bytes")), Count(Number(s, "/autocast_cast_allocs")),
-                                Bin(Number(s, "/autocast_cast_live_at_peak_bytes"))));
-  } else if (!s.value("stacks_recorded", false)) {
+                                Bin(s.autocast_cast_bytes), Count(s.autocast_cast_allocs), Bin(s.autocast_cast_live_at_peak_bytes)));
+  } else if (!s.stacks_recorded) {
     lines.push_back("Autocast cast copies: unknown (no stack frames recorded)");
   }
-  for (const json& o : Section(s, "/oom_events")) {
+  for (const reports::MemoryOom& o : s.oom_events) {
     lines.push_back(fmt::format("OOM at {}: {} requested with {} free on the device; {} reserved, {} live",
-                                AfterStart(s, Number(o, "/time_us")), Bin(Number(o, "/requested_bytes")),
-                                Bin(Number(o, "/device_free_bytes")), Bin(Number(o, "/reserved_bytes")), Bin(Number(o, "/live_bytes"))));
+                                AfterStart(s, o.time_us), Bin(o.requested_bytes), Bin(o.device_free_bytes), Bin(o.reserved_bytes),
+                                Bin(o.live_bytes)));
   }
   return lines;
 }
 
-std::vector<std::string> SegmentMapLines(const json& s, size_t max_segments) {
+std::vector<std::string> SegmentMapLines(const MemorySnapshotView& s, size_t max_segments) {
   std::vector<std::string> out;
-  const json& segs = Section(s, "/segments");
-  if (!segs.is_array()) return out;
+  if (!s.segments) return out;
+  const std::vector<reports::MemorySegment>& segs = *s.segments;
   size_t shown = 0, big = 0;
-  for (const json& g : segs) {
-    if (!g.contains("page_map") || !g["page_map"].is_string()) continue;
+  for (const reports::MemorySegment& g : segs) {
+    if (!g.page_map) continue;
     ++big;
     if (shown >= max_segments) continue;
     ++shown;
-    const double ext = Num(g, "/free_external_bytes"), in = Num(g, "/free_internal_bytes");
+    const double ext = Num(g.free_external_bytes), in = Num(g.free_internal_bytes);
     const double total = ext + in;
-    std::string line = fmt::format("[{}] {} allocated, {}", g["page_map"].get<std::string>(), SegsumBytes(Num(g, "/total_size")),
-                                   SegsumBytes(total));
+    std::string line = fmt::format("[{}] {} allocated, {}", *g.page_map, SegsumBytes(Num(g.total_size)), SegsumBytes(total));
     if (total != 0) line += fmt::format(" ({:.1f}% internal)", in / total * 100);
     line += " free";
-    if (Num(g, "/stream") != 0) line += fmt::format(" stream_{}", Num(g, "/stream"));
+    if (Num(g.stream) != 0) line += fmt::format(" stream_{}", Num(g.stream));
     out.push_back(line);
   }
   if (big > shown) out.push_back(fmt::format("... {} more segments of 20 MiB or more (all in the JSON report)", big - shown));
   out.push_back(fmt::format("segments: {}", segs.size()));
-  out.push_back("total_reserved: " + SegsumBytes(Num(s, "/reserved_bytes")));
-  out.push_back("total_allocated: " + SegsumBytes(Num(s, "/allocated_bytes")));
-  const double ext = Num(s, "/free_external_bytes"), in = Num(s, "/free_internal_bytes");
+  out.push_back("total_reserved: " + SegsumBytes(Num(s.reserved_bytes)));
+  out.push_back("total_allocated: " + SegsumBytes(Num(s.allocated_bytes)));
+  const double ext = Num(s.free_external_bytes), in = Num(s.free_internal_bytes);
   out.push_back("total_free: " + SegsumBytes(ext + in) + (ext + in != 0 ? fmt::format(" ({:.1f}% internal)", in / (ext + in) * 100) : ""));
   return out;
 }
 
 std::string MemorySnapshotMarkdown(const json& report) {
-  const json& s = MemorySnapshotOf(report);
-  if (s.is_null()) return "";
+  const std::optional<MemorySnapshotView> snapshot = reports::ReadMemorySnapshotView(report);
+  if (!snapshot) return "";
+  const MemorySnapshotView& s = *snapshot;
   std::string md = "### Memory snapshot (PyTorch caching allocator)\n\n";
   for (const std::string& l : MemorySnapshotLines(s)) md += "- " + Esc(l) + "\n";
   md += "\n";
-  const json& sites = Section(s, "/top_sites");
-  if (sites.is_array() && !sites.empty()) {
+  if (!s.top_sites.empty()) {
     md += "| Live at the peak | Share | Allocations | Site |\n|---:|---:|---:|---|\n";
-    for (const json& x : sites)
-      md += fmt::format("| {} | {:.1f}% | {} | {} |\n", Bin(Number(x, "/bytes")), Num(x, "/pct_of_peak"), Count(Number(x, "/allocs")),
-                        MarkdownCode(String(x, "/site"), true));
+    for (const reports::MemorySite& x : s.top_sites)
+      md += fmt::format("| {} | {:.1f}% | {} | {} |\n", Bin(x.bytes), Num(x.pct_of_peak), Count(x.allocs), MarkdownCode(x.site, true));
     md += "\n";
   }
   md += "Segments of 20 MiB or more, as PyTorch's `segsum` draws them (a letter: one block's pages; a digit: a page "
@@ -178,28 +165,29 @@ std::string MemorySnapshotMarkdown(const json& report) {
 }
 
 void AppendMemorySnapshotHtml(std::string& h, const json& report) {
-  const json& s = MemorySnapshotOf(report);
-  if (s.is_null()) return;
+  const std::optional<MemorySnapshotView> snapshot = reports::ReadMemorySnapshotView(report);
+  if (!snapshot) return;
+  const MemorySnapshotView& s = *snapshot;
   h += "<section id=\"memory-snapshot\">\n<h2>Memory snapshot</h2>\n<ul>\n";
   for (const std::string& l : MemorySnapshotLines(s)) h += "<li>" + H(l) + "</li>\n";
   h += "</ul>\n";
   // The memory timeline: live (tensors) and reserved (the allocator's segments) bytes over the
   // snapshot's history, each point the peak of its stretch of events.
-  const json& points = Section(s, "/timeline/points");
-  if (points.is_array() && points.size() >= 1) {
+  const std::vector<reports::MemoryTimelinePoint>& points = s.timeline;
+  if (!points.empty()) {
     constexpr double W = 900, H0 = 220, L = 70, R = 10, T = 10, B = 30;
     // The axis runs from the first event to the last (a point is its stretch's peak, not its start).
-    const double t0 = Number(s, "/first_time_us").value_or(points.front()[0].get<double>());
-    const double t1 = std::max(t0, Number(s, "/last_time_us").value_or(points.back()[0].get<double>()));
+    const double t0 = s.first_time_us.value_or(points.front().time_us);
+    const double t1 = std::max(t0, s.last_time_us.value_or(points.back().time_us));
     double ymax = 1;
-    for (const json& p : points) ymax = std::max({ymax, p[1].get<double>(), p[2].get<double>()});
+    for (const reports::MemoryTimelinePoint& p : points) ymax = std::max({ymax, p.live_bytes, p.reserved_bytes});
     const double span = std::max(1.0, t1 - t0);
     auto x = [&](double t) { return L + (W - L - R) * (t - t0) / span; };
     auto y = [&](double v) { return T + (H0 - T - B) * (1.0 - v / ymax); };
     std::string live, reserved;
-    for (const json& p : points) {
-      live += fmt::format("{:.1f},{:.1f} ", x(p[0].get<double>()), y(p[1].get<double>()));
-      reserved += fmt::format("{:.1f},{:.1f} ", x(p[0].get<double>()), y(p[2].get<double>()));
+    for (const reports::MemoryTimelinePoint& p : points) {
+      live += fmt::format("{:.1f},{:.1f} ", x(p.time_us), y(p.live_bytes));
+      reserved += fmt::format("{:.1f},{:.1f} ", x(p.time_us), y(p.reserved_bytes));
     }
     h += fmt::format("<figure id=\"memory-timeline\"><figcaption>Memory over the snapshot's history: live (allocated "
                      "to tensors) and reserved (held by the allocator); {} points, each the peak of its stretch</figcaption>\n",
@@ -218,14 +206,13 @@ void AppendMemorySnapshotHtml(std::string& h, const json& report) {
     h += "</svg>\n<div class=\"legend\"><span><i style=\"background:#1a73e8\"></i>live</span> "
          "<span><i style=\"background:#fbbc04\"></i>reserved</span></div></figure>\n";
   }
-  const json& sites = Section(s, "/top_sites");
-  if (sites.is_array() && !sites.empty()) {
+  if (!s.top_sites.empty()) {
     h += "<details open><summary>Live at the peak, by site (innermost Python frame)</summary>\n<table>\n<thead><tr>"
          "<th class=\"num\">Bytes</th><th class=\"num\">Share</th><th class=\"num\">Allocations</th><th>Site</th></tr>"
          "</thead>\n<tbody>\n";
-    for (const json& x : sites)
+    for (const reports::MemorySite& x : s.top_sites)
       h += fmt::format("<tr><td class=\"num\">{}</td><td class=\"num\">{:.1f}%</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>\n",
-                       H(Bin(Number(x, "/bytes"))), Num(x, "/pct_of_peak"), H(Count(Number(x, "/allocs"))), H(String(x, "/site")));
+                       H(Bin(x.bytes)), Num(x.pct_of_peak), H(Count(x.allocs)), H(x.site));
     h += "</tbody>\n</table>\n</details>\n";
   }
   h += "<details open><summary>Segment map, as PyTorch's segsum draws it (a letter: one block's 20 MiB pages; a digit: "

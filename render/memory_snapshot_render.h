@@ -1,6 +1,7 @@
 // The report's `memory_snapshot` section (docs/report_schema.md) for people: the summary lines
 // the terminal and Markdown show, segsum's segment map, and the HTML section with the memory
-// timeline chart and the segment map. Reads only the report JSON, like every renderer.
+// timeline chart and the segment map. Reads only the report JSON, like every renderer, through
+// the contract's typed view (reports/contract/memory_snapshot_view.h).
 #pragma once
 
 #include <string>
@@ -8,17 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/contract/memory_snapshot_view.h"
+
 namespace ampscope::render {
 
-// The report's memory_snapshot object, or null when the report has none.
-const nlohmann::json& MemorySnapshotOf(const nlohmann::json& report);
-
 // Plain-text lines (no markup): totals, settings, timeline, sites, casts, OOMs.
-std::vector<std::string> MemorySnapshotLines(const nlohmann::json& snapshot);
+std::vector<std::string> MemorySnapshotLines(const reports::MemorySnapshotView& snapshot);
 
 // segsum's picture, one line per segment of at least 20 MiB ("[aaa   ] 300.0MiB allocated,
 // 240.0MiB (0.4% internal) free"), then the totals (torch/cuda/_memory_viz.py's wording).
-std::vector<std::string> SegmentMapLines(const nlohmann::json& snapshot, size_t max_segments = 60);
+std::vector<std::string> SegmentMapLines(const reports::MemorySnapshotView& snapshot, size_t max_segments = 60);
 
 // The Markdown section ("### Memory snapshot ..."); "" without a snapshot.
 std::string MemorySnapshotMarkdown(const nlohmann::json& report);

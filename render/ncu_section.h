@@ -1,7 +1,7 @@
 // The measured-kernel section (the report's `ncu` block, docs/ncu.md) in the terminal summary,
 // the Markdown summary and the HTML report: the profiled launches with the most time, where each
 // sits against the roofs, and the numbers the matrix's measured headlines come from. Reads only
-// the report JSON.
+// the report JSON, through the contract's typed view (reports/contract/ncu_view.h).
 #pragma once
 
 #include <string>

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "render/format.h"
+#include "reports/contract/inputs_view.h"
+#include "reports/contract/integrity_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -24,36 +26,36 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 std::string InputsSummary(const json& report) {
-  const json& inputs = Section(report, "/inputs");
-  if (!inputs.is_array() || inputs.empty()) return "no inputs";
+  const std::vector<reports::InputRow> inputs = reports::ReadInputsView(report).inputs;
+  if (inputs.empty()) return "no inputs";
   if (inputs.size() == 1) {
-    const json& in = inputs[0];
-    std::string s = BaseName(String(in, "/path", "?"));
-    std::string fmt_name = String(in, "/format");
+    const reports::InputRow& in = inputs[0];
+    std::string s = BaseName(in.path.value_or("?"));
+    const std::string& fmt_name = in.format;
     if (!fmt_name.empty()) s += " (" + fmt_name + ")";
     return s;
   }
   std::string s = fmt::format("{} ranks: ", inputs.size());
-  for (size_t i = 0; i < inputs.size() && i < 3; ++i) s += (i ? ", " : "") + BaseName(String(inputs[i], "/path", "?"));
+  for (size_t i = 0; i < inputs.size() && i < 3; ++i) s += (i ? ", " : "") + BaseName(inputs[i].path.value_or("?"));
   if (inputs.size() > 3) s += ", ...";
   return s;
 }
 
 std::string DevicesSummary(const json& report) {
-  const json& devices = Section(report, "/devices");
-  if (!devices.is_array() || devices.empty()) return "unknown device (no deviceProperties in the trace)";
+  const std::vector<reports::DeviceRow> devices = reports::ReadDevices(report);
+  if (devices.empty()) return "unknown device (no deviceProperties in the trace)";
   std::vector<std::pair<std::string, int>> groups;  // label -> count, in order of appearance
-  for (const json& d : devices) {
-    std::string label = String(d, "/name");
+  for (const reports::DeviceRow& d : devices) {
+    std::string label = d.name;
     // An AMD device's "compute capability" in a trace is its gfx generation, not NVIDIA's cc.
-    const bool amd = String(d, "/vendor") == "amd";
-    std::string cc = String(d, "/compute_capability");
-    const std::string basis = String(d, "/compute_capability_basis");
+    const bool amd = d.vendor == "amd";
+    const std::string& cc = d.compute_capability;
+    const std::string& basis = d.compute_capability_basis;
     const bool inferred = !basis.empty() && basis != "device_properties";
     if (label.empty() && inferred && !cc.empty()) {
       // No deviceProperties: the architecture its kernel names prove, and the peaks assumed for it.
       label = "NVIDIA GPU of compute capability >= " + cc + " (inferred from kernel names";
-      const std::string assumed = String(d, "/peak/matched");
+      const std::string& assumed = d.peak_matched;
       label += assumed.empty() ? ")" : "; " + assumed + " peaks assumed)";
     } else {
       if (label.empty()) label = "unknown GPU (no deviceProperties in the trace)";
@@ -114,16 +116,8 @@ std::string StepWords(const json& report, std::string text) {
 
 std::vector<IntegrityRow> IntegrityChecks(const json& report) {
   std::vector<IntegrityRow> rows;
-  const json& checks = Section(report, "/trace_integrity");
-  if (!checks.is_array()) return rows;
-  for (const json& c : checks) {
-    if (!c.is_object()) continue;
-    IntegrityRow row{String(c, "/id"), String(c, "/status", "ok"), String(c, "/evidence"), {}};
-    if (c.contains("affects") && c["affects"].is_array())
-      for (const json& a : c["affects"])
-        if (a.is_string()) row.affects.push_back(a.get<std::string>());
-    rows.push_back(std::move(row));
-  }
+  for (reports::TraceIntegrityCheck& c : reports::ReadIntegrityView(report))
+    rows.push_back({std::move(c.id), c.status.value_or("ok"), std::move(c.evidence), std::move(c.affects)});
   return rows;
 }
 
@@ -301,63 +295,56 @@ std::string RelativeTimes(std::string_view text, const StepClock& clock) {
 
 // ---- input diagnostics ----
 
-std::string DiagnosticText(const std::string& code, double count, const json& message) {
-  std::string description = String(message, "/description");
+std::string DiagnosticText(const std::string& code, double count, const reports::DiagnosticMessage& message) {
+  const std::string& description = message.description;
   const std::string n = count >= 0 ? Count(count) : std::string();
   if (!description.empty()) return code + (n.empty() ? "" : ": " + n) + " \xE2\x80\x94 " + description;
-  std::string first = String(message, "/message");
+  const std::string& first = message.message;
   if (!first.empty()) return code + (n.empty() ? "" : ": " + n) + " (first: " + first + ")";
   return code + (n.empty() ? "" : ": " + n);
 }
 
 std::vector<DiagnosticEntry> Diagnostics(const json& report) {
   std::vector<DiagnosticEntry> out;
-  const json& messages = Section(report, "/diagnostics/messages");
-  const json& counters = Section(report, "/diagnostics/counters");
+  const reports::DiagnosticsView view = reports::ReadDiagnosticsView(report);
   std::map<std::string, size_t> index;
-  if (messages.is_array()) {
-    for (const json& m : messages) {
-      std::string code = String(m, "/code");
-      if (code.empty()) continue;
-      double count = Number(m, "/count").value_or(1);
-      auto it = index.find(code);
-      if (it != index.end()) {
-        out[it->second].count += count;  // the same code from several files: one line
-        continue;
-      }
-      index[code] = out.size();
-      out.push_back({code, String(m, "/severity"), count, "", &m});
+  std::vector<const reports::DiagnosticMessage*> first;  // per entry: its first message, if any
+  for (const reports::DiagnosticMessage& m : view.messages) {
+    if (m.code.empty()) continue;
+    const double count = m.count.value_or(1);
+    auto it = index.find(m.code);
+    if (it != index.end()) {
+      out[it->second].count += count;  // the same code from several files: one line
+      continue;
     }
+    index[m.code] = out.size();
+    out.push_back({m.code, m.severity, count, ""});
+    first.push_back(&m);
   }
-  if (counters.is_object()) {
-    for (const auto& [code, n] : counters.items()) {
-      if (index.count(code) || !n.is_number()) continue;
-      index[code] = out.size();
-      out.push_back({code, "", n.get<double>(), "", nullptr});
-    }
+  for (const auto& [code, n] : view.counters) {
+    if (index.count(code)) continue;
+    index[code] = out.size();
+    out.push_back({code, "", n, ""});
+    first.push_back(nullptr);
   }
-  for (DiagnosticEntry& e : out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    DiagnosticEntry& e = out[i];
     // The counters are the totals; a message carries its file's share.
-    if (counters.is_object() && counters.contains(e.code) && counters[e.code].is_number())
-      e.count = counters[e.code].get<double>();
-    e.text = DiagnosticText(e.code, e.count, e.message ? *e.message : json());
+    auto total = std::find_if(view.counters.begin(), view.counters.end(), [&](const auto& c) { return c.first == e.code; });
+    if (total != view.counters.end()) e.count = total->second;
+    e.text = DiagnosticText(e.code, e.count, first[i] != nullptr ? *first[i] : reports::DiagnosticMessage{});
   }
   return out;
 }
 
-const json& RooflineToShow(const json& report, std::string* note) {
-  const json& top = Section(report, "/roofline");
-  if (top.is_object() && top.value("available", false)) return top;
-  const json& ranks = Section(report, report_field::kRanks);
-  if (ranks.is_array() && ranks.size() > 1) {
-    const json& r0 = Section(ranks[0], "/roofline");
-    if (r0.is_object()) {
-      *note = fmt::format("Rank {} of {} ranks; every rank's roofline is in the JSON report (ranks[].roofline).",
-                          Count(Number(ranks[0], "/rank")), ranks.size());
-      return r0;
-    }
+const reports::RooflineSection& RooflineToShow(const reports::RooflineView& view, std::string* note) {
+  if (view.report.present && view.report.available) return view.report;
+  if (view.ranks > 1 && view.first_rank_roofline.present) {
+    *note = fmt::format("Rank {} of {} ranks; every rank's roofline is in the JSON report (ranks[].roofline).",
+                        Count(view.first_rank), view.ranks);
+    return view.first_rank_roofline;
   }
-  return top;
+  return view.report;
 }
 
 }  // namespace ampscope::render

@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/contract/diagnostics_view.h"
+#include "reports/contract/roofline_view.h"
+
 namespace ampscope::render {
 
 // Header lines: the inputs ("worker0.pt.trace.json.gz (kineto)" / "16 ranks: rank0.json, ..."),
@@ -81,7 +84,7 @@ std::string RelativeTimes(std::string_view text, const StepClock& clock);
 // (the JSON report copies it from the diagnostic code table), else its first message, else the
 // code: "zero_duration: 1479 — complete events of zero duration (usual for some Kineto
 // events)"; `count` < 0: no count.
-std::string DiagnosticText(const std::string& code, double count, const nlohmann::json& message);
+std::string DiagnosticText(const std::string& code, double count, const reports::DiagnosticMessage& message);
 // The report's diagnostics: one entry per code (messages[] where present, else counters),
 // with its severity ("info", "data_loss", "error"; "" when unknown).
 struct DiagnosticEntry {
@@ -89,7 +92,6 @@ struct DiagnosticEntry {
   std::string severity;
   double count = 0;
   std::string text;  // DiagnosticText
-  const nlohmann::json* message = nullptr;  // the messages[] entry, if any
 };
 std::vector<DiagnosticEntry> Diagnostics(const nlohmann::json& report);
 
@@ -121,8 +123,8 @@ std::string DimensionValueCell(const nlohmann::json& dimension);
 // relative to its own steps. Else `report_clock`.
 StepClock FindingClock(const nlohmann::json& report, const nlohmann::json& finding, const StepClock& report_clock);
 
-// The `roofline` object to show: the top level for one rank, else rank 0's (and `note` says so);
-// a null json when the report has none.
-const nlohmann::json& RooflineToShow(const nlohmann::json& report, std::string* note);
+// The roofline to show: the top level for one rank, else rank 0's (and `note` says so); one that
+// is not `present` when the report has none.
+const reports::RooflineSection& RooflineToShow(const reports::RooflineView& view, std::string* note);
 
 }  // namespace ampscope::render

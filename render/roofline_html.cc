@@ -16,6 +16,7 @@ namespace ampscope::render {
 namespace {
 
 using nlohmann::json;
+using reports::RooflineSection;
 
 constexpr size_t kMaxOpRows = 15;
 constexpr size_t kMaxStepRows = 60;
@@ -71,40 +72,30 @@ std::string Decade(double e) {
   return out;
 }
 
-std::vector<Point> PlottedOps(const json& roof) {
+std::vector<Point> PlottedOps(const RooflineSection& roof) {
   std::vector<Point> pts;
-  const json& ops = Section(roof, "/ops");
-  if (!ops.is_array()) return pts;
-  for (const json& o : ops) {
-    auto fpb = Number(o, "/flop_per_byte"), tf = Number(o, "/tflops"), t = Number(o, "/kernel_time_us");
-    auto gflop = Number(o, "/gflop");
+  for (const reports::RooflineOp& o : roof.ops) {
+    const auto fpb = o.flop_per_byte, tf = o.tflops, t = o.kernel_time_us, gflop = o.gflop;
     // A point needs both coordinates on a log scale: memory-only ops (0 FLOPs) are in the table.
     if (!fpb || !tf || !gflop || *fpb <= 0 || *tf <= 0 || *gflop <= 0) continue;
     Point p;
     p.intensity = *fpb;
     p.tflops = *tf;
     p.time_us = t.value_or(0);
-    p.dtype = String(o, "/dtype", "unknown");
-    std::string pct = Number(o, "/pct_of_peak") ? ", " + Pct(Number(o, "/pct_of_peak")) + " of attainable" : "";
-    if (!String(o, "/pct_note").empty()) pct += " (" + String(o, "/pct_note") + ")";
-    p.label = fmt::format("{} {} ({}, {}): {} FLOP/B, {} TFLOP/s{}, {} kernel time", String(o, "/op"),
-                          Truncate(Section(o, "/input_dims").is_string() ? String(o, "/input_dims")
-                                                                         : Section(o, "/input_dims").dump(),
-                                   200),
-                          p.dtype, String(o, "/pass"), Significant(p.intensity), Significant(p.tflops), pct, DurationUs(t));
+    p.dtype = o.dtype.value_or("unknown");
+    std::string pct = o.pct_of_peak ? ", " + Pct(o.pct_of_peak) + " of attainable" : "";
+    if (!o.pct_note.empty()) pct += " (" + o.pct_note + ")";
+    p.label = fmt::format("{} {} ({}, {}): {} FLOP/B, {} TFLOP/s{}, {} kernel time", o.op, Truncate(o.input_dims, 200),
+                          p.dtype, o.pass, Significant(p.intensity), Significant(p.tflops), pct, DurationUs(t));
     pts.push_back(std::move(p));
   }
   return pts;
 }
 
-std::vector<Roof> Roofs(const json& roof) {
+std::vector<Roof> Roofs(const RooflineSection& roof) {
   std::vector<Roof> roofs;
-  const json& rs = Section(roof, "/gpu/roofs");
-  if (!rs.is_array()) return roofs;
-  for (const json& r : rs) {
-    auto t = Number(r, "/tflops");
-    if (t && *t > 0) roofs.push_back({String(r, "/precision"), String(r, "/unit"), *t});
-  }
+  for (const reports::RooflineRoof& r : roof.gpu.roofs)
+    if (r.tflops && *r.tflops > 0) roofs.push_back({r.precision, r.unit, *r.tflops});
   return roofs;
 }
 
@@ -207,39 +198,37 @@ std::string Legend(const std::vector<Point>& pts) {
 
 std::string Tflops(std::optional<double> v) { return v ? Significant(*v) + " TFLOP/s" : "n/a"; }
 
-void Summary(std::string& h, const json& roof) {
+void Summary(std::string& h, const RooflineSection& roof) {
   h += "<div class=\"cards\">";
-  const std::string mfu_reason = String(roof, "/mfu_reason");
-  h += HtmlCard("MFU", Pct(Number(roof, "/mfu_pct")),
-            Number(roof, "/mfu_pct") ? "model FLOPs / step time / peak" : (mfu_reason.empty() ? "unknown" : mfu_reason));
-  if (Number(roof, "/hfu_pct")) h += HtmlCard("HFU", Pct(Number(roof, "/hfu_pct")), "with recomputed FLOPs");
-  auto gflop = Number(roof, "/step_gflop");
-  h += HtmlCard(String(roof, "/window") == "steps" ? "FLOPs per step" : "FLOPs in the window",
+  const std::string mfu_reason = roof.mfu_reason.value_or("");
+  h += HtmlCard("MFU", Pct(roof.mfu_pct),
+            roof.mfu_pct ? "model FLOPs / step time / peak" : (mfu_reason.empty() ? "unknown" : mfu_reason));
+  if (roof.hfu_pct) h += HtmlCard("HFU", Pct(roof.hfu_pct), "with recomputed FLOPs");
+  const auto gflop = roof.step_gflop;
+  h += HtmlCard(roof.window == "steps" ? "FLOPs per step" : "FLOPs in the window",
             gflop ? Significant(*gflop) + " GFLOP" : "n/a", "forward and backward as executed");
-  h += HtmlCard("Achieved", Tflops(Number(roof, "/achieved_tflops")), "model FLOPs / time");
-  h += HtmlCard("Peak", Tflops(Number(roof, "/peak_tflops")),
-            String(roof, "/peak_precision") + " dense, " + String(roof, "/gpu/peak_id", "GPU not known"));
-  auto total = Number(roof, "/coverage/kernel_time_us"), modelled = Number(roof, "/coverage/modelled_kernel_time_us");
+  h += HtmlCard("Achieved", Tflops(roof.achieved_tflops), "model FLOPs / time");
+  h += HtmlCard("Peak", Tflops(roof.peak_tflops), roof.peak_precision + " dense, " + roof.gpu.peak_id.value_or("GPU not known"));
+  const auto total = roof.coverage.kernel_time_us, modelled = roof.coverage.modelled_kernel_time_us;
   if (total && modelled && *total > 0)
     h += HtmlCard("Modelled", Pct(*modelled / *total * 100), "of kernel time has an op with known FLOPs");
   h += "</div>\n";
 }
 
-void StepTable(std::string& h, const json& roof) {
-  const json& steps = Section(roof, "/steps");
-  if (!steps.is_array() || steps.empty()) return;
+void StepTable(std::string& h, const RooflineSection& roof) {
+  const std::vector<reports::RooflineStep>& steps = roof.steps;
+  if (steps.empty()) return;
   h += fmt::format("<details{}><summary>MFU per step</summary>\n<table>\n<thead><tr><th class=\"num\">Step</th>"
                    "<th class=\"num\">Time</th><th class=\"num\">Model GFLOP</th><th class=\"num\">Achieved</th>"
                    "<th class=\"num\">MFU</th></tr></thead>\n<tbody>\n",
                    steps.size() <= 20 ? " open" : "");
   for (size_t i = 0; i < steps.size() && i < kMaxStepRows; ++i) {
-    const json& st = steps[i];
-    auto step = Number(st, "/step");
-    auto g = Number(st, "/model_gflop");
+    const reports::RooflineStep& st = steps[i];
+    const auto step = st.step, g = st.model_gflop;
     h += "<tr><td class=\"num\">" + H(step && *step >= 0 ? Count(step) : "window") + "</td><td class=\"num\">" +
-         H(DurationUs(Number(st, "/time_us"))) + "</td><td class=\"num\">" + H(g ? Significant(*g) : "n/a") +
-         "</td><td class=\"num\">" + H(Tflops(Number(st, "/achieved_tflops"))) + "</td><td class=\"num\">" +
-         H(Pct(Number(st, "/mfu_pct"))) + "</td></tr>\n";
+         H(DurationUs(st.time_us)) + "</td><td class=\"num\">" + H(g ? Significant(*g) : "n/a") +
+         "</td><td class=\"num\">" + H(Tflops(st.achieved_tflops)) + "</td><td class=\"num\">" + H(Pct(st.mfu_pct)) +
+         "</td></tr>\n";
   }
   h += "</tbody></table>\n";
   if (steps.size() > kMaxStepRows)
@@ -247,31 +236,29 @@ void StepTable(std::string& h, const json& roof) {
   h += "</details>\n";
 }
 
-void OpTable(std::string& h, const json& roof) {
-  const json& ops = Section(roof, "/ops");
-  if (!ops.is_array() || ops.empty()) return;
+void OpTable(std::string& h, const RooflineSection& roof) {
+  const std::vector<reports::RooflineOp>& ops = roof.ops;
+  if (ops.empty()) return;
   h += "<details open><summary>Top ops by kernel time</summary>\n<table>\n<thead><tr><th>Op</th><th>Pass</th><th>Precision</th>"
        "<th>Input dims</th><th class=\"num\">Calls</th><th class=\"num\">Kernel time</th><th class=\"num\">GFLOP/call</th>"
        "<th class=\"num\">Achieved</th><th>Bound</th><th class=\"num\">Of attainable</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < ops.size() && i < kMaxOpRows; ++i) {
-    const json& o = ops[i];
-    const json& dims = Section(o, "/input_dims");
-    auto g = Number(o, "/gflop");
-    std::string achieved = Number(o, "/tflops") && g && *g > 0 ? Tflops(Number(o, "/tflops"))
-                           : Number(o, "/tbps")                ? Significant(*Number(o, "/tbps")) + " TB/s"
-                                                               : "n/a";
-    std::string note = String(o, "/note");
-    h += "<tr><td class=\"name\">" + H(String(o, "/op")) + "</td><td>" + H(String(o, "/pass")) + "</td><td>" +
-         H(String(o, "/dtype")) + "</td><td class=\"name\">" + H(Truncate(dims.is_string() ? dims.get<std::string>() : dims.dump(), 120)) +
-         "</td><td class=\"num\">" + H(Count(Number(o, "/count"))) + "</td><td class=\"num\">" +
-         H(DurationUs(Number(o, "/kernel_time_us"))) + "</td><td class=\"num\"" +
+    const reports::RooflineOp& o = ops[i];
+    const auto g = o.gflop;
+    std::string achieved = o.tflops && g && *g > 0 ? Tflops(o.tflops)
+                           : o.tbps                ? Significant(*o.tbps) + " TB/s"
+                                                   : "n/a";
+    const std::string& note = o.note;
+    h += "<tr><td class=\"name\">" + H(o.op) + "</td><td>" + H(o.pass) + "</td><td>" + H(o.dtype.value_or("")) +
+         "</td><td class=\"name\">" + H(Truncate(o.input_dims, 120)) + "</td><td class=\"num\">" + H(Count(o.count)) +
+         "</td><td class=\"num\">" + H(DurationUs(o.kernel_time_us)) + "</td><td class=\"num\"" +
          (note.empty() ? "" : " title=\"" + H(note) + "\"") + ">" + H(g ? Significant(*g) : "unknown") +
-         "</td><td class=\"num\">" + H(achieved) + "</td><td>" + H(String(o, "/bound", "unknown")) + "</td><td class=\"num\">" +
-         H(Pct(Number(o, "/pct_of_peak"))) +
-         (String(o, "/pct_note").empty() ? "" : "<div class=\"meta\">" + H(String(o, "/pct_note")) + "</div>") + "</td></tr>\n";
+         "</td><td class=\"num\">" + H(achieved) + "</td><td>" + H(o.bound.value_or("unknown")) + "</td><td class=\"num\">" +
+         H(Pct(o.pct_of_peak)) + (o.pct_note.empty() ? "" : "<div class=\"meta\">" + H(o.pct_note) + "</div>") +
+         "</td></tr>\n";
   }
   h += "</tbody></table>\n";
-  auto total = Number(roof, "/ops_total");
+  const auto total = roof.ops_total;
   if (total && *total > static_cast<double>(kMaxOpRows))
     h += "<p class=\"empty\">" + H(Plural(*total - static_cast<double>(kMaxOpRows), "more op")) + " in the JSON report.</p>\n";
   h += "</details>\n";
@@ -289,15 +276,16 @@ const char* PrecisionColour(const std::string& precision) {
 }
 
 void AppendRooflineSection(std::string& h, const json& report) {
+  const reports::RooflineView view = reports::ReadRooflineView(report);
   std::string note;
-  const json& roof = RooflineToShow(report, &note);
+  const RooflineSection& roof = RooflineToShow(view, &note);
   h += "<section id=\"roofline\">\n<h2>Roofline and MFU</h2>\n";
-  if (!roof.is_object()) {
+  if (!roof.present) {
     h += "<p class=\"empty\">This report has no roofline section.</p>\n</section>\n";
     return;
   }
-  if (!roof.value("available", false)) {
-    h += "<p class=\"empty\">No roofline: " + H(String(roof, "/reason", "unknown")) + "</p>\n</section>\n";
+  if (!roof.available) {
+    h += "<p class=\"empty\">No roofline: " + H(roof.reason.value_or("unknown")) + "</p>\n</section>\n";
     return;
   }
   if (!note.empty()) h += "<p class=\"note\">" + H(note) + "</p>\n";
@@ -308,9 +296,9 @@ void AppendRooflineSection(std::string& h, const json& report) {
   if (pts.empty()) {
     h += "<p class=\"empty\">No op has both FLOPs and bytes known, so none can be placed on the roofline.</p>";
   } else {
-    h += "<div class=\"chart-body\">" + Chart(pts, Roofs(roof), Number(roof, "/gpu/hbm_tbps")) + "</div>" + Legend(pts);
-    if (!Number(roof, "/gpu/hbm_tbps"))
-      h += "<div class=\"note\">The GPU's peaks are not known: no roofs are drawn (" + H(String(roof, "/gpu/match")) + ").</div>";
+    h += "<div class=\"chart-body\">" + Chart(pts, Roofs(roof), roof.gpu.hbm_tbps) + "</div>" + Legend(pts);
+    if (!roof.gpu.hbm_tbps)
+      h += "<div class=\"note\">The GPU's peaks are not known: no roofs are drawn (" + H(roof.gpu.match) + ").</div>";
   }
   h += "</figure>\n";
   StepTable(h, roof);

@@ -1,7 +1,8 @@
 // The HTML report's roofline section: a log-log roofline chart drawn as static SVG (ops as
 // points sized by kernel time and coloured by precision, the GPU's roofs as lines), MFU per
 // step, and the top ops with their share of the attainable peak. It reads only the report's
-// `roofline` object (docs/report_schema.md), like every renderer.
+// `roofline` object (docs/report_schema.md), through the contract's typed view
+// (reports/contract/roofline_view.h).
 #pragma once
 
 #include <string>

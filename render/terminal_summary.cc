@@ -13,6 +13,8 @@
 #include "render/ncu_section.h"
 #include "render/report_view.h"
 #include "render/text_table.h"
+#include "reports/contract/kernels_view.h"
+#include "reports/contract/ranks_view.h"
 #include "reports/contract/report_fields.h"
 
 namespace ampscope::render {
@@ -273,29 +275,26 @@ void Findings(Out& o, const json& r) {
 }
 
 // "conv fp32", "gemm fp16 TC": the classifier's view of a kernel in one cell.
-std::string KernelClass(const json& k) {
-  std::string s = String(k, "/category");
-  std::string prec = String(k, "/precision");
+std::string KernelClass(const reports::TopKernel& k) {
+  std::string s = k.category;
+  const std::string& prec = k.precision;
   if (!prec.empty()) s += (s.empty() ? "" : " ") + prec;
-  if (k.is_object() && k.value("tensor_core", false)) s += " TC";
+  if (k.tensor_core) s += " TC";
   return s;
 }
 
 void TopKernels(Out& o, const json& r) {
-  const json& top = Section(r, report_field::kKernelsTop);
-  if (!top.is_array() || top.empty()) return;
+  const std::vector<reports::TopKernel> top = reports::ReadKernelsView(r).top;
+  if (top.empty()) return;
   const bool verbose = o.options().verbose;
   o.Heading("Top kernels by GPU time");
   TextTable t({Col("TIME", Align::kRight), Col("TOTAL", Align::kRight), Col("COUNT", Align::kRight), Col("MEAN", Align::kRight),
                Col("CLASS", Align::kLeft, Overflow::kWrap, 13),
                Col(verbose ? "KERNEL" : "KERNEL (short name)", Align::kLeft, verbose ? Overflow::kWrap : Overflow::kTruncate, 16, 1)});
   for (size_t i = 0; i < top.size() && i < kMaxKernelRows; ++i) {
-    const json& k = top[i];
-    const std::string name = String(k, "/name");
-    t.AddRow({{Pct(Number(k, "/pct"))}, {DurationUs(Number(k, "/total_us"))}, {Count(Number(k, "/count"))},
-              {DurationUs(Number(k, "/mean_us"))},
-              {KernelClass(k), k.is_object() && k.value("tensor_core", false) ? Color::kGreen : Color::kNone},
-              {verbose ? name : ShortKernelName(name)}});
+    const reports::TopKernel& k = top[i];
+    t.AddRow({{Pct(k.pct)}, {DurationUs(k.total_us)}, {Count(k.count)}, {DurationUs(k.mean_us)},
+              {KernelClass(k), k.tensor_core ? Color::kGreen : Color::kNone}, {verbose ? k.name : ShortKernelName(k.name)}});
   }
   o.Table(t);
   if (!verbose) o.Paragraph(kIndent, "", "TC: Tensor Core kernel. Full names: --verbose, ampscope kernels, or the HTML report.");
@@ -304,43 +303,40 @@ void TopKernels(Out& o, const json& r) {
 // MFU and the ops with the most kernel time, with how close each is to what the GPU can do at
 // its arithmetic intensity (docs/roofline.md).
 void Roofline(Out& o, const json& r) {
+  const reports::RooflineView view = reports::ReadRooflineView(r);
   std::string note;
-  const json& roof = RooflineToShow(r, &note);
-  if (!roof.is_object()) return;
+  const reports::RooflineSection& roof = RooflineToShow(view, &note);
+  if (!roof.present) return;
   o.Heading("Roofline and MFU");
-  if (!roof.value("available", false)) {
-    o.Paragraph(kIndent, "", "No roofline: " + String(roof, "/reason", "unknown"));
+  if (!roof.available) {
+    o.Paragraph(kIndent, "", "No roofline: " + roof.reason.value_or("unknown"));
     return;
   }
   if (!note.empty()) o.Paragraph(kIndent, "", note);
-  auto mfu = Number(roof, "/mfu_pct");
-  auto peak = Number(roof, "/peak_tflops");
-  auto achieved = Number(roof, "/achieved_tflops");
-  std::string line = "MFU " + (mfu ? Pct(mfu) : "unknown (" + String(roof, "/mfu_reason", "no peak") + ")");
+  const auto mfu = roof.mfu_pct, peak = roof.peak_tflops, achieved = roof.achieved_tflops;
+  std::string line = "MFU " + (mfu ? Pct(mfu) : "unknown (" + roof.mfu_reason.value_or("no peak") + ")");
   if (achieved) line += ": " + Significant(*achieved) + " TFLOP/s achieved";
-  if (peak) line += fmt::format(" of {} TFLOP/s {} dense peak ({})", Significant(*peak, 4), String(roof, "/peak_precision"),
-                                String(roof, "/gpu/peak_id"));
-  if (Number(roof, "/hfu_pct")) line += "; HFU " + Pct(Number(roof, "/hfu_pct"));
+  if (peak) line += fmt::format(" of {} TFLOP/s {} dense peak ({})", Significant(*peak, 4), roof.peak_precision,
+                                roof.gpu.peak_id.value_or(""));
+  if (roof.hfu_pct) line += "; HFU " + Pct(roof.hfu_pct);
   o.Paragraph(kIndent, "", line);
-  const json& ops = Section(roof, "/ops");
-  if (!ops.is_array() || ops.empty()) return;
+  if (roof.ops.empty()) return;
   TextTable t({Col("KERNEL TIME", Align::kRight), Col("CALLS", Align::kRight), Col("OP", Align::kLeft, Overflow::kTruncate, 12, 1),
                Col("PASS"), Col("DTYPE"), Col("ACHIEVED", Align::kRight), Col("BOUND"), Col("OF PEAK", Align::kRight)});
   std::vector<std::string> above;  // notes of the rows above 100%
-  for (size_t i = 0; i < ops.size() && i < kMaxRooflineRows; ++i) {
-    const json& op = ops[i];
-    auto g = Number(op, "/gflop");
-    std::string pct = Number(op, "/pct_of_peak") ? Pct(Number(op, "/pct_of_peak")) : "unknown";
-    if (const std::string note = String(op, "/pct_note"); !note.empty()) {
-      above.push_back(String(op, "/op") + ": " + note);
+  for (size_t i = 0; i < roof.ops.size() && i < kMaxRooflineRows; ++i) {
+    const reports::RooflineOp& op = roof.ops[i];
+    const auto g = op.gflop;
+    std::string pct = op.pct_of_peak ? Pct(op.pct_of_peak) : "unknown";
+    if (!op.pct_note.empty()) {
+      above.push_back(op.op + ": " + op.pct_note);
       pct += " *" + std::to_string(above.size());
     }
-    std::string ach = Number(op, "/tflops") && g && *g > 0 ? Significant(*Number(op, "/tflops")) + " TFLOP/s"
-                      : Number(op, "/tbps")                 ? Significant(*Number(op, "/tbps")) + " TB/s"
-                                                            : "unknown";
-    t.AddRow({{DurationUs(Number(op, "/kernel_time_us"))}, {Count(Number(op, "/count"))}, {String(op, "/op")},
-              {String(op, "/pass")}, {String(op, "/dtype")}, {ach}, {String(op, "/bound", "unknown")},
-              {pct}});
+    std::string ach = op.tflops && g && *g > 0 ? Significant(*op.tflops) + " TFLOP/s"
+                      : op.tbps               ? Significant(*op.tbps) + " TB/s"
+                                              : "unknown";
+    t.AddRow({{DurationUs(op.kernel_time_us)}, {Count(op.count)}, {op.op}, {op.pass}, {op.dtype.value_or("")}, {ach},
+              {op.bound.value_or("unknown")}, {pct}});
   }
   o.Table(t);
   o.Paragraph(kIndent, "", "OF PEAK: achieved / attainable at the op's FLOP per byte. Shapes and every op: the JSON or HTML report.");
@@ -349,10 +345,10 @@ void Roofline(Out& o, const json& r) {
 
 // The memory snapshot given with the trace (render/memory_snapshot_render.h).
 void MemorySnapshot(Out& o, const json& r) {
-  const json& m = MemorySnapshotOf(r);
-  if (m.is_null()) return;
+  const std::optional<reports::MemorySnapshotView> m = reports::ReadMemorySnapshotView(r);
+  if (!m) return;
   o.Heading("Memory snapshot (PyTorch caching allocator)");
-  for (const std::string& line : MemorySnapshotLines(m)) o.Paragraph(kIndent, "", line);
+  for (const std::string& line : MemorySnapshotLines(*m)) o.Paragraph(kIndent, "", line);
 }
 
 // Where each step's time goes along its critical path, and how well the replay reproduces the
@@ -373,33 +369,31 @@ void CriticalPath(Out& o, const json& r) {
 }
 
 void Ranks(Out& o, const json& r) {
-  const json& ranks = Section(r, report_field::kRanks);
-  if (!ranks.is_array() || ranks.size() < 2) return;
+  const reports::RanksView view = reports::ReadRanksView(r);
+  const std::vector<reports::RankRow>& ranks = view.ranks;
+  if (ranks.size() < 2) return;
   o.Heading(fmt::format("Ranks ({})", ranks.size()));
   // The slowest ranks first: in a synchronous job they set the pace.
-  std::vector<const json*> order;
-  for (const json& rk : ranks) order.push_back(&rk);
-  std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) {
-    return Number(*a, report_field::kStepTimeMeanUs).value_or(0) > Number(*b, report_field::kStepTimeMeanUs).value_or(0);
+  std::vector<const reports::RankRow*> order;
+  for (const reports::RankRow& rk : ranks) order.push_back(&rk);
+  std::stable_sort(order.begin(), order.end(), [](const reports::RankRow* a, const reports::RankRow* b) {
+    return a->step_time_mean_us.value_or(0) > b->step_time_mean_us.value_or(0);
   });
   TextTable t({Col("RANK", Align::kRight), Col("STEP MEAN", Align::kRight), Col("BUSY", Align::kRight),
                Col("KERNELS", Align::kRight), Col("HOST_WAIT", Align::kRight), Col("TC", Align::kRight),
                Col("DEVICE", Align::kLeft), Col("FILE", Align::kLeft)});
   for (size_t i = 0; i < order.size() && i < kMaxRankRows; ++i) {
-    const json& rk = *order[i];
-    t.AddRow({{Count(Number(rk, "/rank"))}, {DurationUs(Number(rk, report_field::kStepTimeMeanUs))}, {Pct(Number(rk, report_field::kGpuBusyPct))},
-              {Pct(Number(rk, report_field::kGpuKernelBusyPct))}, {Pct(Number(rk, report_field::kGpuIdleHostWaitPct))},
-              {Pct(Number(rk, report_field::kTensorCoreKernelTimePct))}, {String(rk, "/device")},
-              {std::filesystem::path(String(rk, "/input")).filename().string()}});
+    const reports::RankRow& rk = *order[i];
+    t.AddRow({{Count(rk.rank)}, {DurationUs(rk.step_time_mean_us)}, {Pct(rk.gpu_busy_pct)}, {Pct(rk.gpu_kernel_busy_pct)},
+              {Pct(rk.gpu_idle_host_wait_pct)}, {Pct(rk.tensor_core_kernel_time_pct)}, {rk.device},
+              {std::filesystem::path(rk.input).filename().string()}});
   }
   o.Table(t);
   // Imbalance = max / mean over ranks; the job's step time is its slowest rank's.
-  const json& imb = Section(r, report_field::kJobImbalance);
   auto Factor = [](std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : std::string("n/a"); };
-  if (imb.is_object())
+  if (const auto& imb = view.imbalance)
     o.Paragraph(kIndent, "", fmt::format("Imbalance (max/mean over ranks): step time {}, compute {}, communication {}",
-                                         Factor(Number(imb, "/step_time")), Factor(Number(imb, "/compute")),
-                                         Factor(Number(imb, "/communication"))));
+                                         Factor(imb->step_time), Factor(imb->compute), Factor(imb->communication)));
   if (order.size() > kMaxRankRows)
     o.Paragraph(kIndent, "", Plural(static_cast<double>(order.size() - kMaxRankRows), "more rank") + " (slowest shown first)");
 }

@@ -5,12 +5,14 @@
 
 #include "analyzers/graph/critical_path_result.h"
 #include "base/units.h"
+#include "reports/contract/critical_path_view.h"
 #include "reports/step_list.h"
 
 namespace ampscope {
 namespace {
 
 using nlohmann::json;
+namespace key = reports::critical_path_key;
 
 double Pct(TimeNs part, TimeNs whole) {
   return whole > 0 ? std::round(10000.0 * static_cast<double>(part) / static_cast<double>(whole)) / 100.0 : 0.0;
@@ -42,9 +44,9 @@ json HtaBoundBy(const graph::PathBreakdown& b) {
 }  // namespace
 
 json CriticalPathSection(const RankAnalysis& ra) {
-  if (ra.critical_path == nullptr) return {{"available", false}, {"reason", "not computed"}};
+  if (ra.critical_path == nullptr) return {{key::kAvailable, false}, {key::kReason, "not computed"}};
   const graph::CriticalPathResult& p = *ra.critical_path;
-  if (!p.available) return {{"available", false}, {"reason", p.reason}};
+  if (!p.available) return {{key::kAvailable, false}, {key::kReason, p.reason}};
   // Each step one by one only for the steps that matter (reports/step_list.h: the first, the
   // last and the longest); the mean path length is over every step.
   std::vector<double> measured;
@@ -67,20 +69,20 @@ json CriticalPathSection(const RankAnalysis& ra) {
                      {"error_pct", std::round(err * 1000.0) / 1000.0},
                      {"breakdown_pct", BreakdownPct(s.path)}});
   }
-  return {{"available", true},
+  return {{key::kAvailable, true},
           {"definition", "per step: from the node that ends the step back along the dependency that decided each node, to "
                          "the step's start (docs/whatif.md); breakdown_pct: shares of the steps' paths together"},
-          {"breakdown_pct", BreakdownPct(p.window)},
-          {"breakdown_us", BreakdownUs(p.window)},
-          {"gpu_gap_pct", Pct(p.window.gpu_gap_ns, p.window.length_ns)},
+          {key::kBreakdownPct, BreakdownPct(p.window)},
+          {key::kBreakdownUs, BreakdownUs(p.window)},
+          {key::kGpuGapPct, Pct(p.window.gpu_gap_ns, p.window.length_ns)},
           {"hta_bound_by_pct", HtaBoundBy(p.window)},
-          {"length_us", lengths},
-          {"mean_length_us", p.steps.empty() ? json(nullptr)
-                                             : json(std::round(length_sum_ns / static_cast<double>(p.steps.size())) / 1e3)},
+          {key::kLengthUs, lengths},
+          {key::kMeanLengthUs, p.steps.empty() ? json(nullptr)
+                                                  : json(std::round(length_sum_ns / static_cast<double>(p.steps.size())) / 1e3)},
           {"steps", steps},
-          {"listed", ListedStepsJson(p.steps.size(), listed.size())},
-          {"replay_error_pct", std::round(p.replay_error_pct * 1000.0) / 1000.0},
-          {"worst_step", p.worst_step},
+          {key::kListed, ListedStepsJson(p.steps.size(), listed.size())},
+          {key::kReplayErrorPct, std::round(p.replay_error_pct * 1000.0) / 1000.0},
+          {key::kWorstStep, p.worst_step},
           {"measured_window_us", NsToUsRounded3(p.measured_window_ns)},
           {"replayed_window_us", NsToUsRounded3(p.replayed_window_ns)},
           {"graph", {{"nodes", p.nodes}, {"edges", p.edges}, {"launch_latency_us", NsToUsRounded3(p.launch_latency_ns)}}}};

@@ -14,6 +14,15 @@
 #include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
+#include "reports/contract/critical_path_view.h"
+#include "reports/contract/diagnostics_view.h"
+#include "reports/contract/inputs_view.h"
+#include "reports/contract/integrity_view.h"
+#include "reports/contract/kernels_view.h"
+#include "reports/contract/memory_snapshot_view.h"
+#include "reports/contract/ncu_view.h"
+#include "reports/contract/ranks_view.h"
+#include "reports/contract/roofline_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
 #include "reports/precision_json.h"
@@ -267,16 +276,17 @@ json KernelsSection(const RankAnalysis& ra) {
   size_t n = 0;
   for (const KernelSummary& k : ra.top_kernels) {
     if (n++ >= 50) break;
-    top.push_back({{"name", k.name_str},
-                   {"count", k.count},
-                   {"total_us", NsToUs(k.total_ns)},
-                   {"mean_us", k.count ? NsToUs(k.total_ns) / k.count : 0.0},
-                   {"pct", Pct(k.total_ns, total)},
-                   {"category", KernelCategoryName(k.cls.category)},
-                   {"precision", PrecisionName(k.cls.precision)},
-                   {"tensor_core", k.cls.tensor_core == TensorCoreUse::kYes}});
+    namespace key = reports::kernels_key;
+    top.push_back({{key::kName, k.name_str},
+                   {key::kCount, k.count},
+                   {key::kTotalUs, NsToUs(k.total_ns)},
+                   {key::kMeanUs, k.count ? NsToUs(k.total_ns) / k.count : 0.0},
+                   {key::kPct, Pct(k.total_ns, total)},
+                   {key::kCategory, KernelCategoryName(k.cls.category)},
+                   {key::kPrecision, PrecisionName(k.cls.precision)},
+                   {key::kTensorCore, k.cls.tensor_core == TensorCoreUse::kYes}});
   }
-  return {{"top", top}, {"all_count", ra.top_kernels.size()}};
+  return {{reports::kernels_key::kTop, top}, {reports::kernels_key::kAllCount, ra.top_kernels.size()}};
 }
 
 json GateMetrics(const RankAnalysis& ra) {
@@ -371,10 +381,11 @@ json FindingsSection(const RankAnalysis& ra) {
 json IntegrityJson(const TraceIntegrity& integrity) {
   json checks = json::array();
   for (const IntegrityCheck& c : integrity.checks) {
-    json j = {{"id", c.id},
-              {"status", IntegrityStatusName(c.status)},
-              {"evidence", c.evidence},
-              {"affects", c.affects},
+    namespace key = reports::integrity_key;
+    json j = {{key::kId, c.id},
+              {key::kStatus, IntegrityStatusName(c.status)},
+              {key::kEvidence, c.evidence},
+              {key::kAffects, c.affects},
               {"values", FieldsJson(c.values)},
               {"values_units", FieldUnitsJson(c.values)}};
     if (!c.ranks.empty()) j["ranks"] = c.ranks;
@@ -384,17 +395,18 @@ json IntegrityJson(const TraceIntegrity& integrity) {
 }
 
 json DeviceJson(const DeviceInfo& info) {
+  namespace ikey = reports::inputs_key;
   const Device& d = info.device;
   json dev = {{"id", d.id},
-              {"name", d.name},
-              {"vendor", GpuVendorName(d.vendor)},
-              {"compute_capability",
+              {ikey::kName, d.name},
+              {ikey::kVendor, GpuVendorName(d.vendor)},
+              {ikey::kComputeCapability,
                // AMD traces carry the gfx generation there, not an NVIDIA compute capability.
                d.cc_major >= 0 && d.vendor != GpuVendor::kAmd ? json(std::to_string(d.cc_major) + "." + std::to_string(std::max(0, d.cc_minor)))
                                : json(nullptr)},
-              {"compute_capability_basis", d.cc_major < 0 || d.vendor == GpuVendor::kAmd ? json(nullptr)
-                                           : d.arch_basis.empty() ? json("device_properties")
-                                                                  : json(d.arch_basis)},
+              {ikey::kComputeCapabilityBasis, d.cc_major < 0 || d.vendor == GpuVendor::kAmd ? json(nullptr)
+                                              : d.arch_basis.empty()                        ? json("device_properties")
+                                                                                            : json(d.arch_basis)},
               {"sm_count", d.sm_count >= 0 ? json(d.sm_count) : json(nullptr)},
               {"memory_bytes", d.total_memory_bytes >= 0 ? json(d.total_memory_bytes) : json(nullptr)}};
   json peak = {{"fp16_tflops", nullptr}, {"hbm_gbs", nullptr}};
@@ -404,10 +416,10 @@ json DeviceJson(const DeviceInfo& info) {
             {"tf32_tflops", p->tf32_tflops > 0 ? json(p->tf32_tflops) : json(nullptr)},
             {"fp32_tflops", p->fp32_tflops},
             {"hbm_gbs", p->hbm_gbs},
-            {"matched", p->id}};
+            {ikey::kMatched, p->id}};
   }
   peak["match"] = info.peak_match.empty() ? json(nullptr) : json(info.peak_match);
-  dev["peak"] = std::move(peak);
+  dev[ikey::kPeak] = std::move(peak);
   return dev;
 }
 
@@ -423,7 +435,7 @@ json JobSection(const JobAnalysis& analysis) {
   job["definitions"] = several ? json{{"steps", "slowest rank: each job step lasts as long as its slowest rank's step"},
                                       {"gpu", "window-weighted mean over ranks"},
                                       {"tensor_cores", "mean over ranks of each rank's share"},
-                                      {"kernels", "sum over ranks (shares of the job's summed kernel time)"},
+                                      {reports::kernels_key::kKernels, "sum over ranks (shares of the job's summed kernel time)"},
                                       {"memory_traffic", "sum over ranks"},
                                       {"syncs", "sum over ranks; per_step: mean over ranks"},
                                       {"launches", "sum over ranks; per-step and median values: mean over ranks"},
@@ -431,25 +443,26 @@ json JobSection(const JobAnalysis& analysis) {
                                       {"checklist", "worst rank per item"},
                                       {"findings", "each finding once, from the rank with the largest saving; evidence.ranks lists where it was seen; joint_saving_pct is the slowest rank's (the job finishes when it does)"},
                                       {"precision", "rank 0 (the first input)"},
-                                      {"roofline", "per rank: see ranks[].roofline"},
-                                      {"critical_path", "the rank with the longest analysed window (the job runs at its pace); "
-                                                        "replay_error_pct: the worst over ranks"}}
+                                      {reports::roofline_key::kRoofline, "per rank: see ranks[].roofline"},
+                                      {reports::critical_path_key::kCriticalPath,
+                                       "the rank with the longest analysed window (the job runs at its pace); "
+                                       "replay_error_pct: the worst over ranks"}}
                                : json{{"all", "the one rank"}};
   json per_rank = json::array();
   for (const RankBalance& b : analysis.balance.ranks)
-    per_rank.push_back({{"rank", b.rank},
-                        {"input", b.path},
-                        {"device", NullIfEmpty(b.device)},
+    per_rank.push_back({{reports::ranks_key::kRank, b.rank},
+                        {reports::ranks_key::kInput, b.path},
+                        {reports::ranks_key::kDevice, NullIfEmpty(b.device)},
                         {"steps", b.steps},
                         {"step_time_us", Optional(b.step_time_us)},
                         {"compute_per_step_us", NsToUs(b.compute_per_step_ns)},
                         {"communication_per_step_us", NsToUs(b.communication_per_step_ns)}});
   job["per_rank"] = std::move(per_rank);
-  job["imbalance"] = {{"definition", "max / mean over ranks (1 = balanced)"},
-                      {"step_time", Optional(analysis.balance.step_time_imbalance)},
-                      {"compute", Optional(analysis.balance.compute_imbalance)},
-                      {"communication", Optional(analysis.balance.communication_imbalance)}};
-  job["warnings"] = analysis.warnings;
+  job[reports::job_key::kImbalance] = {{"definition", "max / mean over ranks (1 = balanced)"},
+                                       {reports::job_key::kStepTime, Optional(analysis.balance.step_time_imbalance)},
+                                       {reports::job_key::kCompute, Optional(analysis.balance.compute_imbalance)},
+                                       {reports::job_key::kCommunication, Optional(analysis.balance.communication_imbalance)}};
+  job[reports::job_key::kWarnings] = analysis.warnings;
   return job;
 }
 
@@ -457,9 +470,9 @@ json JobSection(const JobAnalysis& analysis) {
 
 json RankSection(const RankAnalysis& ra) {
   json r;
-  r["rank"] = ra.rank;
-  r["input"] = ra.input_path;
-  r["device"] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
+  r[reports::ranks_key::kRank] = ra.rank;
+  r[reports::ranks_key::kInput] = ra.input_path;
+  r[reports::ranks_key::kDevice] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
   r["steps"] = StepsSection(ra);
   r["gpu"] = GpuSection(ra);
   r["tensor_cores"] = TensorCoresSection(ra);
@@ -467,10 +480,10 @@ json RankSection(const RankAnalysis& ra) {
   r["syncs"] = SyncsSection(ra);
   r["memory_traffic"] = MemoryTrafficSection(ra);
   r["launches"] = LaunchesSection(ra);
-  r["roofline"] = RooflineSection(ra);
-  if (ra.memory_snapshot != nullptr) r["memory_snapshot"] = MemorySnapshotJson(*ra.memory_snapshot);
-  r["trace_integrity"] = IntegrityJson(ra.integrity);
-  r["critical_path"] = CriticalPathSection(ra);
+  r[reports::roofline_key::kRoofline] = RooflineSection(ra);
+  if (ra.memory_snapshot != nullptr) r[reports::memory_snapshot_key::kMemorySnapshot] = MemorySnapshotJson(*ra.memory_snapshot);
+  r[reports::integrity_key::kTraceIntegrity] = IntegrityJson(ra.integrity);
+  r[reports::critical_path_key::kCriticalPath] = CriticalPathSection(ra);
   json statuses = json::object();
   for (const ChecklistItem& c : ra.checklist) statuses[c.id] = CheckStatusName(c.status);
   r["checklist_status"] = std::move(statuses);
@@ -489,14 +502,14 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   json inputs = json::array();
   for (const RankAnalysis& ra : analysis.ranks) {
     const InputInfo& in = ra.input;
-    inputs.push_back({{"path", in.path},
-                      {"format", SourceFormatName(in.format)},
+    inputs.push_back({{reports::inputs_key::kPath, in.path},
+                      {reports::inputs_key::kFormat, SourceFormatName(in.format)},
                       {"rank", ra.rank},
                       {"events", in.events},
                       {"bytes", in.bytes},
                       {"world_size", in.world_size >= 0 ? json(in.world_size) : json(nullptr)}});
   }
-  report["inputs"] = std::move(inputs);
+  report[reports::inputs_key::kInputs] = std::move(inputs);
   if (!analysis.missing.empty()) {
     json missing = json::array();
     for (const MissingInput& m : analysis.missing) missing.push_back({{"path", m.path}, {"error", m.error}});
@@ -505,7 +518,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
 
   json devices = json::array();
   for (const DeviceInfo& d : analysis.devices) devices.push_back(DeviceJson(d));
-  report["devices"] = std::move(devices);
+  report[reports::inputs_key::kDevices] = std::move(devices);
 
   // Environment fingerprint for `ampscope gate`.
   json env = {{"gpu", nullptr}, {"driver", nullptr}, {"cuda", nullptr}, {"cupti", nullptr},
@@ -521,7 +534,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   }
   report["environment"] = std::move(env);
 
-  report["trace_integrity"] = IntegrityJson(analysis.integrity);
+  report[reports::integrity_key::kTraceIntegrity] = IntegrityJson(analysis.integrity);
   report["steps"] = StepsSection(job);
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
@@ -533,14 +546,14 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["memory_traffic"] = MemoryTrafficSection(job);
   report["syncs"] = SyncsSection(job);
   report["launches"] = LaunchesSection(job);
-  report["kernels"] = KernelsSection(job);
+  report[reports::kernels_key::kKernels] = KernelsSection(job);
   report["precision"] = PrecisionJson(job.precision);
-  report["roofline"] = RooflineSection(job);
-  report["critical_path"] = CriticalPathSection(job);
+  report[reports::roofline_key::kRoofline] = RooflineSection(job);
+  report[reports::critical_path_key::kCriticalPath] = CriticalPathSection(job);
   report["collectives"] = CollectivesJson(analysis.collectives, analysis.ranks);
-  if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report["memory_snapshot"] = std::move(snapshot);
+  if (json snapshot = MemorySnapshotSection(analysis); !snapshot.is_null()) report[reports::memory_snapshot_key::kMemorySnapshot] = std::move(snapshot);
   // Measured kernel metrics (an Nsight Compute CSV, the trace's counter tracks): only when there are.
-  if (json ncu = NcuSection(analysis); !ncu.is_null()) report["ncu"] = std::move(ncu);
+  if (json ncu = NcuSection(analysis); !ncu.is_null()) report[reports::ncu_key::kNcu] = std::move(ncu);
 
   // A thousand ranks' sections (each with its roofline table) are most of a merge's report.
   if (with_ranks) {
@@ -548,7 +561,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
     ParallelFor(sections.size(), threads, [&](size_t i) { sections[i] = RankSection(analysis.ranks[i]); });
     report["ranks"] = json(std::move(sections));
   }
-  report["job"] = JobSection(analysis);
+  report[reports::job_key::kJob] = JobSection(analysis);
 
   // Diagnostics: counters by code, and one message per code with where it was first seen and
   // what the code means (base/diagnostic_codes_table.h; null for a code the table does not
@@ -558,44 +571,45 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
     const char* d = DescribeDiagnostic(code);
     return *d != '\0' ? json(d) : json(nullptr);
   };
+  namespace dkey = reports::diagnostics_key;
   json counters = json::object(), messages = json::array();
   for (const RankAnalysis& ra : analysis.ranks) {
     for (const auto& [code, e] : ra.input.diagnostics.entries()) {
       counters[code] = counters.value(code, uint64_t{0}) + e.count;
-      messages.push_back({{"code", code},
-                          {"severity", SeverityName(e.severity)},
-                          {"description", description(code)},
-                          {"count", e.count},
-                          {"file", ra.input.path},
-                          {"first_offset", e.first_offset},
-                          {"message", e.first_message}});
+      messages.push_back({{dkey::kCode, code},
+                          {dkey::kSeverity, SeverityName(e.severity)},
+                          {dkey::kDescription, description(code)},
+                          {dkey::kCount, e.count},
+                          {dkey::kFile, ra.input.path},
+                          {dkey::kFirstOffset, e.first_offset},
+                          {dkey::kMessage, e.first_message}});
     }
   }
   for (const auto& [code, e] : analysis.diagnostics.entries()) {
     counters[code] = counters.value(code, uint64_t{0}) + e.count;
-    messages.push_back({{"code", code},
-                        {"severity", SeverityName(e.severity)},
-                        {"description", description(code)},
-                        {"count", e.count},
-                        {"file", nullptr},
-                        {"first_offset", e.first_offset},
-                        {"message", e.first_message}});
+    messages.push_back({{dkey::kCode, code},
+                        {dkey::kSeverity, SeverityName(e.severity)},
+                        {dkey::kDescription, description(code)},
+                        {dkey::kCount, e.count},
+                        {dkey::kFile, nullptr},
+                        {dkey::kFirstOffset, e.first_offset},
+                        {dkey::kMessage, e.first_message}});
   }
   // A rank read from a memory snapshot alone has no trace to record GPU activity in.
   if (!job.gpu_activity_recorded && job.format != SourceFormat::kMemorySnapshot) {
     const DiagnosticInfo& no_gpu = DiagnosticInfoOf(DiagCode::kNoGpuActivity);
     counters[no_gpu.id] = 1;
-    messages.push_back({{"code", no_gpu.id},
-                        {"severity", SeverityName(no_gpu.severity)},
-                        {"description", no_gpu.description},
-                        {"count", 1},
-                        {"file", nullptr},
-                        {"first_offset", nullptr},
-                        {"message",
+    messages.push_back({{dkey::kCode, no_gpu.id},
+                        {dkey::kSeverity, SeverityName(no_gpu.severity)},
+                        {dkey::kDescription, no_gpu.description},
+                        {dkey::kCount, 1},
+                        {dkey::kFile, nullptr},
+                        {dkey::kFirstOffset, nullptr},
+                        {dkey::kMessage,
                          "no GPU activity was recorded (no kernels, copies or memsets): the program ran without a "
                          "CUDA device or did no GPU work; host-side ranges and steps are still analysed"}});
   }
-  report["diagnostics"] = {{"counters", counters}, {"messages", messages}};
+  report[dkey::kDiagnostics] = {{dkey::kCounters, counters}, {dkey::kMessages, messages}};
 
   json opts = {{"step_range_pattern", options.step_range_pattern},
                {"first_step", options.first_step ? json(*options.first_step) : json(nullptr)},

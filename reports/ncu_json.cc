@@ -3,12 +3,14 @@
 #include <cmath>
 
 #include "analyzers/ncu/ncu_result.h"
+#include "reports/contract/ncu_view.h"
 
 namespace ampscope {
 
 namespace {
 
 using nlohmann::json;
+namespace key = reports::ncu_key;
 
 json Opt(const std::optional<double>& v) { return v && std::isfinite(*v) ? json(*v) : json(nullptr); }
 
@@ -22,7 +24,7 @@ constexpr NcuField kKernelFields[] = {
     NcuField::kBlockSize};
 
 json LaunchJson(const NcuReport& rep, const NcuLaunch& l, const ncu::KernelRow& row, bool alone) {
-  json k = {{"id", l.id}, {"name", l.name}};
+  json k = {{"id", l.id}, {key::kName, l.name}};
   if (rep.parts.size() > 1 && l.part < rep.parts.size()) k["file"] = rep.parts[l.part];
   k["grid"] = l.dims_known ? json::array({l.grid[0], l.grid[1], l.grid[2]}) : json(nullptr);
   k["block"] = l.dims_known ? json::array({l.block[0], l.block[1], l.block[2]}) : json(nullptr);
@@ -32,11 +34,11 @@ json LaunchJson(const NcuReport& rep, const NcuLaunch& l, const ncu::KernelRow& 
   k["dram_gbs"] = dur && bytes && *dur > 0 ? json(*bytes / *dur) : json(nullptr);  // bytes/ns = GB/s
   k["duration_source"] = l.duration_source.empty() ? json(nullptr) : json(l.duration_source);
   if (l.stalls.empty()) {
-    k["stall_reasons"] = nullptr;
+    k[key::kStallReasons] = nullptr;
   } else {
     json s = json::array();
-    for (size_t i = 0; i < l.stalls.size() && i < 5; ++i) s.push_back({{"reason", l.stalls[i].reason}, {"share_pct", l.stalls[i].share_pct}});
-    k["stall_reasons"] = std::move(s);
+    for (size_t i = 0; i < l.stalls.size() && i < 5; ++i) s.push_back({{key::kReason, l.stalls[i].reason}, {key::kSharePct, l.stalls[i].share_pct}});
+    k[key::kStallReasons] = std::move(s);
     k["stall_metric"] = l.stall_metric;
   }
   if (l.flops.empty()) {
@@ -55,8 +57,8 @@ json LaunchJson(const NcuReport& rep, const NcuLaunch& l, const ncu::KernelRow& 
   k["category"] = KernelCategoryName(row.cls.category);
   k["precision"] = PrecisionName(row.cls.precision);
   k["tensor_core"] = TensorCoreUseName(row.cls.tensor_core);
-  k["bound"] = ncu::BoundName(row.bound);
-  k["weight_us"] = row.weight_ns / 1e3;
+  k[key::kBound] = ncu::BoundName(row.bound);
+  k[key::kWeightUs] = row.weight_ns / 1e3;
   if (!alone) {
     k["trace_kernels"] = row.trace_kernels;
     k["match"] = row.match.empty() ? json(nullptr) : json(row.match);
@@ -73,8 +75,8 @@ json MeasuredJson(const ncu::MeasuredValue& m) {
 json NcuJson(const RankAnalysis& ra) {
   if (ra.ncu == nullptr) return nullptr;
   const ncu::NcuResult& r = *ra.ncu;
-  json out = {{"source", r.source}, {"weighting", r.weighting}};
-  out["mode"] = r.alone ? "alone" : r.report != nullptr ? "joined" : "counters";
+  json out = {{key::kSource, r.source}, {key::kWeighting, r.weighting}};
+  out[key::kMode] = r.alone ? "alone" : r.report != nullptr ? "joined" : "counters";
   json measured = json::object();
   for (NcuField f : kKernelFields) {
     const ncu::MeasuredValue& m = r.get(f);
@@ -83,15 +85,15 @@ json NcuJson(const RankAnalysis& ra) {
   if (r.sm_active_pct.value) measured["sm_active_pct"] = MeasuredJson(r.sm_active_pct);
   out["measured"] = std::move(measured);
   json stalls = json::array();
-  for (size_t i = 0; i < r.stalls.size() && i < 5; ++i) stalls.push_back({{"reason", r.stalls[i].reason}, {"share_pct", r.stalls[i].share_pct}});
-  out["stall_reasons"] = std::move(stalls);
+  for (size_t i = 0; i < r.stalls.size() && i < 5; ++i) stalls.push_back({{key::kReason, r.stalls[i].reason}, {key::kSharePct, r.stalls[i].share_pct}});
+  out[key::kStallReasons] = std::move(stalls);
   out["stall_coverage_pct"] = r.stall_coverage_pct;
   out["kernel_time_us"] = r.total_weight_ns / 1e3;
   if (r.report != nullptr) {
     const NcuReport& rep = *r.report;
-    out["file"] = rep.path;
-    out["files"] = rep.parts;
-    out["shape"] = NcuShapeName(rep.shape);
+    out[key::kFile] = rep.path;
+    out[key::kFiles] = rep.parts;
+    out[key::kShape] = NcuShapeName(rep.shape);
     out["device_name"] = rep.device_name.empty() ? json(nullptr) : json(rep.device_name);
     out["preamble_lines"] = rep.preamble_lines;
     json metric_set = json::array();
@@ -107,19 +109,19 @@ json NcuJson(const RankAnalysis& ra) {
     out["field_sources"] = std::move(sources);
     json kernels = json::array();
     for (const ncu::KernelRow& row : r.kernels) kernels.push_back(LaunchJson(rep, rep.launches[row.launch], row, r.alone));
-    out["kernels"] = std::move(kernels);
+    out[key::kKernels] = std::move(kernels);
     if (!r.alone)
-      out["join"] = {{"launches", rep.launches.size()},
-                     {"launches_matched", r.launches_matched},
-                     {"trace_kernels", r.trace_kernels},
-                     {"trace_kernels_matched", r.trace_kernels_matched},
-                     {"kernel_time_covered_pct", r.kernel_time_covered_pct},
-                     {"rule", "kernel name (namespaces, casts and spaces evened out) + grid/block, then launch order"}};
+      out[key::kJoin] = {{"launches", rep.launches.size()},
+                         {"launches_matched", r.launches_matched},
+                         {key::kTraceKernels, r.trace_kernels},
+                         {key::kTraceKernelsMatched, r.trace_kernels_matched},
+                         {key::kKernelTimeCoveredPct, r.kernel_time_covered_pct},
+                         {"rule", "kernel name (namespaces, casts and spaces evened out) + grid/block, then launch order"}};
   }
   json counters = json::array();
   for (const ncu::CounterTrack& c : r.counters)
-    counters.push_back({{"name", c.name}, {"field", c.field}, {"samples", c.samples}, {"mean", c.mean}});
-  out["counters"] = std::move(counters);
+    counters.push_back({{key::kName, c.name}, {key::kField, c.field}, {key::kSamples, c.samples}, {key::kMean, c.mean}});
+  out[key::kCounters] = std::move(counters);
   if (!r.counters.empty()) out["counter_coverage_pct"] = r.counter_coverage_pct;
   return out;
 }

@@ -81,13 +81,16 @@ std::vector<FieldList> OpRecords(const std::vector<OpPrecision>& ops) {
 // ---------------------------------------------------------------------------------------
 
 Facts::Facts(const RankContext& context, const RankAnalysis& analysis)
+    : Facts(context, analysis, RunPeakTable(context.options())) {}
+
+Facts::Facts(const RankContext& context, const RankAnalysis& analysis, const std::vector<GpuPeak>& peaks)
     : ctx(context), t(context.trace()), ra(analysis) {
   window_ns = ctx.window_ns();
   nsteps = std::max<size_t>(1, ra.steps.steps.size());
   kernel_total_ns = ctx.kernels().in_window_ns;
   rocm_ns = ctx.kernels().rocm_in_window_ns;
   busy_in_windows_ns = ctx.busy().main_in_windows_ns;
-  BuildGpu();
+  BuildGpu(peaks);
   BuildSteps();
   BuildIdle();
   BuildRun();
@@ -160,11 +163,11 @@ std::string Facts::AutocastAdvice() const {
   return fmt::format("torch.autocast(device_type='cuda', dtype=torch.float16){} (bf16 only on {} and newer)", scaler, Bf16TensorCoreArch());
 }
 
-void Facts::BuildGpu() {
+void Facts::BuildGpu(const std::vector<GpuPeak>& peaks) {
   const AnalysisOptions& o = ctx.options();
   gpu.device = ctx.busy().main_device;
   gpu.info = ctx.busy().main_device_info;
-  gpu.table = RunPeakTable(o);
+  gpu.table = peaks;
   // The row the input's description found for the main device (the one lookup, also the
   // roofline's and the report's devices[].peak); a device it does not list is looked up alike.
   const Device none;

@@ -87,6 +87,9 @@ struct RunFacts {
 
 class Facts {
  public:
+  // `peaks`: the run's peak table as the rank's driver loaded it (RunPeakTable); without it, it
+  // is loaded here.
+  Facts(const RankContext& context, const RankAnalysis& ra, const std::vector<GpuPeak>& peaks);
   Facts(const RankContext& context, const RankAnalysis& ra);
   Facts(const Facts&) = delete;
   Facts& operator=(const Facts&) = delete;
@@ -149,7 +152,7 @@ class Facts {
   std::string AutocastAdvice() const;
 
  private:
-  void BuildGpu();
+  void BuildGpu(const std::vector<GpuPeak>& peaks);
   void BuildSteps();
   void BuildIdle();
   void CausePieces(const IdleGap& g, const GapCauses& gc);

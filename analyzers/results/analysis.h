@@ -319,6 +319,9 @@ struct InputInfo {
   std::vector<DeviceInfo> devices;
   Diagnostics diagnostics;      // the reader's
 };
+// `peaks`: the run's peak table (analyzers/peaks/device_peak.h, RunPeakTable), loaded once by
+// the caller that also gives it to the roofline and the diagnosis; without it, loaded here.
+InputInfo DescribeInput(const Trace& trace, const AnalysisOptions& options, const std::vector<GpuPeak>& peaks);
 InputInfo DescribeInput(const Trace& trace, const AnalysisOptions& options);
 
 // Everything computed for one trace (one rank).

@@ -13,7 +13,6 @@ inline constexpr const char kFindings[] = "/findings";
 inline constexpr const char kKernelsTop[] = "/kernels/top";
 inline constexpr const char kRanks[] = "/ranks";
 inline constexpr const char kJobRanks[] = "/job/ranks";
-inline constexpr const char kJobImbalance[] = "/job/imbalance";
 inline constexpr const char kJobDefinitions[] = "/job/definitions";
 
 inline constexpr const char kStepCount[] = "/steps/count";

@@ -292,14 +292,33 @@ TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
 TEST(Diagnostics, DescriptionsComeFromTheReport) {
   // The report's messages[] entry says what the code means (reports/json_report.cc copies it
   // from base/'s code table); render only shows it.
-  json m = {{"code", "zero_duration"}, {"description", "Events of zero length, read as instants"}};
+  reports::DiagnosticMessage m;
+  m.code = "zero_duration";
+  m.description = "Events of zero length, read as instants";
   EXPECT_EQ(DiagnosticText("zero_duration", 7, m), "zero_duration: 7 \xE2\x80\x94 Events of zero length, read as instants");
   EXPECT_EQ(DiagnosticText("zero_duration", -1, m), "zero_duration \xE2\x80\x94 Events of zero length, read as instants");
   // A code the table does not know (description null): the first message.
-  json u = {{"code", "brand_new"}, {"description", nullptr}, {"message", "something odd at byte 12"}};
+  reports::DiagnosticMessage u;
+  u.code = "brand_new";
+  u.message = "something odd at byte 12";
   EXPECT_EQ(DiagnosticText("brand_new", 2, u), "brand_new: 2 (first: something odd at byte 12)");
   // Nothing but a counter.
-  EXPECT_EQ(DiagnosticText("zero_duration", 1479, json()), "zero_duration: 1479");
+  EXPECT_EQ(DiagnosticText("zero_duration", 1479, reports::DiagnosticMessage{}), "zero_duration: 1479");
+  // From a report: one line per code, its count the counters' total, the first message's text.
+  const json report = {{"diagnostics",
+                        {{"counters", {{"zero_duration", 9}, {"only_counted", 2}}},
+                         {"messages",
+                          {{{"code", "zero_duration"}, {"severity", "info"}, {"count", 4}, {"description", nullptr},
+                            {"message", "first at byte 3"}},
+                           {{"code", "zero_duration"}, {"count", 5}},
+                           {{"code", 7}}}}}}};
+  const std::vector<DiagnosticEntry> entries = Diagnostics(report);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].code, "zero_duration");
+  EXPECT_EQ(entries[0].severity, "info");
+  EXPECT_EQ(entries[0].count, 9);
+  EXPECT_EQ(entries[0].text, "zero_duration: 9 (first: first at byte 3)");
+  EXPECT_EQ(entries[1].text, "only_counted: 2");
 }
 
 }  // namespace

@@ -59,10 +59,15 @@ json Snapshot() {
   };
 }
 
+// The snapshot as the renderers get it: through the contract's view of a report that has it.
+reports::MemorySnapshotView View(json snapshot) {
+  return reports::ReadMemorySnapshotView(json{{"memory_snapshot", std::move(snapshot)}}).value();
+}
+
 TEST(MemorySnapshotRender, SegmentMapIsSegsums) {
   // segsum prints a segment of a page or more as "[map] total allocated, free (x% internal) free";
   // here free = 1 MiB internal + 20 MiB external, 1/21 internal = 4.8%.
-  const std::vector<std::string> lines = SegmentMapLines(Snapshot());
+  const std::vector<std::string> lines = SegmentMapLines(View(Snapshot()));
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0], "[a ] 40.0MiB allocated, 21.0MiB (4.8% internal) free");
   EXPECT_EQ(lines[1], "segments: 2");
@@ -72,7 +77,7 @@ TEST(MemorySnapshotRender, SegmentMapIsSegsums) {
 }
 
 TEST(MemorySnapshotRender, TextLinesSayWhatWasMeasured) {
-  const std::vector<std::string> lines = MemorySnapshotLines(Snapshot());
+  const std::vector<std::string> lines = MemorySnapshotLines(View(Snapshot()));
   ASSERT_GE(lines.size(), 5u);
   EXPECT_NE(lines[0].find("2 segments, 42.0 MiB reserved, 19.0 MiB allocated"), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("expandable_segments on"), std::string::npos) << lines[1];
@@ -84,7 +89,7 @@ TEST(MemorySnapshotRender, TextLinesSayWhatWasMeasured) {
   // Without history: what to record, not zeros.
   json no_trace = Snapshot();
   no_trace["has_trace"] = false;
-  const std::vector<std::string> short_lines = MemorySnapshotLines(no_trace);
+  const std::vector<std::string> short_lines = MemorySnapshotLines(View(no_trace));
   EXPECT_NE(short_lines.back().find("_record_memory_history"), std::string::npos);
 }
 
