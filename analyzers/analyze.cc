@@ -277,12 +277,13 @@ namespace {
 
 // The rank's analysis without the idle gaps and their causes (gpu.idle_gaps,
 // gpu.idle_gap_causes), which stay in the context: the callers copy or move them in.
-RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
+// ra.steps must hold the context's steps already: a copy, or the context's own, lent
+// (RankContext::LendSteps).
+void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   const Trace& trace = ctx.trace();
   // The roofline reads only the context, and the analyzers up to the diagnosis (and the
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
   // diagnosis' rules read both.
-  RankAnalysis ra;
   // The input's description holds the devices' peak rows, which the roofline reads: first.
   ra.input = DescribeInput(trace, ctx.options());
   std::shared_ptr<const roofline::RooflineResult> roof;
@@ -293,7 +294,6 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   ra.input_path = trace.metadata.path;
   ra.format = trace.metadata.format;
   ra.input_events = trace.metadata.event_count;
-  ra.steps = ctx.steps();
   ra.step_stats = ComputeStepStats(ra.steps);
   AnalyzeGpuTime(ctx, ra.gpu, ra.per_step);
   AnalyzeMemoryTraffic(ctx, ra.memory);
@@ -332,13 +332,14 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   ApplyMeasuredMetrics(ctx, std::move(joined), ra);
   // Once more with what came after the diagnosis (cold_start_profiled, the measured findings).
   diagnosis::RankFindings(ra.findings);
-  return ra;
 }
 
 }  // namespace
 
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
-  RankAnalysis ra = AnalyzeRankKeepingGaps(ctx);
+  RankAnalysis ra;
+  ra.steps = ctx.steps();
+  AnalyzeRankKeepingGaps(ctx, ra);
   ra.gpu.idle_gaps = ctx.idle_gaps();
   ra.gpu.idle_gap_causes = ctx.gap_causes();
   return ra;
@@ -351,7 +352,9 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
     return Status::Error("invalid step range pattern (ECMAScript regex): " + options.step_range_pattern);
   }
   RankContext ctx(trace, options);
-  RankAnalysis ra = AnalyzeRankKeepingGaps(ctx);
+  RankAnalysis ra;
+  ctx.LendSteps(ra.steps);
+  AnalyzeRankKeepingGaps(ctx, ra);
   ctx.ReleaseIdleGaps(ra.gpu.idle_gaps, ra.gpu.idle_gap_causes);
   return ra;
 }

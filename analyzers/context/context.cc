@@ -164,7 +164,7 @@ bool RankContext::InWindows(TimeNs t) const {
 }
 
 int64_t RankContext::StepAt(TimeNs t) const {
-  const std::vector<StepWindow>& s = steps_.analysis.steps;
+  const std::vector<StepWindow>& s = steps().steps;
   auto it = std::upper_bound(s.begin(), s.end(), t, [](TimeNs x, const StepWindow& w) { return x < w.start_ns; });
   if (it == s.begin()) return -1;
   --it;
@@ -172,7 +172,7 @@ int64_t RankContext::StepAt(TimeNs t) const {
 }
 
 int64_t RankContext::StepOfLaunch(TimeNs t) const {
-  const std::vector<StepWindow>& s = steps_.analysis.steps;
+  const std::vector<StepWindow>& s = steps().steps;
   auto it = std::upper_bound(s.begin(), s.end(), t, [](TimeNs x, const StepWindow& w) { return x < w.cpu_start_ns; });
   if (it == s.begin()) return -1;
   --it;
@@ -270,9 +270,13 @@ void RankContext::BuildBusy() {
     for (const Device& d : trace_.devices)
       if (d.id == busy_.main_device) info = &d;
   }
-  auto main = busy_.all_by_device.find(busy_.main_device);
-  if (main != busy_.all_by_device.end()) busy_.main = main->second;
-  for (const Interval& w : steps_.windows) SatAccumulate(busy_.main_in_windows_ns, OverlapNs(busy_.main, w.start_ns, w.end_ns));
+  for (const Interval& w : steps_.windows) SatAccumulate(busy_.main_in_windows_ns, OverlapNs(busy_.main(), w.start_ns, w.end_ns));
+}
+
+const std::vector<Interval>& BusyIntervals::main() const {
+  static const std::vector<Interval> kNone;
+  auto it = all_by_device.find(main_device);
+  return it != all_by_device.end() ? it->second : kNone;
 }
 
 void RankContext::BuildHostRanges() {
@@ -497,6 +501,12 @@ void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCau
   causes = std::move(idle_.causes);
   idle_.gaps.clear();
   idle_.causes.clear();
+}
+
+void RankContext::LendSteps(StepAnalysis& into) {
+  into = std::move(steps_.analysis);
+  steps_.analysis = StepAnalysis();
+  steps_.read = &into;
 }
 
 void RankContext::BuildIdleGaps() {

@@ -2,8 +2,8 @@
 // trace's size, most of it per-step state of the analysis (docs/bench.md has the figures, and
 // scripts/hostile_bench.sh measures them). These tests pin the structural part of the cuts on a
 // reduced trace: per-step vectors are sized once (growth by doubling left up to half of each
-// unused), and the idle gaps and their causes (~2 a step) live once, handed from the context to
-// the rank's result, not copied while the diagnosis runs.
+// unused), the idle gaps and their causes (~2 a step) live once, handed from the context to
+// the rank's result, not copied while the diagnosis runs, and so do the steps.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -93,6 +93,35 @@ TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
     EXPECT_EQ(moved->gpu.idle_gap_causes[i].gap, copied.gpu.idle_gap_causes[i].gap);
     EXPECT_EQ(moved->gpu.idle_gap_causes[i].ns, copied.gpu.idle_gap_causes[i].ns);
   }
+}
+
+// The rank's result and the context share one copy of the steps while the analysis runs: the
+// context lends its steps to the result and reads them there (AnalyzeTrace does).
+TEST(PerStepMemory, StepsAreLentNotCopied) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  RankContext ctx(t, options);
+  const StepAnalysis before = ctx.steps();
+  ASSERT_GE(before.steps.size(), static_cast<size_t>(kSteps) - 2);
+  const StepWindow* storage = ctx.steps().steps.data();
+  StepAnalysis lent;
+  ctx.LendSteps(lent);
+  EXPECT_EQ(lent.steps.data(), storage);  // the context's own storage, moved
+  EXPECT_EQ(&ctx.steps(), &lent);         // and read from there
+  ASSERT_EQ(lent.steps.size(), before.steps.size());
+  EXPECT_EQ(lent.steps.back().name, before.steps.back().name);
+  EXPECT_EQ(ctx.StepAt(before.steps[7].start_ns), 7);
+  EXPECT_EQ(ctx.StepOfLaunch(before.steps[7].cpu_start_ns), 7);
+
+  // AnalyzeTrace (which lends them) and AnalyzeRank on a context (which copies them) agree.
+  StatusOr<RankAnalysis> from_trace = AnalyzeTrace(t, options);
+  ASSERT_TRUE(from_trace.ok());
+  const RankContext fresh(t, options);
+  const RankAnalysis from_context = AnalyzeRank(fresh);
+  ASSERT_EQ(from_trace->steps.steps.size(), from_context.steps.steps.size());
+  EXPECT_EQ(from_trace->steps.steps.front().name, from_context.steps.steps.front().name);
+  ASSERT_EQ(from_trace->per_step.size(), from_context.per_step.size());
+  EXPECT_EQ(from_trace->findings.size(), from_context.findings.size());
 }
 
 // A job of one rank is that rank; its idle gaps stay in ranks[0], where the exporters read
