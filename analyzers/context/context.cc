@@ -496,7 +496,7 @@ void RankContext::BuildSyncPoints() {
   syncs_.blocking = MergeIntervals(std::move(blocking));
 }
 
-void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes) {
+void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, IdleGapCauseTable& causes) {
   gaps = std::move(idle_.gaps);
   causes = std::move(idle_.causes);
   idle_.gaps.clear();
@@ -592,7 +592,7 @@ void RankContext::AttributeGaps() {
   const std::vector<Interval>& free_api = host_.free_calls;
   auto attributed = [&](const IdleGap& g) { return g.device == busy_.main_device && g.kind != IdleKind::kKernelWait; };
   // Sized once: one entry per attributed gap, ~2 a step (growth by doubling left up to half unused).
-  idle_.causes.reserve(static_cast<size_t>(std::count_if(idle_.gaps.begin(), idle_.gaps.end(), attributed)));
+  idle_.causes.Reserve(static_cast<size_t>(std::count_if(idle_.gaps.begin(), idle_.gaps.end(), attributed)));
   for (size_t gi = 0; gi < idle_.gaps.size(); ++gi) {
     const IdleGap& g = idle_.gaps[gi];
     if (!attributed(g)) continue;
@@ -647,8 +647,9 @@ void RankContext::AttributeGaps() {
       rest -= untraced;
     }
     SatAccumulate(part[static_cast<size_t>(opener)], rest);
-    idle_.causes.push_back(gc);
+    idle_.causes.Add(gc);
   }
+  idle_.causes.TrimSlack();
 }
 
 }  // namespace ampscope

@@ -201,11 +201,11 @@ class RankContext {
   // GPU idle gaps of every device inside the windows (clipped to them), by start time.
   const std::vector<IdleGap>& idle_gaps() const { return idle_.gaps; }
   // The cause split of each host_wait / other gap on the main device, in gap order.
-  const std::vector<GapCauses>& gap_causes() const { return idle_.causes; }
+  const IdleGapCauseTable& gap_causes() const { return idle_.causes; }
   // Moves the idle gaps and their causes out (the context's idle_gaps() and gap_causes() are
   // empty after): the rank's result keeps them for the exporters once nothing reads the
   // context any more, without a second copy of each.
-  void ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes);
+  void ReleaseIdleGaps(std::vector<IdleGap>& gaps, IdleGapCauseTable& causes);
   // Moves the steps into `into` (the rank's result), which steps() reads from then on: the
   // result and the context share one copy of the steps and their names (72 B and a name a
   // step) while the analysis runs. `into` must stay where it is while the context is read.
@@ -237,7 +237,7 @@ class RankContext {
   };
   struct IdleFacts {
     std::vector<IdleGap> gaps;
-    std::vector<GapCauses> causes;
+    IdleGapCauseTable causes;
   };
 
   const Trace& trace_;

@@ -237,7 +237,7 @@ void Facts::BuildSteps() {
 // floor under the step time if the syncs were gone.
 void Facts::BuildIdle() {
   const std::vector<Interval>& dataloader = ctx.host().dataloader;
-  for (const GapCauses& gc : ctx.gap_causes()) {
+  for (const GapCauses gc : ctx.gap_causes()) {
     const IdleGap& g = ctx.idle_gaps()[gc.gap];
     for (size_t c = 0; c < kIdleCauses; ++c) SatAccumulate(idle.ns[c], gc.ns[c]);
     CausePieces(g, gc);

@@ -3,7 +3,8 @@
 // scripts/hostile_bench.sh measures them). These tests pin the structural part of the cuts on a
 // reduced trace: per-step vectors are sized once (growth by doubling left up to half of each
 // unused), the idle gaps and their causes (~2 a step) live once, handed from the context to
-// the rank's result, not copied while the diagnosis runs, and so do the steps.
+// the rank's result, not copied while the diagnosis runs, and so do the steps; the causes are
+// kept sparse.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,8 +42,12 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   const RankContext ctx(t, options);
   ASSERT_GE(ctx.steps().steps.size(), static_cast<size_t>(kSteps) - 2);
   EXPECT_EQ(ctx.steps().steps.capacity(), ctx.steps().steps.size());
-  ASSERT_GE(ctx.gap_causes().size(), static_cast<size_t>(kSteps));
-  EXPECT_EQ(ctx.gap_causes().capacity(), ctx.gap_causes().size());
+  // The gaps' cause splits are sparse: here each gap has one cause (the host launching late),
+  // 17 B (gap, first piece, cause, time), not 72 B of eight slots.
+  const IdleGapCauseTable& causes = ctx.gap_causes();
+  ASSERT_GE(causes.size(), static_cast<size_t>(kSteps));
+  EXPECT_EQ(causes.pieces(), causes.size());
+  EXPECT_EQ(causes.allocated_bytes(), causes.size() * 17);
   EXPECT_EQ(ctx.windows().capacity(), ctx.windows().size());
   // Merged intervals (one a step here) keep at most a quarter of their size unused.
   for (const std::vector<Interval>* merged : {&ctx.busy().all_by_device.at(0), &ctx.busy().kernels_by_device.at(0),
@@ -60,6 +65,33 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   EXPECT_EQ(ra->critical_path->steps.capacity(), ra->critical_path->steps.size());
 }
 
+// A split reads back whole, whichever causes it has (the zero ones are not stored).
+TEST(PerStepMemory, SparseCauseSplitsReadBackWhole) {
+  IdleGapCauses none, one, three;
+  none.gap = 0;
+  one.gap = 2;
+  one.ns[static_cast<size_t>(IdleCause::kHost)] = 40 * kUs;
+  three.gap = 5;
+  three.ns[static_cast<size_t>(IdleCause::kDataLoader)] = 7;
+  three.ns[static_cast<size_t>(IdleCause::kAlloc)] = 1;
+  three.ns[static_cast<size_t>(IdleCause::kOther)] = 900 * kUs;
+  IdleGapCauseTable table;
+  table.Reserve(2);
+  for (const IdleGapCauses* split : {&none, &one, &three, &one}) table.Add(*split);
+  ASSERT_EQ(table.size(), 4u);
+  EXPECT_EQ(table.pieces(), 5u);
+  const IdleGapCauses expected[] = {none, one, three, one};
+  size_t i = 0;
+  for (const IdleGapCauses split : table) {
+    EXPECT_EQ(split.gap, expected[i].gap);
+    EXPECT_EQ(split.ns, expected[i].ns);
+    EXPECT_EQ(table.gap(i), expected[i].gap);
+    ++i;
+  }
+  EXPECT_EQ(i, 4u);
+  EXPECT_EQ(table[2].ns, three.ns);
+}
+
 TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
   const Trace t = ManySteps(kSteps);
   const AnalysisOptions options;
@@ -69,7 +101,7 @@ TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
   ASSERT_GE(gaps.size(), static_cast<size_t>(2 * kSteps) - 4);
   const IdleGap* storage = ctx.idle_gaps().data();
   std::vector<IdleGap> out_gaps;
-  std::vector<GapCauses> out_causes;
+  IdleGapCauseTable out_causes;
   ctx.ReleaseIdleGaps(out_gaps, out_causes);
   EXPECT_EQ(out_gaps.data(), storage);  // the context's own storage, moved
   EXPECT_TRUE(ctx.idle_gaps().empty());
