@@ -35,9 +35,10 @@ void AppendMerged(std::vector<Interval>& merged, TimeNs start, TimeNs end) {
 }
 
 namespace {
-// Merged intervals are kept for the whole analysis, one or two a step on a many-step trace:
-// without the growth slack of push_back (up to half of the capacity).
-void TrimSlack(std::vector<Interval>& v) {
+// Merged intervals and idle gaps are kept for the whole analysis, one or two a step on a
+// many-step trace: without the growth slack of push_back (up to half of the capacity).
+template <class T>
+void TrimSlack(std::vector<T>& v) {
   if (v.capacity() - v.size() > v.size() / 4) v.shrink_to_fit();
 }
 }  // namespace
@@ -560,6 +561,7 @@ void RankContext::BuildIdleGaps() {
     if (busy_end < windows.back().end_ns) classify(busy_end, windows.back().end_ns, nullptr);
   }
   std::sort(gaps.begin(), gaps.end(), [](const IdleGap& a, const IdleGap& b) { return a.start_ns < b.start_ns; });
+  TrimSlack(gaps);
 }
 
 

@@ -49,6 +49,9 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   EXPECT_EQ(causes.pieces(), causes.size());
   EXPECT_EQ(causes.allocated_bytes(), causes.size() * 17);
   EXPECT_EQ(ctx.windows().capacity(), ctx.windows().size());
+  // The idle gaps (two a step here) too.
+  ASSERT_GE(ctx.idle_gaps().size(), static_cast<size_t>(2 * kSteps) - 4);
+  EXPECT_LE(ctx.idle_gaps().capacity(), ctx.idle_gaps().size() + ctx.idle_gaps().size() / 4);
   // Merged intervals (one a step here) keep at most a quarter of their size unused.
   for (const std::vector<Interval>* merged : {&ctx.busy().all_by_device.at(0), &ctx.busy().kernels_by_device.at(0),
                                               &ctx.busy().compute, &ctx.host().active}) {
