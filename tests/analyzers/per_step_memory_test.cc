@@ -13,6 +13,7 @@
 
 #include "analyzers/analyze.h"
 #include "analyzers/graph/critical_path_result.h"
+#include "analyzers/graph/graph_builder.h"
 #include "pipeline/job.h"
 #include "support/trace_builder.h"
 
@@ -58,6 +59,11 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
     ASSERT_GE(merged->size(), static_cast<size_t>(kSteps) - 2);
     EXPECT_LE(merged->capacity(), merged->size() + merged->size() / 4);
   }
+
+  // The dependency graph's chunks, one a step, alive through every replay.
+  const graph::GraphBuilder builder(ctx);
+  ASSERT_EQ(builder.chunks().size(), ctx.steps().steps.size());
+  EXPECT_EQ(builder.chunks().capacity(), builder.chunks().size());
 
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
   ASSERT_TRUE(ra.ok()) << ra.status().message();
