@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
+#include "analyzers/diagnosis/facts.h"
 #include "analyzers/graph/critical_path_result.h"
 #include "analyzers/graph/graph_builder.h"
 #include "pipeline/job.h"
@@ -72,6 +73,12 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   ASSERT_NE(ra->critical_path, nullptr);
   ASSERT_EQ(ra->critical_path->steps.size(), ra->steps.steps.size());
   EXPECT_EQ(ra->critical_path->steps.capacity(), ra->critical_path->steps.size());
+}
+
+// One StepFacts a step lives through the diagnosis' replays: its step's times and number are
+// read from the steps, not repeated (64 B before).
+TEST(PerStepMemory, DiagnosisStepFactsHoldOnlyTheirCounts) {
+  EXPECT_LE(sizeof(diagnosis::StepFacts), 40u);
 }
 
 // A split reads back whole, whichever causes it has (the zero ones are not stored).
