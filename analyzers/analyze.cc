@@ -301,11 +301,10 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   AnalyzeLaunches(ctx, ra.gpu, ra.launches);
 
   // Per-step sync counts, next to the per-step GPU numbers (every point, not only the first
-  // kMaxSyncPoints kept in ra.syncs.points).
-  std::vector<uint64_t> syncs_per_step(ra.steps.steps.size(), 0);
+  // kMaxSyncPoints kept in ra.syncs.points), counted in place: a vector of counts beside them
+  // lived on through the diagnosis (8 B a step).
   for (const SyncPoint& p : ctx.sync_points())
-    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < syncs_per_step.size()) syncs_per_step[p.step_index]++;
-  for (size_t i = 0; i < ra.per_step.size() && i < syncs_per_step.size(); ++i) ra.per_step[i].syncs = syncs_per_step[i];
+    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < ra.per_step.size()) ra.per_step[static_cast<size_t>(p.step_index)].syncs++;
 
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
   ra.gpu_activity_recorded = !no_gpu_activity;

@@ -214,6 +214,9 @@ void RankContext::BuildKernelFacts() {
   const size_t n = trace_.kernels.size();
   kernels_.in_window.assign(n, 0);
   kernels_.launch_call.assign(n, -1);
+  // One entry per kernel with a launch (all of them, in a trace with runtime calls): sized for
+  // all, trimmed below when fewer have one, without growth slack either way.
+  kernels_.by_launch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const KernelEvent& k = trace_.kernels[i];
     const int64_t api = launches_.Find(k.correlation);
@@ -226,6 +229,7 @@ void RankContext::BuildKernelFacts() {
     }
   }
   std::sort(kernels_.by_launch.begin(), kernels_.by_launch.end());
+  TrimSlack(kernels_.by_launch);
 }
 
 void RankContext::BuildBusy() {

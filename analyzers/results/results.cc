@@ -70,6 +70,7 @@ size_t IdleGapCauseTable::allocated_bytes() const {
 
 StepStats ComputeStepStats(const StepAnalysis& steps) {
   StepStats s;
+  s.durations_us.reserve(steps.steps.size());  // kept in the result, one a step
   for (const StepWindow& w : steps.steps) s.durations_us.push_back(NsToUs(w.duration_ns()));
   if (s.durations_us.empty()) return s;
   double sum = 0;
