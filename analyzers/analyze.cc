@@ -269,12 +269,13 @@ namespace {
 
 // The rank's analysis without the idle gaps and their causes (gpu.idle_gaps,
 // gpu.idle_gap_causes), which stay in the context: the callers copy or move them in.
-RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
+// ra.steps must hold the context's steps already: a copy, or the context's own, lent
+// (RankContext::LendSteps).
+void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   const Trace& trace = ctx.trace();
   // The roofline reads only the context, and the analyzers up to the diagnosis (and the
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
   // diagnosis' rules read both.
-  RankAnalysis ra;
   // The run's peak table (--gpu-peaks FILE, else the built-in one), loaded once for the input's
   // description, the roofline and the diagnosis' facts.
   const std::vector<GpuPeak> peaks = RunPeakTable(ctx.options());
@@ -288,7 +289,6 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   ra.input_path = trace.metadata.path;
   ra.format = trace.metadata.format;
   ra.input_events = trace.metadata.event_count;
-  ra.steps = ctx.steps();
   ra.step_stats = ComputeStepStats(ra.steps);
   AnalyzeGpuTime(ctx, ra.gpu, ra.per_step);
   AnalyzeMemoryTraffic(ctx, ra.memory);
@@ -296,11 +296,10 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   AnalyzeLaunches(ctx, ra.gpu, ra.launches);
 
   // Per-step sync counts, next to the per-step GPU numbers (every point, not only the first
-  // kMaxSyncPoints kept in ra.syncs.points).
-  std::vector<uint64_t> syncs_per_step(ra.steps.steps.size(), 0);
+  // kMaxSyncPoints kept in ra.syncs.points), counted in place: a vector of counts beside them
+  // lived on through the diagnosis (8 B a step).
   for (const SyncPoint& p : ctx.sync_points())
-    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < syncs_per_step.size()) syncs_per_step[p.step_index]++;
-  for (size_t i = 0; i < ra.per_step.size() && i < syncs_per_step.size(); ++i) ra.per_step[i].syncs = syncs_per_step[i];
+    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < ra.per_step.size()) ra.per_step[static_cast<size_t>(p.step_index)].syncs++;
 
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
   ra.gpu_activity_recorded = !no_gpu_activity;
@@ -327,13 +326,14 @@ RankAnalysis AnalyzeRankKeepingGaps(const RankContext& ctx) {
   ApplyMeasuredMetrics(ctx, std::move(joined), ra);
   // Once more with what came after the diagnosis (cold_start_profiled, the measured findings).
   diagnosis::RankFindings(ra.findings);
-  return ra;
 }
 
 }  // namespace
 
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
-  RankAnalysis ra = AnalyzeRankKeepingGaps(ctx);
+  RankAnalysis ra;
+  ra.steps = ctx.steps();
+  AnalyzeRankKeepingGaps(ctx, ra);
   ra.gpu.idle_gaps = ctx.idle_gaps();
   ra.gpu.idle_gap_causes = ctx.gap_causes();
   return ra;
@@ -346,7 +346,9 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
     return Status::Error("invalid step range pattern (ECMAScript regex): " + options.step_range_pattern);
   }
   RankContext ctx(trace, options);
-  RankAnalysis ra = AnalyzeRankKeepingGaps(ctx);
+  RankAnalysis ra;
+  ctx.LendSteps(ra.steps);
+  AnalyzeRankKeepingGaps(ctx, ra);
   ctx.ReleaseIdleGaps(ra.gpu.idle_gaps, ra.gpu.idle_gap_causes);
   return ra;
 }

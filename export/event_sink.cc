@@ -1,6 +1,8 @@
 #include "export/event_sink.h"
 
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace ampscope {
 namespace trace_export {
@@ -35,10 +37,20 @@ void WalkRank(const Trace& trace, const RankAnalysis* rank, EventSink& sink, Ana
   for (size_t i = 0; i < steps.size(); ++i)
     sink.Step(i, steps[i], i < rank->per_step.size() ? &rank->per_step[i] : nullptr);
   const std::vector<ampscope::IdleGap>& gaps = rank->gpu.idle_gaps;
-  std::vector<const IdleGapCauses*> causes(gaps.size(), nullptr);
-  for (const IdleGapCauses& c : rank->gpu.idle_gap_causes)
-    if (c.gap < causes.size()) causes[c.gap] = &c;
-  for (size_t i = 0; i < gaps.size(); ++i) sink.IdleGap(i, gaps[i], causes[i]);
+  // The split of each gap (kept sparse: read whole, by value), or none.
+  const IdleGapCauseTable& splits = rank->gpu.idle_gap_causes;
+  constexpr uint32_t kNoSplit = UINT32_MAX;
+  std::vector<uint32_t> split_of(gaps.size(), kNoSplit);
+  for (size_t c = 0; c < splits.size(); ++c)
+    if (splits.gap(c) < split_of.size()) split_of[splits.gap(c)] = static_cast<uint32_t>(c);
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    if (split_of[i] == kNoSplit) {
+      sink.IdleGap(i, gaps[i], nullptr);
+      continue;
+    }
+    const IdleGapCauses split = splits[split_of[i]];
+    sink.IdleGap(i, gaps[i], &split);
+  }
   for (size_t i = 0; i < rank->syncs.points.size(); ++i) sink.SyncPoint(i, rank->syncs.points[i]);
   for (size_t i = 0; i < rank->findings.size(); ++i) sink.Finding(i, rank->findings[i]);
   for (const ChecklistItem& c : rank->checklist) sink.Checklist(c);

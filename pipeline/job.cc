@@ -349,7 +349,7 @@ JobAnalysis BuildJob(std::vector<RankAnalysis> ranks, Diagnostics diagnostics, s
     // them, from ranks[] (at ~2 gaps a step, the copy was the largest per-step one after the read).
     RankAnalysis& only = job.ranks.front();
     std::vector<IdleGap> gaps = std::move(only.gpu.idle_gaps);
-    std::vector<IdleGapCauses> causes = std::move(only.gpu.idle_gap_causes);
+    IdleGapCauseTable causes = std::move(only.gpu.idle_gap_causes);
     job.job = only;
     only.gpu.idle_gaps = std::move(gaps);
     only.gpu.idle_gap_causes = std::move(causes);

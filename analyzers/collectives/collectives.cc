@@ -137,7 +137,7 @@ std::array<TimeNs, kPreCollectiveBuckets> BucketsIn(const RankContext& ctx, cons
   std::array<TimeNs, kPreCollectiveBuckets> ns{};
   if (end <= start) return ns;
   const BusyIntervals& busy = ctx.busy();
-  const TimeNs busy_main = OverlapNs(busy.main, start, end);
+  const TimeNs busy_main = OverlapNs(busy.main(), start, end);
   const TimeNs compute = std::min(OverlapNs(busy.compute, start, end), busy_main);
   const TimeNs comm = std::min(OverlapNs(busy.comm, start, end), busy_main - compute);
   ns[static_cast<size_t>(B::kCompute)] = compute;
@@ -165,7 +165,7 @@ std::array<TimeNs, kPreCollectiveBuckets> BucketsIn(const RankContext& ctx, cons
       SatAccumulate(ns[static_cast<size_t>(B::kOther)], inside);
       continue;
     }
-    const GapCauses& gc = ctx.gap_causes()[static_cast<size_t>(ci)];
+    const GapCauses gc = ctx.gap_causes()[static_cast<size_t>(ci)];
     for (size_t c = 0; c < kIdleCauses; ++c) {
       if (gc.ns[c] <= 0) continue;
       const double share = static_cast<double>(gc.ns[c]) * static_cast<double>(inside) / static_cast<double>(len);
@@ -262,7 +262,7 @@ void ExtractCollectives(const RankContext& ctx, RankAnalysis& ra) {
   std::map<std::string, int64_t> next;
   std::vector<int64_t> causes_of_gap(ctx.idle_gaps().size(), -1);
   for (size_t c = 0; c < ctx.gap_causes().size(); ++c) {
-    const uint32_t g = ctx.gap_causes()[c].gap;
+    const uint32_t g = ctx.gap_causes().gap(c);
     if (g < causes_of_gap.size()) causes_of_gap[g] = static_cast<int64_t>(c);
   }
   TimeNs prev_end = std::numeric_limits<TimeNs>::min();

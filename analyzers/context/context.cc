@@ -35,9 +35,10 @@ void AppendMerged(std::vector<Interval>& merged, TimeNs start, TimeNs end) {
 }
 
 namespace {
-// Merged intervals are kept for the whole analysis, one or two a step on a many-step trace:
-// without the growth slack of push_back (up to half of the capacity).
-void TrimSlack(std::vector<Interval>& v) {
+// Merged intervals and idle gaps are kept for the whole analysis, one or two a step on a
+// many-step trace: without the growth slack of push_back (up to half of the capacity).
+template <class T>
+void TrimSlack(std::vector<T>& v) {
   if (v.capacity() - v.size() > v.size() / 4) v.shrink_to_fit();
 }
 }  // namespace
@@ -164,7 +165,7 @@ bool RankContext::InWindows(TimeNs t) const {
 }
 
 int64_t RankContext::StepAt(TimeNs t) const {
-  const std::vector<StepWindow>& s = steps_.analysis.steps;
+  const std::vector<StepWindow>& s = steps().steps;
   auto it = std::upper_bound(s.begin(), s.end(), t, [](TimeNs x, const StepWindow& w) { return x < w.start_ns; });
   if (it == s.begin()) return -1;
   --it;
@@ -172,7 +173,7 @@ int64_t RankContext::StepAt(TimeNs t) const {
 }
 
 int64_t RankContext::StepOfLaunch(TimeNs t) const {
-  const std::vector<StepWindow>& s = steps_.analysis.steps;
+  const std::vector<StepWindow>& s = steps().steps;
   auto it = std::upper_bound(s.begin(), s.end(), t, [](TimeNs x, const StepWindow& w) { return x < w.cpu_start_ns; });
   if (it == s.begin()) return -1;
   --it;
@@ -213,6 +214,9 @@ void RankContext::BuildKernelFacts() {
   const size_t n = trace_.kernels.size();
   kernels_.in_window.assign(n, 0);
   kernels_.launch_call.assign(n, -1);
+  // One entry per kernel with a launch (all of them, in a trace with runtime calls): sized for
+  // all, trimmed below when fewer have one, without growth slack either way.
+  kernels_.by_launch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const KernelEvent& k = trace_.kernels[i];
     const int64_t api = launches_.Find(k.correlation);
@@ -225,6 +229,7 @@ void RankContext::BuildKernelFacts() {
     }
   }
   std::sort(kernels_.by_launch.begin(), kernels_.by_launch.end());
+  TrimSlack(kernels_.by_launch);
 }
 
 void RankContext::BuildBusy() {
@@ -270,9 +275,13 @@ void RankContext::BuildBusy() {
     for (const Device& d : trace_.devices)
       if (d.id == busy_.main_device) info = &d;
   }
-  auto main = busy_.all_by_device.find(busy_.main_device);
-  if (main != busy_.all_by_device.end()) busy_.main = main->second;
-  for (const Interval& w : steps_.windows) SatAccumulate(busy_.main_in_windows_ns, OverlapNs(busy_.main, w.start_ns, w.end_ns));
+  for (const Interval& w : steps_.windows) SatAccumulate(busy_.main_in_windows_ns, OverlapNs(busy_.main(), w.start_ns, w.end_ns));
+}
+
+const std::vector<Interval>& BusyIntervals::main() const {
+  static const std::vector<Interval> kNone;
+  auto it = all_by_device.find(main_device);
+  return it != all_by_device.end() ? it->second : kNone;
 }
 
 void RankContext::BuildHostRanges() {
@@ -492,11 +501,17 @@ void RankContext::BuildSyncPoints() {
   syncs_.blocking = MergeIntervals(std::move(blocking));
 }
 
-void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes) {
+void RankContext::ReleaseIdleGaps(std::vector<IdleGap>& gaps, IdleGapCauseTable& causes) {
   gaps = std::move(idle_.gaps);
   causes = std::move(idle_.causes);
   idle_.gaps.clear();
   idle_.causes.clear();
+}
+
+void RankContext::LendSteps(StepAnalysis& into) {
+  into = std::move(steps_.analysis);
+  steps_.analysis = StepAnalysis();
+  steps_.read = &into;
 }
 
 void RankContext::BuildIdleGaps() {
@@ -550,6 +565,7 @@ void RankContext::BuildIdleGaps() {
     if (busy_end < windows.back().end_ns) classify(busy_end, windows.back().end_ns, nullptr);
   }
   std::sort(gaps.begin(), gaps.end(), [](const IdleGap& a, const IdleGap& b) { return a.start_ns < b.start_ns; });
+  TrimSlack(gaps);
 }
 
 
@@ -582,7 +598,7 @@ void RankContext::AttributeGaps() {
   const std::vector<Interval>& free_api = host_.free_calls;
   auto attributed = [&](const IdleGap& g) { return g.device == busy_.main_device && g.kind != IdleKind::kKernelWait; };
   // Sized once: one entry per attributed gap, ~2 a step (growth by doubling left up to half unused).
-  idle_.causes.reserve(static_cast<size_t>(std::count_if(idle_.gaps.begin(), idle_.gaps.end(), attributed)));
+  idle_.causes.Reserve(static_cast<size_t>(std::count_if(idle_.gaps.begin(), idle_.gaps.end(), attributed)));
   for (size_t gi = 0; gi < idle_.gaps.size(); ++gi) {
     const IdleGap& g = idle_.gaps[gi];
     if (!attributed(g)) continue;
@@ -637,8 +653,9 @@ void RankContext::AttributeGaps() {
       rest -= untraced;
     }
     SatAccumulate(part[static_cast<size_t>(opener)], rest);
-    idle_.causes.push_back(gc);
+    idle_.causes.Add(gc);
   }
+  idle_.causes.TrimSlack();
 }
 
 }  // namespace ampscope

@@ -111,8 +111,10 @@ struct BusyIntervals {
   std::map<int32_t, TimeNs> in_windows_by_device;  // all_by_device inside the windows
   int32_t main_device = 0;                 // most busy time in the windows
   const Device* main_device_info = nullptr;  // its Device row (the first row when none matches)
-  std::vector<Interval> main;              // all_by_device[main_device]
   TimeNs main_in_windows_ns = 0;
+  // all_by_device[main_device] (empty when it has no GPU work): looked up, not a copy (one or
+  // two intervals a step on a many-step trace).
+  const std::vector<Interval>& main() const;
 };
 
 // Host ranges by role (trace/classify's ClassifyHostRange) and the API calls the idle
@@ -155,7 +157,7 @@ class RankContext {
   const AnalysisOptions& options() const { return options_; }
 
   // ---- steps
-  const StepAnalysis& steps() const { return steps_.analysis; }
+  const StepAnalysis& steps() const { return *steps_.read; }
   // The analysed windows (sorted, disjoint): the steps, or the whole window without steps.
   const std::vector<Interval>& windows() const { return steps_.windows; }
   TimeNs window_ns() const { return steps_.window_ns; }
@@ -199,11 +201,15 @@ class RankContext {
   // GPU idle gaps of every device inside the windows (clipped to them), by start time.
   const std::vector<IdleGap>& idle_gaps() const { return idle_.gaps; }
   // The cause split of each host_wait / other gap on the main device, in gap order.
-  const std::vector<GapCauses>& gap_causes() const { return idle_.causes; }
+  const IdleGapCauseTable& gap_causes() const { return idle_.causes; }
   // Moves the idle gaps and their causes out (the context's idle_gaps() and gap_causes() are
   // empty after): the rank's result keeps them for the exporters once nothing reads the
   // context any more, without a second copy of each.
-  void ReleaseIdleGaps(std::vector<IdleGap>& gaps, std::vector<GapCauses>& causes);
+  void ReleaseIdleGaps(std::vector<IdleGap>& gaps, IdleGapCauseTable& causes);
+  // Moves the steps into `into` (the rank's result), which steps() reads from then on: the
+  // result and the context share one copy of the steps and their names (72 B and a name a
+  // step) while the analysis runs. `into` must stay where it is while the context is read.
+  void LendSteps(StepAnalysis& into);
 
  private:
   void BuildWindows();
@@ -221,6 +227,7 @@ class RankContext {
   };
   struct StepFacts {
     StepAnalysis analysis;
+    const StepAnalysis* read = &analysis;  // what steps() reads: `analysis`, or where it was lent
     std::vector<Interval> windows;
     TimeNs window_ns = 0;
   };
@@ -230,7 +237,7 @@ class RankContext {
   };
   struct IdleFacts {
     std::vector<IdleGap> gaps;
-    std::vector<GapCauses> causes;
+    IdleGapCauseTable causes;
   };
 
   const Trace& trace_;

@@ -206,13 +206,7 @@ int64_t Facts::ZeroGradRangeOfKernel(size_t i) const {
 }
 
 void Facts::BuildSteps() {
-  const auto& s = ra.steps.steps;
-  steps.resize(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    steps[i].start_ns = s[i].start_ns;
-    steps[i].end_ns = s[i].end_ns;
-    steps[i].number = s[i].number;
-  }
+  steps.resize(ra.steps.steps.size());
   for (const TidRange& r : ctx.host().optimizer_steps) {
     const int64_t st = ctx.StepOfLaunch(r.start_ns);
     if (st >= 0) steps[static_cast<size_t>(st)].optimizer_ranges++;
@@ -240,18 +234,23 @@ void Facts::BuildSteps() {
 // floor under the step time if the syncs were gone.
 void Facts::BuildIdle() {
   const std::vector<Interval>& dataloader = ctx.host().dataloader;
-  for (const GapCauses& gc : ctx.gap_causes()) {
+  for (const GapCauses gc : ctx.gap_causes()) {
     const IdleGap& g = ctx.idle_gaps()[gc.gap];
     for (size_t c = 0; c < kIdleCauses; ++c) SatAccumulate(idle.ns[c], gc.ns[c]);
     CausePieces(g, gc);
     // Idle at the start of a step: the GPU had nothing to do when the step began.
-    auto st = std::lower_bound(steps.begin(), steps.end(), g.start_ns,
-                               [](const StepFacts& f, TimeNs x) { return f.start_ns < x; });
-    for (; st != steps.end() && st->start_ns < g.end_ns; ++st) {
+    const std::vector<StepWindow>& windows = ra.steps.steps;
+    auto st = std::lower_bound(windows.begin(), windows.end(), g.start_ns,
+                               [](const StepWindow& w, TimeNs x) { return w.start_ns < x; });
+    for (; st != windows.end() && st->start_ns < g.end_ns; ++st) {
       const TimeNs len = g.end_ns - st->start_ns;
-      st->idle_at_start_ns = SaturatingAdd(st->idle_at_start_ns, len - std::min(len, OverlapNs(dataloader, st->start_ns, g.end_ns)));
+      TimeNs& idle_at_start = steps[static_cast<size_t>(st - windows.begin())].idle_at_start_ns;
+      idle_at_start = SaturatingAdd(idle_at_start, len - std::min(len, OverlapNs(dataloader, st->start_ns, g.end_ns)));
     }
   }
+  // The pieces are kept through every replay, one or two a gap: without insert's growth slack.
+  for (std::vector<Interval>& v : idle.gaps)
+    if (v.capacity() - v.size() > v.size() / 4) v.shrink_to_fit();
   // Host activity: the context's (ops, runtime calls, DataLoader ranges, merged).
   const std::vector<Interval>& active = ctx.host().active;
   idle.host_active_known = !t.cpu_ops.empty() || !t.api_calls.empty();

@@ -41,9 +41,9 @@ std::vector<uint32_t> SyncPointCalls(const Facts& in, bool scaler);
 std::vector<FieldList> OpRecords(const std::vector<OpPrecision>& ops);
 
 // Per analysed step: GradScaler and optimizer kernels launched in it, idle at its start.
+// Indexed like ra.steps.steps, which holds each step's times and number (not repeated here: one
+// of these a step is alive through every replay).
 struct StepFacts {
-  TimeNs start_ns = 0, end_ns = 0;
-  int64_t number = -1;
   int updates = 0, unscales = 0;
   int optimizer_ranges = 0;
   int optimizer_kernels = 0;           // launched inside Optimizer.step ranges

@@ -149,7 +149,7 @@ double RuleUnfusedOptimizer(const Facts& in, FindingSink& out) {
         last = std::max(last, k.end_ns);
       }
       if (last <= first) continue;
-      const TimeNs b = OverlapNs(in.ctx.busy().main, first, last);
+      const TimeNs b = OverlapNs(in.ctx.busy().main(), first, last);
       busy = SaturatingAdd(busy, b);
       idle = SaturatingAdd(idle, (last - first) - b);
       ranges.emplace_back(first, last);

@@ -109,7 +109,7 @@ ChurnShape MeasureChurn(const Facts& in, bool per_step) {
   const RankContext& ctx = in.ctx;
   std::vector<Interval> counted;
   for (size_t s = 0; s < in.steps.size(); ++s)
-    if (!per_step || s >= static_cast<size_t>(kWarmupStepsExcluded)) counted.push_back({in.steps[s].start_ns, in.steps[s].end_ns});
+    if (!per_step || s >= static_cast<size_t>(kWarmupStepsExcluded)) counted.push_back({in.ra.steps.steps[s].start_ns, in.ra.steps.steps[s].end_ns});
   if (in.steps.empty()) counted = ctx.windows();
   counted = MergeIntervals(std::move(counted));
   for (const Interval& w : counted) SatAccumulate(c.windows_ns, w.end_ns - w.start_ns);

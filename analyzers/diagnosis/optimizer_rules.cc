@@ -58,7 +58,7 @@ OptimizerKernels KernelsOfOptimizer(const Facts& in) {
     // about twice the largest foreach kernel's traffic (Adam's fused kernel moves param, grad,
     // exp_avg, exp_avg_sq; its largest foreach op, addcdiv_, four of those seven) [heur].
     SatAccumulate(o.fused_estimate_ns, std::min(sum, 2 * longest));
-    SatAccumulate(o.idle_ns, (last - first) - std::min(last - first, OverlapNs(in.ctx.busy().main, first, last)));
+    SatAccumulate(o.idle_ns, (last - first) - std::min(last - first, OverlapNs(in.ctx.busy().main(), first, last)));
     o.spans.emplace_back(first, last);
   }
   return o;

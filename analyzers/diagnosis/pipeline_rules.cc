@@ -55,7 +55,7 @@ void RuleDataPipeline(const Facts& in, FindingSink& out, PipelineOutcome& o) {
     for (; it != in.ctx.host().dataloader.end() && it->start_ns < w.end_ns; ++it)
       pieces.push_back({std::max(w.start_ns, it->start_ns), std::min(w.end_ns, it->end_ns)});
     for (const Interval& p : pieces) dl_total = SaturatingAdd(dl_total, p.end_ns - p.start_ns);
-    CutOut(pieces, in.ctx.busy().main);
+    CutOut(pieces, in.ctx.busy().main());
     CutOut(pieces, runtime);
     for (const Interval& p : pieces) dl_exposed = SaturatingAdd(dl_exposed, p.end_ns - p.start_ns);
   }

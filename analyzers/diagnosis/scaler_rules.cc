@@ -111,13 +111,14 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
   // Consecutive skips from the first analysed step, when the window starts near step 0: the
   // scaler halving a too-high initial scale (warm-up). Every step after them is counted.
   size_t start_run = 0;
-  const bool near_start = !in.steps.empty() && in.steps.front().number >= 0 && in.steps.front().number < kScalerWarmupSteps;
+  const std::vector<StepWindow>& windows = in.ra.steps.steps;  // each step's times and number (in.steps' indices)
+  const bool near_start = !windows.empty() && windows.front().number >= 0 && windows.front().number < kScalerWarmupSteps;
   if (near_start)
     while (start_run < in.steps.size() && step_skipped[start_run]) ++start_run;
   int steady = 0, steady_skipped = 0;
   TimeNs start_skip_ns = 0, steady_skip_ns = 0;
   for (size_t i = 0; i < in.steps.size(); ++i) {
-    const TimeNs d = in.steps[i].end_ns - in.steps[i].start_ns;
+    const TimeNs d = windows[i].end_ns - windows[i].start_ns;
     if (i < start_run) {
       start_skip_ns = SaturatingAdd(start_skip_ns, d);
       continue;
@@ -150,10 +151,10 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
                      fmt::format("Steps {}..{} ran amp_update_scale_cuda_kernel but no optimizer kernels: each found inf/NaN "
                                  "gradients and halved the scale, so init_scale was {}x (2^{}) above the first scale that "
                                  "worked. Start there: GradScaler(init_scale=<your init_scale> / {}){}.",
-                                 in.steps.front().number, in.steps[start_run - 1].number, factor, start_run, factor,
+                                 windows.front().number, windows[start_run - 1].number, factor, start_run, factor,
                                  65536 / factor >= 1 ? fmt::format(" (from the default 65536 that is {})", 65536 / factor) : std::string()));
     std::vector<int64_t> nums;
-    for (size_t i = 0; i < start_run; ++i) nums.push_back(in.steps[i].number);
+    for (size_t i = 0; i < start_run; ++i) nums.push_back(windows[i].number);
     x.evidence = {{"skipped_steps", nums}, {"inferred_scale_factor_too_high", std::pow(2.0, static_cast<double>(start_run)), Unit::kFactor},
                   {"wasted_time_us", NsToUsRounded3(start_skip_ns), Unit::kUs}};
     std::vector<int64_t> removed;
@@ -164,7 +165,7 @@ void RuleGradScaler(const Facts& in, FindingSink& out) {
   if (steady > 0 && skip_rate > kSkipRatePct) {
     std::vector<int64_t> nums;
     for (size_t i : skipped)
-      if (i >= start_run) nums.push_back(in.steps[i].number);
+      if (i >= start_run) nums.push_back(windows[i].number);
     Finding& x = out.Add("grad_scaler_skipped_steps", 0.0,
                      fmt::format("GradScaler skips {:.0f}% of steps after warm-up", skip_rate),
                      fmt::format("Steps {} found inf/NaN gradients: their forward and backward were wasted and the scale "

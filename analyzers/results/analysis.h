@@ -136,6 +136,51 @@ struct IdleGapCauses {
   std::array<TimeNs, kIdleCauses> ns{};
 };
 
+// The cause splits of the idle gaps, in gap order, kept sparse: each split's causes with time,
+// most often one (the host not launching fast enough), not a slot for each cause. At ~2 gaps a
+// step the dense splits (72 B each) were the largest per-step structure of the analysis; a split
+// of one cause takes 17 B here. A split is read whole, by value (operator[], the iterators).
+class IdleGapCauseTable {
+ public:
+  // Appends a split (the zero causes are not kept).
+  void Add(const IdleGapCauses& split);
+  // Room for `splits` splits of one cause each.
+  void Reserve(size_t splits);
+  // Frees the pieces' growth slack when more than a quarter of it is unused.
+  void TrimSlack();
+  void clear();
+
+  size_t size() const { return gap_.size(); }
+  bool empty() const { return gap_.empty(); }
+  uint32_t gap(size_t i) const { return gap_[i]; }
+  IdleGapCauses operator[](size_t i) const;
+  size_t pieces() const { return piece_ns_.size(); }  // causes with time, all splits
+  size_t allocated_bytes() const;
+
+  class Iterator {
+   public:
+    Iterator(const IdleGapCauseTable* table, size_t i) : table_(table), i_(i) {}
+    IdleGapCauses operator*() const { return (*table_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const IdleGapCauseTable* table_;
+    size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  std::vector<uint32_t> gap_;           // per split: index into GpuTimeAnalysis::idle_gaps
+  std::vector<uint32_t> first_piece_;   // per split: its first piece (the next split's ends it)
+  std::vector<IdleCause> piece_cause_;  // per piece
+  std::vector<TimeNs> piece_ns_;        // per piece, never 0
+};
+
 struct GpuTimeAnalysis {
   TimeNs window_ns = 0;           // sum of step windows (or the whole trace span without steps)
   TimeNs busy_ns = 0;             // union of kernels + memcpy + memset inside the window
@@ -150,7 +195,7 @@ struct GpuTimeAnalysis {
   uint64_t kernels_under_10us = 0;
   std::map<int32_t, TimeNs> busy_by_device_ns;
   std::vector<IdleGap> idle_gaps;  // every device's gaps in the windows (what the idle tracks draw)
-  std::vector<IdleGapCauses> idle_gap_causes;  // host_wait / other gaps of the main device, in gap order
+  IdleGapCauseTable idle_gap_causes;  // host_wait / other gaps of the main device, in gap order
 };
 
 struct MemcpyKindStats {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzers/results/analysis.h"
+#include "base/status.h"
 #include "base/units.h"
 
 namespace ampscope {
@@ -22,8 +23,54 @@ double Percentile(std::vector<double> v, double p) {
 
 }  // namespace
 
+void IdleGapCauseTable::Add(const IdleGapCauses& split) {
+  AMPSCOPE_CHECK(piece_ns_.size() <= UINT32_MAX - kIdleCauses);
+  gap_.push_back(split.gap);
+  first_piece_.push_back(static_cast<uint32_t>(piece_ns_.size()));
+  for (size_t c = 0; c < kIdleCauses; ++c) {
+    if (split.ns[c] == 0) continue;
+    piece_cause_.push_back(static_cast<IdleCause>(c));
+    piece_ns_.push_back(split.ns[c]);
+  }
+}
+
+void IdleGapCauseTable::Reserve(size_t splits) {
+  gap_.reserve(splits);
+  first_piece_.reserve(splits);
+  piece_cause_.reserve(splits);
+  piece_ns_.reserve(splits);
+}
+
+void IdleGapCauseTable::TrimSlack() {
+  if (piece_ns_.capacity() - piece_ns_.size() > piece_ns_.size() / 4) {
+    piece_cause_.shrink_to_fit();
+    piece_ns_.shrink_to_fit();
+  }
+}
+
+void IdleGapCauseTable::clear() {
+  gap_.clear();
+  first_piece_.clear();
+  piece_cause_.clear();
+  piece_ns_.clear();
+}
+
+IdleGapCauses IdleGapCauseTable::operator[](size_t i) const {
+  IdleGapCauses split;
+  split.gap = gap_[i];
+  const size_t end = i + 1 < first_piece_.size() ? first_piece_[i + 1] : piece_ns_.size();
+  for (size_t p = first_piece_[i]; p < end; ++p) split.ns[static_cast<size_t>(piece_cause_[p])] = piece_ns_[p];
+  return split;
+}
+
+size_t IdleGapCauseTable::allocated_bytes() const {
+  return gap_.capacity() * sizeof(uint32_t) + first_piece_.capacity() * sizeof(uint32_t) +
+         piece_cause_.capacity() * sizeof(IdleCause) + piece_ns_.capacity() * sizeof(TimeNs);
+}
+
 StepStats ComputeStepStats(const StepAnalysis& steps) {
   StepStats s;
+  s.durations_us.reserve(steps.steps.size());  // kept in the result, one a step
   for (const StepWindow& w : steps.steps) s.durations_us.push_back(NsToUs(w.duration_ns()));
   if (s.durations_us.empty()) return s;
   double sum = 0;

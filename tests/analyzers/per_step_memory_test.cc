@@ -2,8 +2,9 @@
 // trace's size, most of it per-step state of the analysis (docs/bench.md has the figures, and
 // scripts/hostile_bench.sh measures them). These tests pin the structural part of the cuts on a
 // reduced trace: per-step vectors are sized once (growth by doubling left up to half of each
-// unused), and the idle gaps and their causes (~2 a step) live once, handed from the context to
-// the rank's result, not copied while the diagnosis runs.
+// unused), the idle gaps and their causes (~2 a step) live once, handed from the context to
+// the rank's result, not copied while the diagnosis runs, and so do the steps; the causes are
+// kept sparse.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,7 +12,9 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/analyze.h"
+#include "analyzers/diagnosis/facts.h"
 #include "analyzers/graph/critical_path_result.h"
+#include "analyzers/graph/graph_builder.h"
 #include "pipeline/job.h"
 #include "support/trace_builder.h"
 
@@ -41,15 +44,27 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   const RankContext ctx(t, options);
   ASSERT_GE(ctx.steps().steps.size(), static_cast<size_t>(kSteps) - 2);
   EXPECT_EQ(ctx.steps().steps.capacity(), ctx.steps().steps.size());
-  ASSERT_GE(ctx.gap_causes().size(), static_cast<size_t>(kSteps));
-  EXPECT_EQ(ctx.gap_causes().capacity(), ctx.gap_causes().size());
+  // The gaps' cause splits are sparse: here each gap has one cause (the host launching late),
+  // 17 B (gap, first piece, cause, time), not 72 B of eight slots.
+  const IdleGapCauseTable& causes = ctx.gap_causes();
+  ASSERT_GE(causes.size(), static_cast<size_t>(kSteps));
+  EXPECT_EQ(causes.pieces(), causes.size());
+  EXPECT_EQ(causes.allocated_bytes(), causes.size() * 17);
   EXPECT_EQ(ctx.windows().capacity(), ctx.windows().size());
+  // The idle gaps (two a step here) too.
+  ASSERT_GE(ctx.idle_gaps().size(), static_cast<size_t>(2 * kSteps) - 4);
+  EXPECT_LE(ctx.idle_gaps().capacity(), ctx.idle_gaps().size() + ctx.idle_gaps().size() / 4);
   // Merged intervals (one a step here) keep at most a quarter of their size unused.
   for (const std::vector<Interval>* merged : {&ctx.busy().all_by_device.at(0), &ctx.busy().kernels_by_device.at(0),
                                               &ctx.busy().compute, &ctx.host().active}) {
     ASSERT_GE(merged->size(), static_cast<size_t>(kSteps) - 2);
     EXPECT_LE(merged->capacity(), merged->size() + merged->size() / 4);
   }
+
+  // The dependency graph's chunks, one a step, alive through every replay.
+  const graph::GraphBuilder builder(ctx);
+  ASSERT_EQ(builder.chunks().size(), ctx.steps().steps.size());
+  EXPECT_EQ(builder.chunks().capacity(), builder.chunks().size());
 
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
   ASSERT_TRUE(ra.ok()) << ra.status().message();
@@ -58,6 +73,39 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   ASSERT_NE(ra->critical_path, nullptr);
   ASSERT_EQ(ra->critical_path->steps.size(), ra->steps.steps.size());
   EXPECT_EQ(ra->critical_path->steps.capacity(), ra->critical_path->steps.size());
+}
+
+// One StepFacts a step lives through the diagnosis' replays: its step's times and number are
+// read from the steps, not repeated (64 B before).
+TEST(PerStepMemory, DiagnosisStepFactsHoldOnlyTheirCounts) {
+  EXPECT_LE(sizeof(diagnosis::StepFacts), 40u);
+}
+
+// A split reads back whole, whichever causes it has (the zero ones are not stored).
+TEST(PerStepMemory, SparseCauseSplitsReadBackWhole) {
+  IdleGapCauses none, one, three;
+  none.gap = 0;
+  one.gap = 2;
+  one.ns[static_cast<size_t>(IdleCause::kHost)] = 40 * kUs;
+  three.gap = 5;
+  three.ns[static_cast<size_t>(IdleCause::kDataLoader)] = 7;
+  three.ns[static_cast<size_t>(IdleCause::kAlloc)] = 1;
+  three.ns[static_cast<size_t>(IdleCause::kOther)] = 900 * kUs;
+  IdleGapCauseTable table;
+  table.Reserve(2);
+  for (const IdleGapCauses* split : {&none, &one, &three, &one}) table.Add(*split);
+  ASSERT_EQ(table.size(), 4u);
+  EXPECT_EQ(table.pieces(), 5u);
+  const IdleGapCauses expected[] = {none, one, three, one};
+  size_t i = 0;
+  for (const IdleGapCauses split : table) {
+    EXPECT_EQ(split.gap, expected[i].gap);
+    EXPECT_EQ(split.ns, expected[i].ns);
+    EXPECT_EQ(table.gap(i), expected[i].gap);
+    ++i;
+  }
+  EXPECT_EQ(i, 4u);
+  EXPECT_EQ(table[2].ns, three.ns);
 }
 
 TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
@@ -69,7 +117,7 @@ TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
   ASSERT_GE(gaps.size(), static_cast<size_t>(2 * kSteps) - 4);
   const IdleGap* storage = ctx.idle_gaps().data();
   std::vector<IdleGap> out_gaps;
-  std::vector<GapCauses> out_causes;
+  IdleGapCauseTable out_causes;
   ctx.ReleaseIdleGaps(out_gaps, out_causes);
   EXPECT_EQ(out_gaps.data(), storage);  // the context's own storage, moved
   EXPECT_TRUE(ctx.idle_gaps().empty());
@@ -93,6 +141,35 @@ TEST(PerStepMemory, IdleGapsAreHandedOverNotCopied) {
     EXPECT_EQ(moved->gpu.idle_gap_causes[i].gap, copied.gpu.idle_gap_causes[i].gap);
     EXPECT_EQ(moved->gpu.idle_gap_causes[i].ns, copied.gpu.idle_gap_causes[i].ns);
   }
+}
+
+// The rank's result and the context share one copy of the steps while the analysis runs: the
+// context lends its steps to the result and reads them there (AnalyzeTrace does).
+TEST(PerStepMemory, StepsAreLentNotCopied) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  RankContext ctx(t, options);
+  const StepAnalysis before = ctx.steps();
+  ASSERT_GE(before.steps.size(), static_cast<size_t>(kSteps) - 2);
+  const StepWindow* storage = ctx.steps().steps.data();
+  StepAnalysis lent;
+  ctx.LendSteps(lent);
+  EXPECT_EQ(lent.steps.data(), storage);  // the context's own storage, moved
+  EXPECT_EQ(&ctx.steps(), &lent);         // and read from there
+  ASSERT_EQ(lent.steps.size(), before.steps.size());
+  EXPECT_EQ(lent.steps.back().name, before.steps.back().name);
+  EXPECT_EQ(ctx.StepAt(before.steps[7].start_ns), 7);
+  EXPECT_EQ(ctx.StepOfLaunch(before.steps[7].cpu_start_ns), 7);
+
+  // AnalyzeTrace (which lends them) and AnalyzeRank on a context (which copies them) agree.
+  StatusOr<RankAnalysis> from_trace = AnalyzeTrace(t, options);
+  ASSERT_TRUE(from_trace.ok());
+  const RankContext fresh(t, options);
+  const RankAnalysis from_context = AnalyzeRank(fresh);
+  ASSERT_EQ(from_trace->steps.steps.size(), from_context.steps.steps.size());
+  EXPECT_EQ(from_trace->steps.steps.front().name, from_context.steps.steps.front().name);
+  ASSERT_EQ(from_trace->per_step.size(), from_context.per_step.size());
+  EXPECT_EQ(from_trace->findings.size(), from_context.findings.size());
 }
 
 // A job of one rank is that rank; its idle gaps stay in ranks[0], where the exporters read
