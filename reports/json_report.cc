@@ -14,8 +14,10 @@
 #include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
+#include "reports/contract/checklist_view.h"
 #include "reports/contract/critical_path_view.h"
 #include "reports/contract/diagnostics_view.h"
+#include "reports/contract/findings_view.h"
 #include "reports/contract/inputs_view.h"
 #include "reports/contract/integrity_view.h"
 #include "reports/contract/kernels_view.h"
@@ -326,32 +328,33 @@ json MatrixSection(const RankAnalysis& ra) {
 }
 
 json ChecklistSection(const RankAnalysis& ra) {
+  namespace key = reports::checklist_key;
   json items = json::array();
   for (const char* id : kChecklistIds) {
     const ChecklistItem* found = nullptr;
     for (const ChecklistItem& c : ra.checklist)
       if (c.id == id) found = &c;
     if (found == nullptr) {
-      items.push_back({{"id", id},
-                       {"status", "unknown"},
-                       {"value", nullptr},
-                       {"unit", nullptr},
-                       {"threshold", nullptr},
-                       {"source", "unavailable"},
-                       {"evidence", "not analysed"},
-                       {"findings", json::array()}});
+      items.push_back({{key::kId, id},
+                       {key::kStatus, "unknown"},
+                       {key::kValue, nullptr},
+                       {key::kUnit, nullptr},
+                       {key::kThreshold, nullptr},
+                       {key::kSource, "unavailable"},
+                       {key::kEvidence, "not analysed"},
+                       {key::kFindings, json::array()}});
       continue;
     }
-    json item = {{"id", found->id},
-                 {"status", CheckStatusName(found->status)},
-                 {"value", OptionalNumber(found->value)},
-                 {"unit", NullIfEmpty(UnitOf(UnitName(found->unit), ra.steps.steps.empty()))},
-                 {"threshold", found->threshold},
-                 {"source", found->source},
-                 {"evidence", found->evidence},
-                 {"findings", found->findings}};
-    if (!found->how_to_know.empty()) item["how_to_know"] = found->how_to_know;
-    if (found->numbers_of_rank) item["numbers_of_rank"] = *found->numbers_of_rank;
+    json item = {{key::kId, found->id},
+                 {key::kStatus, CheckStatusName(found->status)},
+                 {key::kValue, OptionalNumber(found->value)},
+                 {key::kUnit, NullIfEmpty(UnitOf(UnitName(found->unit), ra.steps.steps.empty()))},
+                 {key::kThreshold, found->threshold},
+                 {key::kSource, found->source},
+                 {key::kEvidence, found->evidence},
+                 {key::kFindings, found->findings}};
+    if (!found->how_to_know.empty()) item[key::kHowToKnow] = found->how_to_know;
+    if (found->numbers_of_rank) item[key::kNumbersOfRank] = *found->numbers_of_rank;
     items.push_back(item);
   }
   return items;
@@ -362,18 +365,19 @@ json FindingsSection(const RankAnalysis& ra) {
   for (const Finding& f : ra.findings) {
     json ranges = json::array();
     for (const auto& [s, e] : f.time_ranges) ranges.push_back({NsToUs(s), NsToUs(e)});
-    out.push_back({{"id", f.id},
-                   {"severity", FindingSeverityName(f.severity)},
-                   {"dimension", f.dimension.empty() ? json(nullptr) : json(f.dimension)},
-                   {"checklist", f.checklist.empty() ? json(nullptr) : json(f.checklist)},
-                   {"title", f.title},
-                   {"evidence", FieldsJson(f.evidence)},
-                   {"evidence_units", UnitsOf(FieldUnitsJson(f.evidence), ra.steps.steps.empty())},
-                   {"recommendation", f.recommendation},
-                   {"est_saving_pct", f.est_saving_pct},
-                   {"confidence", ConfidenceName(f.confidence)},
-                   {"confidence_reason", NullIfEmpty(f.confidence_reason)},
-                   {"time_ranges_us", ranges}});
+    namespace key = reports::findings_key;
+    out.push_back({{key::kId, f.id},
+                   {key::kSeverity, FindingSeverityName(f.severity)},
+                   {key::kDimension, f.dimension.empty() ? json(nullptr) : json(f.dimension)},
+                   {key::kChecklist, f.checklist.empty() ? json(nullptr) : json(f.checklist)},
+                   {key::kTitle, f.title},
+                   {key::kEvidence, FieldsJson(f.evidence)},
+                   {key::kEvidenceUnits, UnitsOf(FieldUnitsJson(f.evidence), ra.steps.steps.empty())},
+                   {key::kRecommendation, f.recommendation},
+                   {key::kEstSavingPct, f.est_saving_pct},
+                   {key::kConfidence, ConfidenceName(f.confidence)},
+                   {key::kConfidenceReason, NullIfEmpty(f.confidence_reason)},
+                   {key::kTimeRangesUs, ranges}});
   }
   return out;
 }
@@ -539,8 +543,8 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
   report["matrix"] = MatrixSection(job);
-  report["checklist"] = ChecklistSection(job);
-  report["findings"] = FindingsSection(job);
+  report[reports::checklist_key::kChecklist] = ChecklistSection(job);
+  report[reports::findings_key::kFindings] = FindingsSection(job);
   report["joint_saving_pct"] = job.joint_saving_pct;
   report["gate_metrics"] = GateMetrics(job);
   report["memory_traffic"] = MemoryTrafficSection(job);
