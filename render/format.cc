@@ -150,6 +150,13 @@ std::string Value(const json& v, const std::string& unit) {
   return v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string Value(const reports::ReportValue& v, const std::string& unit) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
+  if (const std::string* s = std::get_if<std::string>(&v)) return *s;
+  if (const double* d = std::get_if<double>(&v)) return WithUnit(*d, unit);
+  return "n/a";
+}
+
 // ---- keys ----
 
 KeyUnit UnitOfKey(std::string_view key) {
@@ -378,9 +385,8 @@ std::string ChecklistTitle(const std::string& id) {
   return it == kTitles.end() ? HumanKey(id) : it->second;
 }
 
-std::string ChecklistUnit(const json& item) {
-  std::string unit = String(item, "/unit");
-  if (!unit.empty()) return unit;
+std::string ChecklistUnit(const reports::ChecklistItemView& item) {
+  if (!item.unit.empty()) return item.unit;
   // What analyzers/diagnosis puts in each item's value today (the report has no unit field
   // yet): Tensor Core kernel share, fp32 share of Tensor-Core-eligible op time, skip rate after
   // warm-up, fusion/DataLoader/communication cost as a share of the step, alloc calls per step.
@@ -392,18 +398,14 @@ std::string ChecklistUnit(const json& item) {
       {"data_pipeline", "% of step"},
       {"distributed_sync", "% of step"},
       {"memory_fragmentation", "calls/step"}};
-  auto it = kUnits.find(String(item, "/id"));
+  auto it = kUnits.find(item.id);
   return it == kUnits.end() ? "" : it->second;
 }
 
-std::string ChecklistFindings(const json& item) {
-  const std::string status = String(item, "/status");
-  if (status != "fail" && status != "warn") return "";
-  const json& f = Section(item, report_field::kFindings);
+std::string ChecklistFindings(const reports::ChecklistItemView& item) {
+  if (item.status != "fail" && item.status != "warn") return "";
   std::string ids;
-  if (f.is_array())
-    for (const json& id : f)
-      if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+  for (const std::string& id : item.findings) ids += (ids.empty() ? "" : ", ") + id;
   return ids.empty() ? "" : "findings: " + ids;
 }
 

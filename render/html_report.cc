@@ -275,10 +275,9 @@ void Header(std::string& h, const json& r) {
                 (Number(r, report_field::kTensorCoreActivePct)
                      ? ", active " + Pct(Number(r, report_field::kTensorCoreActivePct)) + " (sampled)"
                      : ""));
-  std::vector<const json*> findings = RankedFindings(r);
+  const std::vector<reports::FindingView> findings = reports::ReadFindingsView(r);
   if (!findings.empty()) {
-    h += HtmlCard("Top finding", String(*findings[0], "/id"),
-              "est. saving " + Pct(Number(*findings[0], "/est_saving_pct")) + " " + SavingBasis(r));
+    h += HtmlCard("Top finding", findings[0].id, "est. saving " + Pct(findings[0].est_saving_pct) + " " + SavingBasis(r));
   } else {
     h += HtmlCard("Findings", "none", "nothing to fix was detected");
   }
@@ -351,26 +350,26 @@ void TraceIntegrity(std::string& h, const json& r) {
 }
 
 void Checklist(std::string& h, const json& r) {
-  const json& c = Section(r, report_field::kChecklist);
+  const std::vector<reports::ChecklistItemView> c = reports::ReadChecklistView(r);
   h += "<section id=\"checklist\">\n<h2>Optimization checklist</h2>\n";
-  if (!c.is_array() || c.empty()) {
+  if (c.empty()) {
     h += "<p class=\"empty\">No checklist in this report.</p>\n</section>\n";
     return;
   }
-  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+  if (const std::string why = SharedUnknownReason(c); !why.empty()) {
     h += "<p class=\"empty\">Every item unknown: " + H(why) + ".</p>\n</section>\n";
     return;
   }
   h += "<table>\n<thead><tr><th>Item</th><th>Status</th><th class=\"num\">Value</th><th>Threshold</th>"
        "<th>Source</th><th>Evidence</th></tr></thead>\n<tbody>\n";
-  for (const json& item : c) {
-    std::string status = String(item, "/status", "unknown");
-    std::string evidence = String(item, "/evidence");
-    std::string how = String(item, "/how_to_know");
+  for (const reports::ChecklistItemView& item : c) {
+    const std::string status = item.status.value_or("unknown");
+    std::string evidence = item.evidence;
+    const std::string& how = item.how_to_know;
     if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
-    h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(String(item, "/id"))) + "</td><td>" +
+    h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(item.id)) + "</td><td>" +
          StatusBadge(status) + "</td><td class=\"num\">" + H(ChecklistValueCell(item)) +
-         "</td><td>" + H(String(item, "/threshold")) + "</td><td>" + H(String(item, "/source")) + "</td><td>" +
+         "</td><td>" + H(item.threshold.value_or("")) + "</td><td>" + H(item.source) + "</td><td>" +
          H(evidence) + (how.empty() ? "" : "<div class=\"meta\">to know: " + H(how) + "</div>") + "</td></tr>\n";
   }
   h += "</tbody></table>\n</section>\n";
@@ -398,7 +397,7 @@ std::string RecordTableHtml(const EvidenceItem& item) {
   return t;
 }
 
-std::string EvidenceHtml(const json& r, const json& f, const StepClock& clock) {
+std::string EvidenceHtml(const json& r, const reports::FindingView& f, const StepClock& clock) {
   std::string rows;
   for (const EvidenceItem& item : FindingEvidence(r, f, clock)) {
     std::string value = item.rows.empty() ? H(Truncate(item.text, kMaxEvidenceChars)) : RecordTableHtml(item);
@@ -411,7 +410,7 @@ std::string EvidenceHtml(const json& r, const json& f, const StepClock& clock) {
 }
 
 void Findings(std::string& h, const json& r) {
-  std::vector<const json*> findings = RankedFindings(r);
+  const std::vector<reports::FindingView> findings = reports::ReadFindingsView(r);
   const StepClock report_clock(r);
   h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), {}</h2>\n", findings.size(), H(RankingWords(r)));
   if (findings.empty()) {
@@ -420,25 +419,25 @@ void Findings(std::string& h, const json& r) {
   }
   h += "<ol class=\"findings\">\n";
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
-    const json& f = *findings[i];
+    const reports::FindingView& f = findings[i];
     const StepClock clock = FindingClock(r, f, report_clock);
-    std::string id = String(f, "/id");
-    std::string severity = String(f, "/severity", "info");
+    std::string id = f.id;
+    std::string severity = f.severity.value_or("info");
     h += "<li id=\"finding-" + Anchor(id) + "\">";
-    auto saving = Number(f, "/est_saving_pct");
+    auto saving = f.est_saving_pct;
     if (saving && *saving > 0) h += "<span class=\"saving\">est. saving " + H(Pct(saving)) + "</span>";
-    h += "<div class=\"t\">" + H(RelativeTimes(String(f, "/title"), clock)) + "</div>";
+    h += "<div class=\"t\">" + H(RelativeTimes(f.title, clock)) + "</div>";
     h += "<div class=\"meta\"><span class=\"badge sev-" + Anchor(severity) + "\">" + H(severity) + "</span> <code>" +
          H(id) + "</code>";
-    std::string dim = String(f, "/dimension"), check = String(f, report_field::kChecklist);
+    const std::string &dim = f.dimension, &check = f.checklist;
     if (!dim.empty()) h += " \xC2\xB7 " + H(DimensionTitle(dim));
     if (!check.empty()) h += " \xC2\xB7 checklist: " + H(ChecklistTitle(check));
     h += "</div>";
-    if (String(f, "/confidence") == "low")
+    if (f.confidence == "low")
       h += "<div class=\"meta\"><span class=\"badge s-warn\">low confidence</span> " +
-           H(String(f, "/confidence_reason")) + "</div>";
+           H(f.confidence_reason.value_or("")) + "</div>";
     h += EvidenceHtml(r, f, clock);
-    std::string rec = String(f, "/recommendation");
+    const std::string& rec = f.recommendation;
     if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(RelativeTimes(rec, clock)) + "</div>";
     h += "</li>\n";
   }

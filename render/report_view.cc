@@ -140,18 +140,6 @@ std::vector<std::pair<std::string, double>> SortedShares(const json& obj) {
   return out;
 }
 
-std::vector<const json*> RankedFindings(const json& report) {
-  std::vector<const json*> out;
-  const json& findings = Section(report, report_field::kFindings);
-  if (!findings.is_array()) return out;
-  // The report lists them ranked (the analyzers' one ranking, docs/findings.md "Ranking": a
-  // finding that the profile misleads first, then by saving): sorting here again by saving put
-  // cold_start_profiled, which has none, last.
-  for (const json& f : findings)
-    if (f.is_object()) out.push_back(&f);
-  return out;
-}
-
 // ---- job-level numbers ----
 
 std::string JobDefinition(const json& report, const char* section) {
@@ -161,8 +149,9 @@ std::string JobDefinition(const json& report, const char* section) {
   return definitions[section].get<std::string>();
 }
 
-std::string OfRank(const json& record, const char* pointer) {
-  auto rank = Number(record, pointer);
+std::string OfRank(const json& record, const char* pointer) { return OfRank(Number(record, pointer)); }
+
+std::string OfRank(std::optional<double> rank) {
   return rank ? fmt::format(" (rank {})", static_cast<int64_t>(*rank)) : std::string();
 }
 
@@ -171,22 +160,51 @@ bool GpuActivityRecorded(const json& report) {
   return !recorded.is_boolean() || recorded.get<bool>();
 }
 
+namespace {
+
+// Collects the rows' reasons: each row's status and why ("unavailable: why" or plain why).
+class SharedReason {
+ public:
+  // False once the rows no longer share one reason.
+  bool Add(const std::string& status, std::string why) {
+    if (status != "unknown") return Fail();
+    constexpr std::string_view kUnavailable = "unavailable: ";
+    if (why.rfind(kUnavailable, 0) == 0) why.erase(0, kUnavailable.size());
+    if (why.empty() || (n_ > 0 && why != shared_)) return Fail();
+    shared_ = std::move(why);
+    ++n_;
+    return true;
+  }
+  std::string Result() const { return failed_ || n_ <= 1 ? "" : shared_; }
+
+ private:
+  bool Fail() {
+    failed_ = true;
+    return false;
+  }
+  std::string shared_;
+  size_t n_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace
+
 std::string SharedUnknownReason(const json& report, const char* pointer) {
   const json& rows = Section(report, pointer);
   if (!rows.is_array() && !rows.is_object()) return "";
-  std::string shared;
-  size_t n = 0;
-  for (const json& row : rows) {
-    if (String(row, "/status") != "unknown") return "";
-    // A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
-    std::string why = row.contains("headline") ? String(row, "/headline/source") : String(row, "/evidence");
-    constexpr std::string_view kUnavailable = "unavailable: ";
-    if (why.rfind(kUnavailable, 0) == 0) why.erase(0, kUnavailable.size());
-    if (why.empty() || (n > 0 && why != shared)) return "";
-    shared = why;
-    ++n;
-  }
-  return n > 1 ? shared : "";
+  SharedReason reason;
+  // A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
+  for (const json& row : rows)
+    if (!reason.Add(String(row, "/status"), row.contains("headline") ? String(row, "/headline/source") : String(row, "/evidence")))
+      break;
+  return reason.Result();
+}
+
+std::string SharedUnknownReason(const std::vector<reports::ChecklistItemView>& checklist) {
+  SharedReason reason;
+  for (const reports::ChecklistItemView& item : checklist)
+    if (!reason.Add(item.status.value_or(""), item.evidence)) break;
+  return reason.Result();
 }
 
 std::string DimensionValueCell(const json& dimension) {
@@ -195,14 +213,13 @@ std::string DimensionValueCell(const json& dimension) {
   return Value(h["value"], String(h, "/unit")) + OfRank(dimension, "/metrics/numbers_of_rank");
 }
 
-std::string ChecklistValueCell(const json& item) {
-  if (!item.contains("value") || item["value"].is_null())
-    return String(item, "/status") == "not_applicable" ? "-" : "not measured";
-  return Value(item["value"], ChecklistUnit(item)) + OfRank(item, "/numbers_of_rank");
+std::string ChecklistValueCell(const reports::ChecklistItemView& item) {
+  if (std::holds_alternative<std::monostate>(item.value)) return item.status == "not_applicable" ? "-" : "not measured";
+  return Value(item.value, ChecklistUnit(item)) + OfRank(item.numbers_of_rank);
 }
 
-StepClock FindingClock(const json& report, const json& finding, const StepClock& report_clock) {
-  auto rank = Number(finding, "/evidence/numbers_of_rank");
+StepClock FindingClock(const json& report, const reports::FindingView& finding, const StepClock& report_clock) {
+  const std::optional<double>& rank = finding.numbers_of_rank;
   const json& ranks = Section(report, report_field::kRanks);
   if (!rank || !ranks.is_array()) return report_clock;
   for (const json& section : ranks) {

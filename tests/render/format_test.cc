@@ -266,11 +266,11 @@ TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
   const json finding = {{"id", "x"}, {"evidence", {{"numbers_of_rank", 11}}}};
   const StepClock job_clock(r);
   const double at = 469005000.0 + 2000;  // rank 11's step 42 + 2 ms
-  EXPECT_EQ(FindingClock(r, finding, job_clock).At(at), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, reports::ReadFinding(finding), job_clock).At(at), "step 42 +2.00 ms");
   EXPECT_NE(job_clock.At(at).find("after step 42"), std::string::npos) << job_clock.At(at);
   // No rank named, or a rank the report does not hold: the report's steps.
-  EXPECT_EQ(FindingClock(r, json{{"id", "y"}}, job_clock).At(7000), "step 42 +2.00 ms");
-  EXPECT_EQ(FindingClock(r, json{{"evidence", {{"numbers_of_rank", 5}}}}, job_clock).At(7000), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, reports::ReadFinding(json{{"id", "y"}}), job_clock).At(7000), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, reports::ReadFinding(json{{"evidence", {{"numbers_of_rank", 5}}}}), job_clock).At(7000), "step 42 +2.00 ms");
   // What a job-level number is, from the report's own definitions; nothing for one rank.
   EXPECT_EQ(JobDefinition(r, "gpu"), "window-weighted mean over ranks");
   EXPECT_EQ(JobDefinition(r, "matrix"), "");
