@@ -21,6 +21,7 @@
 #include "reports/contract/inputs_view.h"
 #include "reports/contract/integrity_view.h"
 #include "reports/contract/kernels_view.h"
+#include "reports/contract/matrix_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
 #include "reports/contract/ranks_view.h"
@@ -306,23 +307,24 @@ json GateMetrics(const RankAnalysis& ra) {
 }
 
 json MatrixSection(const RankAnalysis& ra) {
+  namespace key = reports::matrix_key;
   json m = json::object();
   for (const char* id : kDimensionIds) {
-    m[id] = {{"status", "unknown"},
-             {"headline", {{"name", nullptr}, {"value", nullptr}, {"unit", nullptr}, {"source", "unavailable"}}},
-             {"metrics", json::object()},
-             {"findings", json::array()}};
+    m[id] = {{key::kStatus, "unknown"},
+             {key::kHeadline, {{key::kName, nullptr}, {key::kValue, nullptr}, {key::kUnit, nullptr}, {key::kSource, "unavailable"}}},
+             {key::kMetrics, json::object()},
+             {key::kFindings, json::array()}};
   }
   for (const DimensionResult& d : ra.matrix) {
-    m[d.id] = {{"status", DimensionStatusName(d.status)},
-               {"headline",
-                {{"name", d.headline.name},
-                 {"value", OptionalNumber(d.headline.value)},
-                 {"unit", d.headline.unit},
-                 {"source", d.headline.source}}},
-               {"metrics", FieldsJson(d.metrics)},
-               {"metrics_units", UnitsOf(FieldUnitsJson(d.metrics), ra.steps.steps.empty())},
-               {"findings", d.findings}};
+    m[d.id] = {{key::kStatus, DimensionStatusName(d.status)},
+               {key::kHeadline,
+                {{key::kName, d.headline.name},
+                 {key::kValue, OptionalNumber(d.headline.value)},
+                 {key::kUnit, d.headline.unit},
+                 {key::kSource, d.headline.source}}},
+               {key::kMetrics, FieldsJson(d.metrics)},
+               {key::kMetricsUnits, UnitsOf(FieldUnitsJson(d.metrics), ra.steps.steps.empty())},
+               {key::kFindings, d.findings}};
   }
   return m;
 }
@@ -542,7 +544,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["steps"] = StepsSection(job);
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
-  report["matrix"] = MatrixSection(job);
+  report[reports::matrix_key::kMatrix] = MatrixSection(job);
   report[reports::checklist_key::kChecklist] = ChecklistSection(job);
   report[reports::findings_key::kFindings] = FindingsSection(job);
   report["joint_saving_pct"] = job.joint_saving_pct;
