@@ -409,14 +409,16 @@ std::string ChecklistFindings(const reports::ChecklistItemView& item) {
   return ids.empty() ? "" : "findings: " + ids;
 }
 
-std::vector<std::string> DimensionOrder(const json& report) {
-  std::vector<std::string> ids = {"compute_intensity", "memory_bandwidth", "instruction_efficiency", "data_locality",
-                                  "task_parallelism"};
-  const json& m = Section(report, report_field::kMatrix);
-  if (m.is_object())
-    for (const auto& [k, v] : m.items())
-      if (std::find(ids.begin(), ids.end(), k) == ids.end()) ids.push_back(k);
-  return ids;
+std::vector<const reports::DimensionView*> DimensionOrder(const std::vector<reports::DimensionView>& matrix) {
+  static const std::vector<std::string> kContractOrder = {"compute_intensity", "memory_bandwidth", "instruction_efficiency",
+                                                          "data_locality", "task_parallelism"};
+  std::vector<const reports::DimensionView*> out;
+  for (const std::string& id : kContractOrder)
+    for (const reports::DimensionView& d : matrix)
+      if (d.id == id) out.push_back(&d);
+  for (const reports::DimensionView& d : matrix)
+    if (std::find(kContractOrder.begin(), kContractOrder.end(), d.id) == kContractOrder.end()) out.push_back(&d);
+  return out;
 }
 
 int StatusClass(const std::string& status) {

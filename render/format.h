@@ -20,6 +20,7 @@
 
 #include "base/strings.h"
 #include "reports/contract/checklist_view.h"
+#include "reports/contract/matrix_view.h"
 
 namespace ampscope::render {
 
@@ -102,7 +103,7 @@ std::string ChecklistUnit(const reports::ChecklistItemView& item);
 // (checklist[].findings), else "".
 std::string ChecklistFindings(const reports::ChecklistItemView& item);
 // The dimension ids in the contract order (DESIGN.md), then any extra ones in the report.
-std::vector<std::string> DimensionOrder(const nlohmann::json& report);
+std::vector<const reports::DimensionView*> DimensionOrder(const std::vector<reports::DimensionView>& matrix);
 // "good"/"pass" -> 0 (fine), "warn" -> 1, "bad"/"fail" -> 2, "unknown" -> 3, "not_applicable" -> 4.
 int StatusClass(const std::string& status);
 // Severity rank for sorting: critical 0, warning 1, info 2.

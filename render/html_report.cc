@@ -285,45 +285,38 @@ void Header(std::string& h, const json& r) {
 }
 
 void Matrix(std::string& h, const json& r) {
-  const json& m = Section(r, report_field::kMatrix);
+  const std::vector<reports::DimensionView> m = reports::ReadMatrixView(r);
   h += "<section id=\"matrix\">\n<h2>Five-dimension matrix</h2>\n<div class=\"matrix\">\n";
-  if (!m.is_object() || m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
-  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty()) {
+  if (m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
+  if (const std::string why = SharedUnknownReason(m); !why.empty()) {
     h += "<p class=\"empty\">Every dimension unknown: " + H(why) + ".</p>\n</div>\n</section>\n";
     return;
   }
-  for (const std::string& id : DimensionOrder(r)) {
-    if (!m.is_object() || !m.contains(id)) continue;
-    const json& d = m[id];
-    std::string status = String(d, "/status", "unknown");
-    const json& hl = Section(d, "/headline");
-    std::string value = DimensionValueCell(d);
-    h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
-    h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
-    const std::string name = String(hl, "/name");
-    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : StepWords(r, HumanKey(name))) + "</div><div class=\"hv\">" + H(value) +
-         "</div>";
-    h += "<div class=\"src\">" + H(String(hl, "/source")) + "</div>";
-    const json& metrics = Section(d, "/metrics");
+  for (const reports::DimensionView* d : DimensionOrder(m)) {
+    const std::string status = d->status.value_or("unknown");
+    h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(d->id) + "\">";
+    h += "<h3>" + H(DimensionTitle(d->id)) + " " + StatusBadge(status) + "</h3>";
+    const std::string& name = d->headline.name;
+    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : StepWords(r, HumanKey(name))) + "</div><div class=\"hv\">" +
+         H(DimensionValueCell(*d)) + "</div>";
+    h += "<div class=\"src\">" + H(d->headline.source) + "</div>";
+    const json& metrics = d->metrics;
     if (metrics.is_object() && !metrics.empty()) {
       std::string rows;
       for (const auto& [k, v] : metrics.items()) {
         if (v.is_null()) continue;  // its "..._unavailable" sibling says why
-        std::string text = MetricText(k, v, Section(d, "/metrics_units"));
+        std::string text = MetricText(k, v, d->metrics_units);
         if (text.empty()) continue;
         rows += "<tr><th title=\"" + H(k) + "\">" + H(StepWords(r, MetricLabel(k))) + "</th><td>" + H(text) + "</td></tr>";
       }
       if (!rows.empty()) h += "<details class=\"mm\"><summary>metrics</summary><table class=\"ev\"><tbody>" + rows +
                               "</tbody></table></details>";
     }
-    const json& f = Section(d, report_field::kFindings);
-    if (f.is_array() && !f.empty()) {
+    if (!d->findings.empty()) {
       h += "<div class=\"fl\">findings: ";
       bool first = true;
-      for (const json& fid : f) {
-        if (!fid.is_string()) continue;
-        h += (first ? "" : ", ") + std::string("<a href=\"#finding-") + Anchor(fid.get<std::string>()) + "\">" +
-             H(fid.get<std::string>()) + "</a>";
+      for (const std::string& id : d->findings) {
+        h += (first ? "" : ", ") + std::string("<a href=\"#finding-") + Anchor(id) + "\">" + H(id) + "</a>";
         first = false;
       }
       h += "</div>";

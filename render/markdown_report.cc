@@ -238,25 +238,22 @@ std::string RenderMarkdown(const json& r) {
 
   md += GpuTimeMarkdown(r);
 
-  const json& m = Section(r, report_field::kMatrix);
-  if (m.is_object() && !m.empty()) {
+  const std::vector<reports::DimensionView> m = reports::ReadMatrixView(r);
+  if (!m.empty()) {
     line("### Five-dimension matrix");
     line();
   }
-  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty() && m.is_object()) {
+  if (const std::string why = SharedUnknownReason(m); !why.empty()) {
     line("Every dimension unknown: " + Esc(why) + ".");
     line();
-  } else if (m.is_object() && !m.empty()) {
+  } else if (!m.empty()) {
     line("| Dimension | Status | Headline | Source |");
     line("|---|---|---|---|");
-    for (const std::string& id : DimensionOrder(r)) {
-      if (!m.contains(id)) continue;
-      const json& d = m[id];
-      const json& h = Section(d, "/headline");
-      std::string value = DimensionValueCell(d);
-      std::string name = String(h, "/name");
-      line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
-                       name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));
+    for (const reports::DimensionView* d : DimensionOrder(m)) {
+      const std::string& name = d->headline.name;
+      line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(d->id)), Status(d->status.value_or("unknown")),
+                       name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(DimensionValueCell(*d)),
+                       Esc(d->headline.source)));
     }
     line();
   }

@@ -189,14 +189,11 @@ class SharedReason {
 
 }  // namespace
 
-std::string SharedUnknownReason(const json& report, const char* pointer) {
-  const json& rows = Section(report, pointer);
-  if (!rows.is_array() && !rows.is_object()) return "";
+// A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
+std::string SharedUnknownReason(const std::vector<reports::DimensionView>& matrix) {
   SharedReason reason;
-  // A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
-  for (const json& row : rows)
-    if (!reason.Add(String(row, "/status"), row.contains("headline") ? String(row, "/headline/source") : String(row, "/evidence")))
-      break;
+  for (const reports::DimensionView& d : matrix)
+    if (!reason.Add(d.status.value_or(""), d.headline.source)) break;
   return reason.Result();
 }
 
@@ -207,10 +204,10 @@ std::string SharedUnknownReason(const std::vector<reports::ChecklistItemView>& c
   return reason.Result();
 }
 
-std::string DimensionValueCell(const json& dimension) {
-  const json& h = Section(dimension, "/headline");
-  if (!h.is_object() || !h.contains("value") || h["value"].is_null()) return "n/a";
-  return Value(h["value"], String(h, "/unit")) + OfRank(dimension, "/metrics/numbers_of_rank");
+std::string DimensionValueCell(const reports::DimensionView& dimension) {
+  const reports::DimensionHeadline& h = dimension.headline;
+  if (std::holds_alternative<std::monostate>(h.value)) return "n/a";
+  return Value(h.value, h.unit) + OfRank(dimension.numbers_of_rank);
 }
 
 std::string ChecklistValueCell(const reports::ChecklistItemView& item) {

@@ -14,6 +14,7 @@
 #include "reports/contract/checklist_view.h"
 #include "reports/contract/diagnostics_view.h"
 #include "reports/contract/findings_view.h"
+#include "reports/contract/matrix_view.h"
 #include "reports/contract/roofline_view.h"
 
 namespace ampscope::render {
@@ -113,7 +114,7 @@ inline constexpr const char kNoGpuActivity[] =
 // The one reason shared by every row of a section (`pointer`: the matrix or the checklist) when
 // all its rows are unknown for that same reason, as on a recording without GPU activity (5
 // dimensions and 7 items with one cause); "" otherwise. The section then says it once.
-std::string SharedUnknownReason(const nlohmann::json& report, const char* pointer);
+std::string SharedUnknownReason(const std::vector<reports::DimensionView>& matrix);
 std::string SharedUnknownReason(const std::vector<reports::ChecklistItemView>& checklist);
 // A checklist item's value cell, the same in every output: the number in its unit; "-" when not
 // applicable, "not measured" when there is no number; a number on a job's item says whose it is,
@@ -121,7 +122,7 @@ std::string SharedUnknownReason(const std::vector<reports::ChecklistItemView>& c
 std::string ChecklistValueCell(const reports::ChecklistItemView& item);
 // A matrix dimension's headline value, "(rank N)" after it in a job; "n/a" (with no rank: a
 // missing value is nobody's) when the headline has none.
-std::string DimensionValueCell(const nlohmann::json& dimension);
+std::string DimensionValueCell(const reports::DimensionView& dimension);
 // The steps a finding's times are said against: in a job report, those of the rank whose numbers
 // it carries (evidence.numbers_of_rank, that rank's section in ranks[]): each rank's times are
 // relative to its own steps. Else `report_clock`.

@@ -160,36 +160,28 @@ void GpuTime(Out& o, const json& r) {
   o.Table(kt);
 }
 
-std::string Headline(const json& r, const json& h) {
-  std::string name = String(h, "/name");
-  std::string source = String(h, "/source");
-  std::string text = name.empty() ? "" : StepWords(r, HumanKey(name));
-  if (!source.empty()) text += (text.empty() ? "" : ", ") + source;
+std::string Headline(const json& r, const reports::DimensionHeadline& h) {
+  std::string text = h.name.empty() ? "" : StepWords(r, HumanKey(h.name));
+  if (!h.source.empty()) text += (text.empty() ? "" : ", ") + h.source;
   return text;
 }
 
 void Matrix(Out& o, const json& r) {
-  const json& m = Section(r, report_field::kMatrix);
-  if (!m.is_object() || m.empty()) return;
+  const std::vector<reports::DimensionView> m = reports::ReadMatrixView(r);
+  if (m.empty()) return;
   o.Heading("Five-dimension matrix");
-  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty()) {
+  if (const std::string why = SharedUnknownReason(m); !why.empty()) {
     o.Paragraph(kIndent, "every dimension unknown: ", why);
     return;
   }
   TextTable t({Col("DIMENSION", Align::kLeft, Overflow::kWrap, 9, 1), Col("STATUS"), Col("VALUE", Align::kRight),
                Col("HEADLINE", Align::kLeft, Overflow::kWrap, 12), Col("FINDINGS", Align::kLeft, Overflow::kWrap, 12)});
-  for (const std::string& id : DimensionOrder(r)) {
-    if (!m.contains(id)) continue;
-    const json& d = m[id];
-    std::string status = String(d, "/status", "unknown");
-    const json& h = Section(d, "/headline");
-    std::string value = DimensionValueCell(d);
+  for (const reports::DimensionView* d : DimensionOrder(m)) {
+    const std::string status = d->status.value_or("unknown");
     std::string findings;
-    const json& f = Section(d, report_field::kFindings);
-    if (f.is_array())
-      for (const json& fid : f)
-        if (fid.is_string()) findings += (findings.empty() ? "" : ", ") + fid.get<std::string>();
-    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(r, h)}, {findings}});
+    for (const std::string& id : d->findings) findings += (findings.empty() ? "" : ", ") + id;
+    t.AddRow({{DimensionTitle(d->id)}, {StatusLabel(status), StatusColor(status)}, {DimensionValueCell(*d)}, {Headline(r, d->headline)},
+              {findings}});
   }
   o.Table(t);
 }

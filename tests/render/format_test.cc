@@ -281,12 +281,13 @@ TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
   EXPECT_EQ(OfRank(json::object(), "/evidence/numbers_of_rank"), "");
   // A job's dimension names its rank beside a value; a headline without a value is nobody's.
   const json dim = {{"headline", {{"value", 42.5}, {"unit", "%"}}}, {"metrics", {{"numbers_of_rank", 3}}}};
-  EXPECT_EQ(DimensionValueCell(dim), "42.5% (rank 3)");
+  auto cell = [](const json& d) { return DimensionValueCell(reports::ReadMatrixView(json{{"matrix", {{"x", d}}}}).at(0)); };
+  EXPECT_EQ(cell(dim), "42.5% (rank 3)");
   json no_value = dim;
   no_value["headline"]["value"] = nullptr;
-  EXPECT_EQ(DimensionValueCell(no_value), "n/a");
+  EXPECT_EQ(cell(no_value), "n/a");
   no_value["headline"].erase("value");
-  EXPECT_EQ(DimensionValueCell(no_value), "n/a");
+  EXPECT_EQ(cell(no_value), "n/a");
 }
 
 TEST(Diagnostics, DescriptionsComeFromTheReport) {
