@@ -26,6 +26,7 @@
 #include "reports/contract/ncu_view.h"
 #include "reports/contract/ranks_view.h"
 #include "reports/contract/roofline_view.h"
+#include "reports/contract/steps_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
 #include "reports/precision_json.h"
@@ -74,17 +75,18 @@ json UnitsOf(json units, bool no_steps) {
 }
 
 json StepMetricsJson(const StepMetrics& s) {
-  json j = {{"number", s.number},
-            {"name", s.name},
-            {"start_us", NsToUs(s.start_ns)},
-            {"end_us", NsToUs(s.end_ns)},
-            {"duration_us", NsToUs(s.duration_ns())},
-            {"busy_pct", s.busy_pct},
-            {"kernel_busy_pct", s.kernel_busy_pct},
-            {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
-            {"kernels", s.kernels},
-            {"syncs", s.syncs}};
-  if (s.slowest_rank >= 0) j["slowest_rank"] = s.slowest_rank;
+  namespace key = reports::steps_key;
+  json j = {{key::kNumber, s.number},
+            {key::kName, s.name},
+            {key::kStartUs, NsToUs(s.start_ns)},
+            {key::kEndUs, NsToUs(s.end_ns)},
+            {key::kDurationUs, NsToUs(s.duration_ns())},
+            {key::kBusyPct, s.busy_pct},
+            {key::kKernelBusyPct, s.kernel_busy_pct},
+            {key::kTensorCoreKernelPct, s.tensor_core_kernel_pct},
+            {key::kKernels, s.kernels},
+            {key::kSyncs, s.syncs}};
+  if (s.slowest_rank >= 0) j[key::kSlowestRank] = s.slowest_rank;
   return j;
 }
 
@@ -128,6 +130,7 @@ json TensorCoresJson(const TensorCoreResult& t) {
 namespace {
 
 json StepsSection(const RankAnalysis& ra) {
+  namespace key = reports::steps_key;
   json steps;
   // Each step one by one only for the steps that matter (reports/step_list.h): the first, the
   // last and the longest. durations_us below keeps them all.
@@ -138,11 +141,11 @@ json StepsSection(const RankAnalysis& ra) {
   json windows = json::array();
   for (size_t i : listed) {
     const StepWindow& s = ra.steps.steps[i];
-    windows.push_back({{"number", s.number},
-                       {"name", s.name},
-                       {"start_us", NsToUs(s.start_ns)},
-                       {"end_us", NsToUs(s.end_ns)},
-                       {"cpu_end_us", NsToUs(s.cpu_end_ns)}});
+    windows.push_back({{key::kNumber, s.number},
+                       {key::kName, s.name},
+                       {key::kStartUs, NsToUs(s.start_ns)},
+                       {key::kEndUs, NsToUs(s.end_ns)},
+                       {key::kCpuEndUs, NsToUs(s.cpu_end_ns)}});
   }
   std::vector<size_t> per_step_listed = listed;
   if (ra.per_step.size() != ra.steps.steps.size()) {
@@ -152,30 +155,31 @@ json StepsSection(const RankAnalysis& ra) {
   }
   json per_step = json::array();
   for (size_t i : per_step_listed) per_step.push_back(StepMetricsJson(ra.per_step[i]));
-  steps["count"] = ra.steps.steps.size();
-  steps["listed"] = ListedStepsJson(ra.steps.steps.size(), listed.size());
-  steps["source"] = StepSourceName(ra.steps.source);
+  steps[key::kCount] = ra.steps.steps.size();
+  steps[key::kListed] = ListedStepsJson(ra.steps.steps.size(), listed.size());
+  steps[key::kSource] = StepSourceName(ra.steps.source);
   const StepStats& st = ra.step_stats;
   if (!st.known()) {
-    steps["time_us"] = {{"mean", nullptr}, {"median", nullptr}, {"p90", nullptr}};
+    steps[key::kTimeUs] = {{key::kMean, nullptr}, {key::kMedian, nullptr}, {key::kP90, nullptr}};
   } else {
-    steps["time_us"] = {{"mean", st.mean_us}, {"median", st.median_us}, {"p90", st.p90_us}, {"min", st.min_us}, {"max", st.max_us}};
+    steps[key::kTimeUs] = {{key::kMean, st.mean_us}, {key::kMedian, st.median_us}, {key::kP90, st.p90_us}, {key::kMin, st.min_us},
+                           {key::kMax, st.max_us}};
   }
-  steps["durations_us"] = st.durations_us;
-  steps["windows"] = std::move(windows);
-  steps["detected"] = ra.steps.detected;
-  steps["anchor"] = NullIfEmpty(ra.steps.anchor);
+  steps[key::kDurationsUs] = st.durations_us;
+  steps[key::kWindows] = std::move(windows);
+  steps[key::kDetected] = ra.steps.detected;
+  steps[key::kAnchor] = NullIfEmpty(ra.steps.anchor);
   json flagged = json::array();
   for (const FlaggedStep& f : ra.steps.flagged)
-    flagged.push_back({{"number", f.window.number},
-                       {"name", f.window.name},
-                       {"kind", StepFlagKindName(f.kind)},
-                       {"excluded", f.excluded},
-                       {"duration_us", NsToUs(f.window.duration_ns())},
-                       {"reason", f.reason}});
-  steps["flagged"] = std::move(flagged);
-  steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
-  steps["per_step"] = std::move(per_step);
+    flagged.push_back({{key::kNumber, f.window.number},
+                       {key::kName, f.window.name},
+                       {key::kKind, StepFlagKindName(f.kind)},
+                       {key::kExcluded, f.excluded},
+                       {key::kDurationUs, NsToUs(f.window.duration_ns())},
+                       {key::kReason, f.reason}});
+  steps[key::kFlagged] = std::move(flagged);
+  steps[key::kKernelsPerStep] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
+  steps[key::kPerStep] = std::move(per_step);
   return steps;
 }
 
@@ -479,7 +483,7 @@ json RankSection(const RankAnalysis& ra) {
   r[reports::ranks_key::kRank] = ra.rank;
   r[reports::ranks_key::kInput] = ra.input_path;
   r[reports::ranks_key::kDevice] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
-  r["steps"] = StepsSection(ra);
+  r[reports::steps_key::kSteps] = StepsSection(ra);
   r["gpu"] = GpuSection(ra);
   r["tensor_cores"] = TensorCoresSection(ra);
   r["gate_metrics"] = GateMetrics(ra);
@@ -541,7 +545,7 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["environment"] = std::move(env);
 
   report[reports::integrity_key::kTraceIntegrity] = IntegrityJson(analysis.integrity);
-  report["steps"] = StepsSection(job);
+  report[reports::steps_key::kSteps] = StepsSection(job);
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
   report[reports::matrix_key::kMatrix] = MatrixSection(job);
