@@ -57,41 +57,28 @@ json Series(const std::vector<double>& v) {
   return a;
 }
 
-double NumberOr(const json& j, const char* key, double fallback) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) {
-    double v = j[key].get<double>();
-    if (std::isfinite(v)) return v;
-  }
-  return fallback;
-}
-
 json StepData(const json& r) {
-  const json& per_step = Section(r, report_field::kStepPerStep);
-  const json& durations = Section(r, report_field::kStepDurationsUs);
+  const reports::StepsView steps = reports::ReadStepsView(r);
   std::vector<std::string> labels;
   std::vector<double> dur_ms, busy, kbusy, tc;
   bool have_busy = false;
   // A report of many steps lists some of them one by one (steps.listed): the chart then draws
   // every step's duration from durations_us.
-  const json& listed = Section(r, "/steps/listed");
-  const bool truncated = listed.is_object() && listed.value("truncated", false);
-  if (per_step.is_array() && !per_step.empty() && !truncated) {
-    for (size_t i = 0; i < per_step.size(); ++i) {
-      const json& s = per_step[i];
-      labels.push_back(s.is_object() && s.contains("number") && s["number"].is_number_integer()
-                           ? std::to_string(s["number"].get<int64_t>())
-                           : std::to_string(i));
-      dur_ms.push_back(NumberOr(s, "duration_us", NAN) / 1e3);
-      double b = NumberOr(s, "busy_pct", NAN);
+  if (!steps.per_step.empty() && !steps.listed_truncated) {
+    for (size_t i = 0; i < steps.per_step.size(); ++i) {
+      const reports::StepView& s = steps.per_step[i];
+      labels.push_back(s.number && s.number_is_integer ? std::to_string(static_cast<int64_t>(*s.number)) : std::to_string(i));
+      dur_ms.push_back(s.duration_us.value_or(NAN) / 1e3);
+      double b = s.busy_pct.value_or(NAN);
       have_busy |= std::isfinite(b);
       busy.push_back(b);
-      kbusy.push_back(NumberOr(s, "kernel_busy_pct", NAN));
-      tc.push_back(NumberOr(s, "tensor_core_kernel_pct", NAN));
+      kbusy.push_back(s.kernel_busy_pct.value_or(NAN));
+      tc.push_back(s.tensor_core_kernel_pct.value_or(NAN));
     }
-  } else if (durations.is_array()) {
-    for (size_t i = 0; i < durations.size(); ++i) {
+  } else {
+    for (size_t i = 0; i < steps.durations_us.size(); ++i) {
       labels.push_back(std::to_string(i));
-      dur_ms.push_back(durations[i].is_number() ? durations[i].get<double>() / 1e3 : NAN);
+      dur_ms.push_back(steps.durations_us[i] ? *steps.durations_us[i] / 1e3 : NAN);
     }
   }
   json out = json::object();
@@ -99,7 +86,7 @@ json StepData(const json& r) {
   const size_t n = dur_ms.size();
   const size_t bucket = (n + kMaxChartSteps - 1) / kMaxChartSteps;
   out["bucket_size"] = bucket;
-  out["median_ms"] = Number(r, report_field::kStepTimeMedianUs).value_or(0) / 1e3;
+  out["median_ms"] = steps.median_us.value_or(0) / 1e3;
   if (bucket <= 1) {
     out["labels"] = labels;
     out["duration_ms"] = Series(dur_ms);
@@ -256,11 +243,10 @@ void Header(std::string& h, const json& r) {
   h += HtmlCard("Device", DevicesSummary(r), DriverLabel(String(r, "/environment/driver")));
   // A job of several ranks: each card says which definition it shows (report "job.definitions").
   const bool job = Number(r, report_field::kJobRanks).value_or(1) > 1;
-  h += HtmlCard("Steps", Count(Number(r, report_field::kStepCount)), StepsSummary(r));
-  h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)",
-                DurationUs(Number(r, report_field::kStepTimeMeanUs)),
-                "median " + DurationUs(Number(r, report_field::kStepTimeMedianUs)) + ", p90 " +
-                    DurationUs(Number(r, report_field::kStepTimeP90Us)) +
+  const reports::StepsView steps = reports::ReadStepsView(r);
+  h += HtmlCard("Steps", Count(steps.count), StepsSummary(r));
+  h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)", DurationUs(steps.mean_us),
+                "median " + DurationUs(steps.median_us) + ", p90 " + DurationUs(steps.p90_us) +
                     (job && Number(r, "/job/imbalance/step_time")
                          ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *Number(r, "/job/imbalance/step_time"))
                          : std::string()));

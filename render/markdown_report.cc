@@ -228,9 +228,9 @@ std::string RenderMarkdown(const json& r) {
   line("## ampscope: " + Esc(InputsSummary(r)));
   line();
   std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
-  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
-    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
-                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
+  if (const reports::StepsView steps = reports::ReadStepsView(r); steps.mean_us)
+    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(steps.mean_us), DurationUs(steps.median_us),
+                        DurationUs(steps.p90_us));
   line(head);
   line();
 

@@ -86,22 +86,18 @@ std::string DriverLabel(const std::string& driver) {
 }
 
 std::string StepsSummary(const json& report) {
-  std::optional<double> count = Number(report, report_field::kStepCount);
-  std::string source = String(report, "/steps/source", "none");
+  const reports::StepsView steps = reports::ReadStepsView(report);
+  const std::optional<double>& count = steps.count;
+  std::string source = steps.source.value_or("none");
   size_t warmup = 0, cut = 0;
-  const json& flagged = Section(report, "/steps/flagged");
-  if (flagged.is_array())
-    for (const json& f : flagged) {
-      if (!f.is_object() || !f.value("excluded", false)) continue;
-      (String(f, "/kind") == "cut" ? cut : warmup)++;
-    }
+  for (const reports::FlaggedStepView& f : steps.flagged)
+    if (f.excluded) (f.kind == "cut" ? cut : warmup)++;
   std::string left_out;
   if (warmup > 0) left_out += Plural(static_cast<double>(warmup), "warm-up step");
   if (cut > 0) left_out += (left_out.empty() ? "" : " and ") + Plural(static_cast<double>(cut), "cut step");
   if (!left_out.empty()) left_out = "; " + left_out + " left out";
   if (!count || *count == 0) return "no steps found (the whole trace is analysed)" + left_out;
-  std::string anchor = String(report, "/steps/anchor");
-  if (!anchor.empty()) source += ": iterations from " + anchor;
+  if (!steps.anchor.empty()) source += ": iterations from " + steps.anchor;
   return Plural(*count, "step") + " (" + source + ")" + left_out;
 }
 
@@ -230,14 +226,12 @@ StepClock FindingClock(const json& report, const reports::FindingView& finding, 
 // ---- times relative to the steps ----
 
 StepClock::StepClock(const json& report) {
-  for (const char* pointer : {report_field::kStepWindows, report_field::kStepPerStep}) {
-    const json& list = Section(report, pointer);
-    if (!list.is_array()) continue;
-    for (size_t i = 0; i < list.size(); ++i) {
-      auto start = Number(list[i], "/start_us"), end = Number(list[i], "/end_us");
-      if (!start || !end || *end < *start) continue;
-      auto number = Number(list[i], "/number");
-      windows_.push_back({number ? static_cast<int64_t>(*number) : static_cast<int64_t>(i), *start, *end});
+  const reports::StepsView steps = reports::ReadStepsView(report);
+  for (const std::vector<reports::StepView>* list : {&steps.windows, &steps.per_step}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const reports::StepView& s = (*list)[i];
+      if (!s.start_us || !s.end_us || *s.end_us < *s.start_us) continue;
+      windows_.push_back({s.number ? static_cast<int64_t>(*s.number) : static_cast<int64_t>(i), *s.start_us, *s.end_us});
     }
     if (!windows_.empty()) break;
   }

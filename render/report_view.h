@@ -16,6 +16,7 @@
 #include "reports/contract/findings_view.h"
 #include "reports/contract/matrix_view.h"
 #include "reports/contract/roofline_view.h"
+#include "reports/contract/steps_view.h"
 
 namespace ampscope::render {
 

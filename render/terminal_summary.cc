@@ -94,9 +94,8 @@ void Overview(Out& o, const json& r) {
   row("Input", InputsSummary(r));
   row("Device", DevicesSummary(r));
   row("Steps", StepsSummary(r));
-  if (Number(r, report_field::kStepTimeMeanUs))
-    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(Number(r, report_field::kStepTimeMeanUs)),
-                                 DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us))));
+  if (const reports::StepsView steps = reports::ReadStepsView(r); steps.mean_us)
+    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(steps.mean_us), DurationUs(steps.median_us), DurationUs(steps.p90_us)));
 }
 
 // What the trace can be trusted for: each check that is not ok with its evidence, the rest by name
