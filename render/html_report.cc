@@ -245,11 +245,11 @@ void Header(std::string& h, const json& r) {
   const bool job = Number(r, report_field::kJobRanks).value_or(1) > 1;
   const reports::StepsView steps = reports::ReadStepsView(r);
   h += HtmlCard("Steps", Count(steps.count), StepsSummary(r));
+  const std::optional<reports::JobImbalance> imbalance = reports::ReadRanksView(r).imbalance;
+  const std::optional<double> step_imbalance = imbalance ? imbalance->step_time : std::nullopt;
   h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)", DurationUs(steps.mean_us),
                 "median " + DurationUs(steps.median_us) + ", p90 " + DurationUs(steps.p90_us) +
-                    (job && Number(r, "/job/imbalance/step_time")
-                         ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *Number(r, "/job/imbalance/step_time"))
-                         : std::string()));
+                    (job && step_imbalance ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *step_imbalance) : std::string()));
   if (!GpuActivityRecorded(r))
     h += HtmlCard("GPU busy", "unknown", kNoGpuActivity);
   else
