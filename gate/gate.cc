@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "gate/mann_whitney.h"
+#include "reports/contract/checklist_view.h"
+#include "reports/contract/findings_view.h"
+#include "reports/contract/kernels_view.h"
 #include "reports/contract/report_reader.h"
 #include "render/format.h"
 #include "reports/contract/report_fields.h"
@@ -18,7 +21,6 @@ namespace ampscope::gate {
 // The report is read through the contract's reader (reports/contract/).
 using reports::FindPath;
 using reports::NumberAt;
-using reports::StringAt;
 using reports::StepDurationsUs;
 
 // Values are printed by the one formatting module of the outputs people read.
@@ -332,21 +334,16 @@ bool IsLowerPrecision(const std::string& precision) {
 
 // nullopt when kernels.top is absent.
 std::optional<GemmKernels> GemmKernelsOf(const json& report) {
-  const json* top = FindPath(report, report_field::kKernelsTop);
-  if (top == nullptr || !top->is_array()) return std::nullopt;
+  const reports::KernelsView kernels = reports::ReadKernelsView(report);
+  if (!kernels.top_listed) return std::nullopt;
   GemmKernels out;
-  for (const json& k : *top) {
-    auto name = StringAt(k, "/name");
-    if (!name) continue;
-    auto category = StringAt(k, "/category").value_or("");
-    if (category != "gemm" && category != "conv") continue;
-    auto precision = StringAt(k, "/precision").value_or("");
-    const json* tc = FindPath(k, "/tensor_core");
-    const bool tensor_core = tc != nullptr && tc->is_boolean() && tc->get<bool>();
-    const double pct = NumberAt(k, "/pct").value_or(0.0);
-    if (precision == "fp32" && !tensor_core)
-      out.fp32.push_back({*name, pct});
-    else if (tensor_core || IsLowerPrecision(precision))
+  for (const reports::TopKernel& k : kernels.top) {
+    if (k.name.empty()) continue;
+    if (k.category != "gemm" && k.category != "conv") continue;
+    const double pct = k.pct.value_or(0.0);
+    if (k.precision == "fp32" && !k.tensor_core)
+      out.fp32.push_back({k.name, pct});
+    else if (k.tensor_core || IsLowerPrecision(k.precision))
       out.lower_precision_pct += pct;
   }
   return out;
@@ -444,19 +441,16 @@ std::vector<GateCheck> CheckChecklist(const json& baseline, const json& current,
   // id -> status, in first-seen order (current first: it is what the user is looking at).
   std::vector<std::string> order;
   std::map<std::string, std::string> base_status, cur_status;
-  auto collect = [&order](const json& report, std::map<std::string, std::string>* out) {
-    const json* list = FindPath(report, report_field::kChecklist);
-    if (list == nullptr || !list->is_array()) return;
-    for (const json& item : *list) {
-      auto id = StringAt(item, "/id");
-      auto status = StringAt(item, "/status");
-      if (!id || !status) continue;
-      if (out->emplace(*id, *status).second && std::find(order.begin(), order.end(), *id) == order.end())
-        order.push_back(*id);
+  const std::vector<reports::ChecklistItemView> current_items = reports::ReadChecklistView(current);
+  auto collect = [&order](const std::vector<reports::ChecklistItemView>& items, std::map<std::string, std::string>* out) {
+    for (const reports::ChecklistItemView& item : items) {
+      if (item.id.empty() || !item.status) continue;
+      if (out->emplace(item.id, *item.status).second && std::find(order.begin(), order.end(), item.id) == order.end())
+        order.push_back(item.id);
     }
   };
-  collect(current, &cur_status);
-  collect(baseline, &base_status);
+  collect(current_items, &cur_status);
+  collect(reports::ReadChecklistView(baseline), &base_status);
 
   std::vector<GateCheck> checks;
   const int fail_at = static_cast<int>(rule.fail_at);
@@ -484,11 +478,9 @@ std::vector<GateCheck> CheckChecklist(const json& baseline, const json& current,
       check.message = fmt::format("checklist item {} went from {} to {}", id, check.baseline, check.current);
       if (c != cur_status.end()) {
         // Surface the analyzer's evidence for the new status when the report has one.
-        const json* list = FindPath(current, report_field::kChecklist);
-        for (const json& item : *list)
-          if (StringAt(item, "/id") == id) {
-            if (auto evidence = StringAt(item, "/evidence"); evidence && !evidence->empty())
-              check.message += ": " + *evidence;
+        for (const reports::ChecklistItemView& item : current_items)
+          if (item.id == id) {
+            if (!item.evidence.empty()) check.message += ": " + item.evidence;
             break;
           }
       }
@@ -529,15 +521,10 @@ GateCheck CheckFindings(const json& baseline, const json& current, const Finding
   // id -> highest severity seen in the report.
   auto collect = [&](const json& report) {
     std::map<std::string, Seen> out;
-    const json* list = FindPath(report, report_field::kFindings);
-    if (list == nullptr || !list->is_array()) return out;
-    for (const json& f : *list) {
-      auto id = StringAt(f, "/id");
-      auto severity = StringAt(f, "/severity");
-      if (!id || !severity || contains(rule.ignore, *id)) continue;
-      auto it = out.find(*id);
-      if (it == out.end() || SeverityRank(*severity) > SeverityRank(it->second.severity))
-        out[*id] = {*severity, StringAt(f, "/title").value_or("")};
+    for (const reports::FindingView& f : reports::ReadFindingsView(report)) {
+      if (f.id.empty() || !f.severity || contains(rule.ignore, f.id)) continue;
+      auto it = out.find(f.id);
+      if (it == out.end() || SeverityRank(*f.severity) > SeverityRank(it->second.severity)) out[f.id] = {*f.severity, f.title};
     }
     return out;
   };

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/contract/checklist_view.h"
+#include "reports/contract/kernels_view.h"
 #include "reports/contract/report_reader.h"
 #include "render/format.h"
 #include "render/kernel_names.h"
@@ -18,7 +20,6 @@ namespace ampscope::gate {
 // The report is read through the contract's reader (reports/contract/).
 using reports::FindPath;
 using reports::NumberAt;
-using reports::StringAt;
 
 // Values are printed by the one formatting module of the outputs people read.
 using render::FormatDelta;
@@ -100,19 +101,17 @@ struct KernelEntry {
 // kernels.top by name; nullopt when the report has no kernels.top. Duplicate names (should not
 // happen) are summed.
 std::optional<std::map<std::string, KernelEntry>> TopKernels(const json& report) {
-  const json* top = FindPath(report, report_field::kKernelsTop);
-  if (top == nullptr || !top->is_array()) return std::nullopt;
+  const reports::KernelsView kernels = reports::ReadKernelsView(report);
+  if (!kernels.top_listed) return std::nullopt;
   std::map<std::string, KernelEntry> out;
-  for (const json& k : *top) {
-    auto name = StringAt(k, "/name");
-    if (!name) continue;
-    KernelEntry& e = out[*name];
-    e.category = StringAt(k, "/category").value_or("other");
-    e.precision = StringAt(k, "/precision").value_or("unknown");
-    e.total_us += NumberAt(k, "/total_us").value_or(0);
-    auto count = NumberAt(k, "/count");
-    if (count) e.count = e.count.value_or(0) + *count;
-    e.mean_us = NumberAt(k, "/mean_us");
+  for (const reports::TopKernel& k : kernels.top) {
+    if (k.name.empty()) continue;
+    KernelEntry& e = out[k.name];
+    e.category = k.category.empty() ? "other" : k.category;
+    e.precision = k.precision.empty() ? "unknown" : k.precision;
+    e.total_us += k.total_us.value_or(0);
+    if (k.count) e.count = e.count.value_or(0) + *k.count;
+    e.mean_us = k.mean_us;
     if (e.count && *e.count > 0) e.mean_us = e.total_us / *e.count;
   }
   return out;
@@ -179,12 +178,8 @@ ReportDiff DiffReports(const json& a, const json& b, const DiffOptions& options)
   // Checklist statuses by id, in B's order then A-only ids.
   auto statuses = [](const json& report) {
     std::vector<std::pair<std::string, std::string>> out;
-    const json* list = FindPath(report, report_field::kChecklist);
-    if (list == nullptr || !list->is_array()) return out;
-    for (const json& item : *list) {
-      auto id = StringAt(item, "/id");
-      if (id) out.emplace_back(*id, StringAt(item, "/status").value_or("unknown"));
-    }
+    for (const reports::ChecklistItemView& item : reports::ReadChecklistView(report))
+      if (!item.id.empty()) out.emplace_back(item.id, item.status.value_or("unknown"));
     return out;
   };
   auto a_status = statuses(a);

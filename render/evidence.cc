@@ -191,13 +191,11 @@ void RecordTable(const std::string& key, const json& list, const json& units, co
 }
 
 // The earliest time in a finding: the origin of relative times when the report has no steps.
-double Origin(const json& finding) {
+double Origin(const reports::FindingView& finding) {
   double origin = INFINITY;
-  const json& ranges = Section(finding, "/time_ranges_us");
-  if (ranges.is_array())
-    for (const json& r : ranges)
-      if (r.is_array() && !r.empty() && r[0].is_number()) origin = std::min(origin, r[0].get<double>());
-  const json& ev = Section(finding, "/evidence");
+  for (const reports::FindingTimeRange& r : finding.time_ranges_us)
+    if (r.start_us) origin = std::min(origin, *r.start_us);
+  const json& ev = finding.evidence;
   if (ev.is_object())
     for (const auto& [k, v] : ev.items()) {
       if (v.is_number() && UnitOfKey(k).time_point) origin = std::min(origin, v.get<double>());
@@ -228,10 +226,11 @@ std::string WindowLabel(const json& report, const EvidenceItem& item) {
 
 }  // namespace
 
-std::vector<EvidenceItem> FindingEvidence(const json& report, const json& finding, const StepClock& clock, size_t max_rows) {
+std::vector<EvidenceItem> FindingEvidence(const json& report, const reports::FindingView& finding, const StepClock& clock,
+                                          size_t max_rows) {
   std::vector<EvidenceItem> items;
-  const json& ev = Section(finding, "/evidence");
-  const json& units = Section(finding, "/evidence_units");
+  const json& ev = finding.evidence;
+  const json& units = finding.evidence_units;
   const double origin = Origin(finding);
   auto add = [&](const std::string& key, const json& v) {
     EvidenceItem item;
@@ -281,16 +280,16 @@ std::vector<EvidenceItem> FindingEvidence(const json& report, const json& findin
   return merged;
 }
 
-std::string TimeRangesText(const json& finding, const StepClock& clock, size_t max) {
-  const json& ranges = Section(finding, "/time_ranges_us");
-  if (!ranges.is_array() || ranges.empty()) return "";
+std::string TimeRangesText(const reports::FindingView& finding, const StepClock& clock, size_t max) {
+  const std::vector<reports::FindingTimeRange>& ranges = finding.time_ranges_us;
+  if (ranges.empty()) return "";
   const double origin = Origin(finding);
   std::string out;
   size_t shown = 0;
-  for (const json& r : ranges) {
-    if (!r.is_array() || r.size() < 2 || !r[0].is_number() || !r[1].is_number()) continue;
+  for (const reports::FindingTimeRange& r : ranges) {
+    if (!r.start_us || !r.end_us) continue;
     if (shown == max) break;
-    out += (shown++ ? "; " : "") + clock.Range(r[0].get<double>(), r[1].get<double>(), origin);
+    out += (shown++ ? "; " : "") + clock.Range(*r.start_us, *r.end_us, origin);
   }
   if (ranges.size() > shown) out += fmt::format(" (and {} more)", ranges.size() - shown);
   return out;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/report_view.h"
+#include "reports/contract/findings_view.h"
 
 namespace ampscope::render {
 
@@ -35,12 +36,12 @@ inline constexpr size_t kEvidenceRows = 6;  // records shown per list
 // `report` is the finding's report: without steps its labels speak of the window ("Kernel time
 // per step: 1.70 ms/window" reads "Kernel time: 1.70 ms/window", "Fills per step" reads "Fills in
 // the window").
-std::vector<EvidenceItem> FindingEvidence(const nlohmann::json& report, const nlohmann::json& finding,
+std::vector<EvidenceItem> FindingEvidence(const nlohmann::json& report, const reports::FindingView& finding,
                                           const StepClock& clock, size_t max_rows = kEvidenceRows);
 
 // The finding's time_ranges_us relative to the steps: "step 5 +0 µs to +69.1 ms; step 6 ...",
 // the first `max` of them and "(and N more)". Empty when it has none.
-std::string TimeRangesText(const nlohmann::json& finding, const StepClock& clock, size_t max = 3);
+std::string TimeRangesText(const reports::FindingView& finding, const StepClock& clock, size_t max = 3);
 
 // One named value outside a finding (a matrix metric): its label ("Memory-bound kernel time")
 // and its text with the unit ("33.3%"; a breakdown object as "data loader 33.1%, ..."): the

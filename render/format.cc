@@ -150,6 +150,13 @@ std::string Value(const json& v, const std::string& unit) {
   return v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string Value(const reports::ReportValue& v, const std::string& unit) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
+  if (const std::string* s = std::get_if<std::string>(&v)) return *s;
+  if (const double* d = std::get_if<double>(&v)) return WithUnit(*d, unit);
+  return "n/a";
+}
+
 // ---- keys ----
 
 KeyUnit UnitOfKey(std::string_view key) {
@@ -378,9 +385,8 @@ std::string ChecklistTitle(const std::string& id) {
   return it == kTitles.end() ? HumanKey(id) : it->second;
 }
 
-std::string ChecklistUnit(const json& item) {
-  std::string unit = String(item, "/unit");
-  if (!unit.empty()) return unit;
+std::string ChecklistUnit(const reports::ChecklistItemView& item) {
+  if (!item.unit.empty()) return item.unit;
   // What analyzers/diagnosis puts in each item's value today (the report has no unit field
   // yet): Tensor Core kernel share, fp32 share of Tensor-Core-eligible op time, skip rate after
   // warm-up, fusion/DataLoader/communication cost as a share of the step, alloc calls per step.
@@ -392,29 +398,27 @@ std::string ChecklistUnit(const json& item) {
       {"data_pipeline", "% of step"},
       {"distributed_sync", "% of step"},
       {"memory_fragmentation", "calls/step"}};
-  auto it = kUnits.find(String(item, "/id"));
+  auto it = kUnits.find(item.id);
   return it == kUnits.end() ? "" : it->second;
 }
 
-std::string ChecklistFindings(const json& item) {
-  const std::string status = String(item, "/status");
-  if (status != "fail" && status != "warn") return "";
-  const json& f = Section(item, report_field::kFindings);
+std::string ChecklistFindings(const reports::ChecklistItemView& item) {
+  if (item.status != "fail" && item.status != "warn") return "";
   std::string ids;
-  if (f.is_array())
-    for (const json& id : f)
-      if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+  for (const std::string& id : item.findings) ids += (ids.empty() ? "" : ", ") + id;
   return ids.empty() ? "" : "findings: " + ids;
 }
 
-std::vector<std::string> DimensionOrder(const json& report) {
-  std::vector<std::string> ids = {"compute_intensity", "memory_bandwidth", "instruction_efficiency", "data_locality",
-                                  "task_parallelism"};
-  const json& m = Section(report, report_field::kMatrix);
-  if (m.is_object())
-    for (const auto& [k, v] : m.items())
-      if (std::find(ids.begin(), ids.end(), k) == ids.end()) ids.push_back(k);
-  return ids;
+std::vector<const reports::DimensionView*> DimensionOrder(const std::vector<reports::DimensionView>& matrix) {
+  static const std::vector<std::string> kContractOrder = {"compute_intensity", "memory_bandwidth", "instruction_efficiency",
+                                                          "data_locality", "task_parallelism"};
+  std::vector<const reports::DimensionView*> out;
+  for (const std::string& id : kContractOrder)
+    for (const reports::DimensionView& d : matrix)
+      if (d.id == id) out.push_back(&d);
+  for (const reports::DimensionView& d : matrix)
+    if (std::find(kContractOrder.begin(), kContractOrder.end(), d.id) == kContractOrder.end()) out.push_back(&d);
+  return out;
 }
 
 int StatusClass(const std::string& status) {

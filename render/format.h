@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
+#include "reports/contract/checklist_view.h"
+#include "reports/contract/matrix_view.h"
 
 namespace ampscope::render {
 
@@ -48,6 +50,7 @@ std::string Significant(double v, int digits = 3);
 std::string WithUnit(double v, std::string_view unit);
 // A checklist / headline value: a number with its unit, a string as it is, null -> "n/a".
 std::string Value(const nlohmann::json& v, const std::string& unit = "");
+std::string Value(const reports::ReportValue& v, const std::string& unit = "");
 
 // ---- units of keys (evidence, matrix metrics) ----
 
@@ -95,12 +98,12 @@ bool AmdOnlyReport(const nlohmann::json& report);
 std::string InVendorWords(const nlohmann::json& report, std::string text);
 // The unit of a checklist item's value: the item's "unit" field when the report has one, else
 // what the analyzers put there today (DESIGN.md's checklist): "% of step", "calls/step", ...
-std::string ChecklistUnit(const nlohmann::json& item);
+std::string ChecklistUnit(const reports::ChecklistItemView& item);
 // "findings: a, b" for an item that warns or fails and names the findings that explain it
 // (checklist[].findings), else "".
-std::string ChecklistFindings(const nlohmann::json& item);
+std::string ChecklistFindings(const reports::ChecklistItemView& item);
 // The dimension ids in the contract order (DESIGN.md), then any extra ones in the report.
-std::vector<std::string> DimensionOrder(const nlohmann::json& report);
+std::vector<const reports::DimensionView*> DimensionOrder(const std::vector<reports::DimensionView>& matrix);
 // "good"/"pass" -> 0 (fine), "warn" -> 1, "bad"/"fail" -> 2, "unknown" -> 3, "not_applicable" -> 4.
 int StatusClass(const std::string& status);
 // Severity rank for sorting: critical 0, warning 1, info 2.

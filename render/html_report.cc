@@ -57,41 +57,28 @@ json Series(const std::vector<double>& v) {
   return a;
 }
 
-double NumberOr(const json& j, const char* key, double fallback) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) {
-    double v = j[key].get<double>();
-    if (std::isfinite(v)) return v;
-  }
-  return fallback;
-}
-
 json StepData(const json& r) {
-  const json& per_step = Section(r, report_field::kStepPerStep);
-  const json& durations = Section(r, report_field::kStepDurationsUs);
+  const reports::StepsView steps = reports::ReadStepsView(r);
   std::vector<std::string> labels;
   std::vector<double> dur_ms, busy, kbusy, tc;
   bool have_busy = false;
   // A report of many steps lists some of them one by one (steps.listed): the chart then draws
   // every step's duration from durations_us.
-  const json& listed = Section(r, "/steps/listed");
-  const bool truncated = listed.is_object() && listed.value("truncated", false);
-  if (per_step.is_array() && !per_step.empty() && !truncated) {
-    for (size_t i = 0; i < per_step.size(); ++i) {
-      const json& s = per_step[i];
-      labels.push_back(s.is_object() && s.contains("number") && s["number"].is_number_integer()
-                           ? std::to_string(s["number"].get<int64_t>())
-                           : std::to_string(i));
-      dur_ms.push_back(NumberOr(s, "duration_us", NAN) / 1e3);
-      double b = NumberOr(s, "busy_pct", NAN);
+  if (!steps.per_step.empty() && !steps.listed_truncated) {
+    for (size_t i = 0; i < steps.per_step.size(); ++i) {
+      const reports::StepView& s = steps.per_step[i];
+      labels.push_back(s.number && s.number_is_integer ? std::to_string(static_cast<int64_t>(*s.number)) : std::to_string(i));
+      dur_ms.push_back(s.duration_us.value_or(NAN) / 1e3);
+      double b = s.busy_pct.value_or(NAN);
       have_busy |= std::isfinite(b);
       busy.push_back(b);
-      kbusy.push_back(NumberOr(s, "kernel_busy_pct", NAN));
-      tc.push_back(NumberOr(s, "tensor_core_kernel_pct", NAN));
+      kbusy.push_back(s.kernel_busy_pct.value_or(NAN));
+      tc.push_back(s.tensor_core_kernel_pct.value_or(NAN));
     }
-  } else if (durations.is_array()) {
-    for (size_t i = 0; i < durations.size(); ++i) {
+  } else {
+    for (size_t i = 0; i < steps.durations_us.size(); ++i) {
       labels.push_back(std::to_string(i));
-      dur_ms.push_back(durations[i].is_number() ? durations[i].get<double>() / 1e3 : NAN);
+      dur_ms.push_back(steps.durations_us[i] ? *steps.durations_us[i] / 1e3 : NAN);
     }
   }
   json out = json::object();
@@ -99,7 +86,7 @@ json StepData(const json& r) {
   const size_t n = dur_ms.size();
   const size_t bucket = (n + kMaxChartSteps - 1) / kMaxChartSteps;
   out["bucket_size"] = bucket;
-  out["median_ms"] = Number(r, report_field::kStepTimeMedianUs).value_or(0) / 1e3;
+  out["median_ms"] = steps.median_us.value_or(0) / 1e3;
   if (bucket <= 1) {
     out["labels"] = labels;
     out["duration_ms"] = Series(dur_ms);
@@ -256,14 +243,13 @@ void Header(std::string& h, const json& r) {
   h += HtmlCard("Device", DevicesSummary(r), DriverLabel(String(r, "/environment/driver")));
   // A job of several ranks: each card says which definition it shows (report "job.definitions").
   const bool job = Number(r, report_field::kJobRanks).value_or(1) > 1;
-  h += HtmlCard("Steps", Count(Number(r, report_field::kStepCount)), StepsSummary(r));
-  h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)",
-                DurationUs(Number(r, report_field::kStepTimeMeanUs)),
-                "median " + DurationUs(Number(r, report_field::kStepTimeMedianUs)) + ", p90 " +
-                    DurationUs(Number(r, report_field::kStepTimeP90Us)) +
-                    (job && Number(r, "/job/imbalance/step_time")
-                         ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *Number(r, "/job/imbalance/step_time"))
-                         : std::string()));
+  const reports::StepsView steps = reports::ReadStepsView(r);
+  h += HtmlCard("Steps", Count(steps.count), StepsSummary(r));
+  const std::optional<reports::JobImbalance> imbalance = reports::ReadRanksView(r).imbalance;
+  const std::optional<double> step_imbalance = imbalance ? imbalance->step_time : std::nullopt;
+  h += HtmlCard(job ? "Step time (mean, slowest rank per step)" : "Step time (mean)", DurationUs(steps.mean_us),
+                "median " + DurationUs(steps.median_us) + ", p90 " + DurationUs(steps.p90_us) +
+                    (job && step_imbalance ? fmt::format(", rank imbalance {:.2f}x (max/mean)", *step_imbalance) : std::string()));
   if (!GpuActivityRecorded(r))
     h += HtmlCard("GPU busy", "unknown", kNoGpuActivity);
   else
@@ -275,10 +261,9 @@ void Header(std::string& h, const json& r) {
                 (Number(r, report_field::kTensorCoreActivePct)
                      ? ", active " + Pct(Number(r, report_field::kTensorCoreActivePct)) + " (sampled)"
                      : ""));
-  std::vector<const json*> findings = RankedFindings(r);
+  const std::vector<reports::FindingView> findings = reports::ReadFindingsView(r);
   if (!findings.empty()) {
-    h += HtmlCard("Top finding", String(*findings[0], "/id"),
-              "est. saving " + Pct(Number(*findings[0], "/est_saving_pct")) + " " + SavingBasis(r));
+    h += HtmlCard("Top finding", findings[0].id, "est. saving " + Pct(findings[0].est_saving_pct) + " " + SavingBasis(r));
   } else {
     h += HtmlCard("Findings", "none", "nothing to fix was detected");
   }
@@ -286,45 +271,38 @@ void Header(std::string& h, const json& r) {
 }
 
 void Matrix(std::string& h, const json& r) {
-  const json& m = Section(r, report_field::kMatrix);
+  const std::vector<reports::DimensionView> m = reports::ReadMatrixView(r);
   h += "<section id=\"matrix\">\n<h2>Five-dimension matrix</h2>\n<div class=\"matrix\">\n";
-  if (!m.is_object() || m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
-  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty()) {
+  if (m.empty()) h += "<p class=\"empty\">No matrix in this report.</p>\n";
+  if (const std::string why = SharedUnknownReason(m); !why.empty()) {
     h += "<p class=\"empty\">Every dimension unknown: " + H(why) + ".</p>\n</div>\n</section>\n";
     return;
   }
-  for (const std::string& id : DimensionOrder(r)) {
-    if (!m.is_object() || !m.contains(id)) continue;
-    const json& d = m[id];
-    std::string status = String(d, "/status", "unknown");
-    const json& hl = Section(d, "/headline");
-    std::string value = DimensionValueCell(d);
-    h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(id) + "\">";
-    h += "<h3>" + H(DimensionTitle(id)) + " " + StatusBadge(status) + "</h3>";
-    const std::string name = String(hl, "/name");
-    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : StepWords(r, HumanKey(name))) + "</div><div class=\"hv\">" + H(value) +
-         "</div>";
-    h += "<div class=\"src\">" + H(String(hl, "/source")) + "</div>";
-    const json& metrics = Section(d, "/metrics");
+  for (const reports::DimensionView* d : DimensionOrder(m)) {
+    const std::string status = d->status.value_or("unknown");
+    h += "<div class=\"dim " + StatusClassName(status) + "\" id=\"dim-" + Anchor(d->id) + "\">";
+    h += "<h3>" + H(DimensionTitle(d->id)) + " " + StatusBadge(status) + "</h3>";
+    const std::string& name = d->headline.name;
+    h += "<div title=\"" + H(name) + "\">" + H(name.empty() ? "" : StepWords(r, HumanKey(name))) + "</div><div class=\"hv\">" +
+         H(DimensionValueCell(*d)) + "</div>";
+    h += "<div class=\"src\">" + H(d->headline.source) + "</div>";
+    const json& metrics = d->metrics;
     if (metrics.is_object() && !metrics.empty()) {
       std::string rows;
       for (const auto& [k, v] : metrics.items()) {
         if (v.is_null()) continue;  // its "..._unavailable" sibling says why
-        std::string text = MetricText(k, v, Section(d, "/metrics_units"));
+        std::string text = MetricText(k, v, d->metrics_units);
         if (text.empty()) continue;
         rows += "<tr><th title=\"" + H(k) + "\">" + H(StepWords(r, MetricLabel(k))) + "</th><td>" + H(text) + "</td></tr>";
       }
       if (!rows.empty()) h += "<details class=\"mm\"><summary>metrics</summary><table class=\"ev\"><tbody>" + rows +
                               "</tbody></table></details>";
     }
-    const json& f = Section(d, report_field::kFindings);
-    if (f.is_array() && !f.empty()) {
+    if (!d->findings.empty()) {
       h += "<div class=\"fl\">findings: ";
       bool first = true;
-      for (const json& fid : f) {
-        if (!fid.is_string()) continue;
-        h += (first ? "" : ", ") + std::string("<a href=\"#finding-") + Anchor(fid.get<std::string>()) + "\">" +
-             H(fid.get<std::string>()) + "</a>";
+      for (const std::string& id : d->findings) {
+        h += (first ? "" : ", ") + std::string("<a href=\"#finding-") + Anchor(id) + "\">" + H(id) + "</a>";
         first = false;
       }
       h += "</div>";
@@ -351,26 +329,26 @@ void TraceIntegrity(std::string& h, const json& r) {
 }
 
 void Checklist(std::string& h, const json& r) {
-  const json& c = Section(r, report_field::kChecklist);
+  const std::vector<reports::ChecklistItemView> c = reports::ReadChecklistView(r);
   h += "<section id=\"checklist\">\n<h2>Optimization checklist</h2>\n";
-  if (!c.is_array() || c.empty()) {
+  if (c.empty()) {
     h += "<p class=\"empty\">No checklist in this report.</p>\n</section>\n";
     return;
   }
-  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+  if (const std::string why = SharedUnknownReason(c); !why.empty()) {
     h += "<p class=\"empty\">Every item unknown: " + H(why) + ".</p>\n</section>\n";
     return;
   }
   h += "<table>\n<thead><tr><th>Item</th><th>Status</th><th class=\"num\">Value</th><th>Threshold</th>"
        "<th>Source</th><th>Evidence</th></tr></thead>\n<tbody>\n";
-  for (const json& item : c) {
-    std::string status = String(item, "/status", "unknown");
-    std::string evidence = String(item, "/evidence");
-    std::string how = String(item, "/how_to_know");
+  for (const reports::ChecklistItemView& item : c) {
+    const std::string status = item.status.value_or("unknown");
+    std::string evidence = item.evidence;
+    const std::string& how = item.how_to_know;
     if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
-    h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(String(item, "/id"))) + "</td><td>" +
+    h += "<tr class=\"st-" + H(status) + "\"><td>" + H(ChecklistTitle(item.id)) + "</td><td>" +
          StatusBadge(status) + "</td><td class=\"num\">" + H(ChecklistValueCell(item)) +
-         "</td><td>" + H(String(item, "/threshold")) + "</td><td>" + H(String(item, "/source")) + "</td><td>" +
+         "</td><td>" + H(item.threshold.value_or("")) + "</td><td>" + H(item.source) + "</td><td>" +
          H(evidence) + (how.empty() ? "" : "<div class=\"meta\">to know: " + H(how) + "</div>") + "</td></tr>\n";
   }
   h += "</tbody></table>\n</section>\n";
@@ -398,7 +376,7 @@ std::string RecordTableHtml(const EvidenceItem& item) {
   return t;
 }
 
-std::string EvidenceHtml(const json& r, const json& f, const StepClock& clock) {
+std::string EvidenceHtml(const json& r, const reports::FindingView& f, const StepClock& clock) {
   std::string rows;
   for (const EvidenceItem& item : FindingEvidence(r, f, clock)) {
     std::string value = item.rows.empty() ? H(Truncate(item.text, kMaxEvidenceChars)) : RecordTableHtml(item);
@@ -411,7 +389,7 @@ std::string EvidenceHtml(const json& r, const json& f, const StepClock& clock) {
 }
 
 void Findings(std::string& h, const json& r) {
-  std::vector<const json*> findings = RankedFindings(r);
+  const std::vector<reports::FindingView> findings = reports::ReadFindingsView(r);
   const StepClock report_clock(r);
   h += fmt::format("<section id=\"findings\">\n<h2>Findings ({}), {}</h2>\n", findings.size(), H(RankingWords(r)));
   if (findings.empty()) {
@@ -420,25 +398,25 @@ void Findings(std::string& h, const json& r) {
   }
   h += "<ol class=\"findings\">\n";
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
-    const json& f = *findings[i];
+    const reports::FindingView& f = findings[i];
     const StepClock clock = FindingClock(r, f, report_clock);
-    std::string id = String(f, "/id");
-    std::string severity = String(f, "/severity", "info");
+    std::string id = f.id;
+    std::string severity = f.severity.value_or("info");
     h += "<li id=\"finding-" + Anchor(id) + "\">";
-    auto saving = Number(f, "/est_saving_pct");
+    auto saving = f.est_saving_pct;
     if (saving && *saving > 0) h += "<span class=\"saving\">est. saving " + H(Pct(saving)) + "</span>";
-    h += "<div class=\"t\">" + H(RelativeTimes(String(f, "/title"), clock)) + "</div>";
+    h += "<div class=\"t\">" + H(RelativeTimes(f.title, clock)) + "</div>";
     h += "<div class=\"meta\"><span class=\"badge sev-" + Anchor(severity) + "\">" + H(severity) + "</span> <code>" +
          H(id) + "</code>";
-    std::string dim = String(f, "/dimension"), check = String(f, report_field::kChecklist);
+    const std::string &dim = f.dimension, &check = f.checklist;
     if (!dim.empty()) h += " \xC2\xB7 " + H(DimensionTitle(dim));
     if (!check.empty()) h += " \xC2\xB7 checklist: " + H(ChecklistTitle(check));
     h += "</div>";
-    if (String(f, "/confidence") == "low")
+    if (f.confidence == "low")
       h += "<div class=\"meta\"><span class=\"badge s-warn\">low confidence</span> " +
-           H(String(f, "/confidence_reason")) + "</div>";
+           H(f.confidence_reason.value_or("")) + "</div>";
     h += EvidenceHtml(r, f, clock);
-    std::string rec = String(f, "/recommendation");
+    const std::string& rec = f.recommendation;
     if (!rec.empty()) h += "<div class=\"rec\"><b>Fix:</b> " + H(RelativeTimes(rec, clock)) + "</div>";
     h += "</li>\n";
   }

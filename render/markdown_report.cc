@@ -228,9 +228,9 @@ std::string RenderMarkdown(const json& r) {
   line("## ampscope: " + Esc(InputsSummary(r)));
   line();
   std::string head = "**" + Esc(DevicesSummary(r)) + "** \xC2\xB7 " + Esc(StepsSummary(r));
-  if (auto mean = Number(r, report_field::kStepTimeMeanUs))
-    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(mean),
-                        DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us)));
+  if (const reports::StepsView steps = reports::ReadStepsView(r); steps.mean_us)
+    head += fmt::format(" \xC2\xB7 step time **{}** (median {}, p90 {})", DurationUs(steps.mean_us), DurationUs(steps.median_us),
+                        DurationUs(steps.p90_us));
   line(head);
   line();
 
@@ -238,71 +238,67 @@ std::string RenderMarkdown(const json& r) {
 
   md += GpuTimeMarkdown(r);
 
-  const json& m = Section(r, report_field::kMatrix);
-  if (m.is_object() && !m.empty()) {
+  const std::vector<reports::DimensionView> m = reports::ReadMatrixView(r);
+  if (!m.empty()) {
     line("### Five-dimension matrix");
     line();
   }
-  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty() && m.is_object()) {
+  if (const std::string why = SharedUnknownReason(m); !why.empty()) {
     line("Every dimension unknown: " + Esc(why) + ".");
     line();
-  } else if (m.is_object() && !m.empty()) {
+  } else if (!m.empty()) {
     line("| Dimension | Status | Headline | Source |");
     line("|---|---|---|---|");
-    for (const std::string& id : DimensionOrder(r)) {
-      if (!m.contains(id)) continue;
-      const json& d = m[id];
-      const json& h = Section(d, "/headline");
-      std::string value = DimensionValueCell(d);
-      std::string name = String(h, "/name");
-      line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(id)), Status(String(d, "/status", "unknown")),
-                       name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(value), Esc(String(h, "/source"))));
+    for (const reports::DimensionView* d : DimensionOrder(m)) {
+      const std::string& name = d->headline.name;
+      line(fmt::format("| {} | {} | {}**{}** | {} |", Esc(DimensionTitle(d->id)), Status(d->status.value_or("unknown")),
+                       name.empty() ? "" : Esc(StepWords(r, HumanKey(name))) + ": ", Esc(DimensionValueCell(*d)),
+                       Esc(d->headline.source)));
     }
     line();
   }
 
-  const json& c = Section(r, report_field::kChecklist);
-  if (c.is_array() && !c.empty()) {
+  const std::vector<reports::ChecklistItemView> c = reports::ReadChecklistView(r);
+  if (!c.empty()) {
     line("### Checklist");
     line();
   }
-  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+  if (const std::string why = SharedUnknownReason(c); !why.empty()) {
     line("Every item unknown: " + Esc(why) + ".");
     line();
-  } else if (c.is_array() && !c.empty()) {
+  } else if (!c.empty()) {
     line("| Item | Status | Value | Threshold | Evidence |");
     line("|---|---|---:|---|---|");
-    for (const json& item : c) {
-      std::string status = String(item, "/status", "unknown");
+    for (const reports::ChecklistItemView& item : c) {
       const std::string value = ChecklistValueCell(item);
-      std::string evidence = String(item, "/evidence");
+      std::string evidence = item.evidence;
       if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
-      line(fmt::format("| {} | {} | {} | {} | {} |", Esc(ChecklistTitle(String(item, "/id"))), Status(status), Esc(value),
-                       Esc(String(item, "/threshold")), Esc(Truncate(evidence, kEvidenceColumns))));
+      line(fmt::format("| {} | {} | {} | {} | {} |", Esc(ChecklistTitle(item.id)), Status(item.status.value_or("unknown")), Esc(value),
+                       Esc(item.threshold.value_or("")), Esc(Truncate(evidence, kEvidenceColumns))));
     }
     line();
   }
 
-  std::vector<const json*> findings = RankedFindings(r);
+  const std::vector<reports::FindingView> findings = reports::ReadFindingsView(r);
   line(fmt::format("### Top findings ({} total)", findings.size()));
   line();
   if (findings.empty()) line("No findings: nothing to fix was detected.");
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
-    const json& f = *findings[i];
+    const reports::FindingView& f = findings[i];
     const StepClock clock = FindingClock(r, f, report_clock);
-    std::string severity = String(f, "/severity", "info");
+    std::string severity = f.severity.value_or("info");
     std::string entry = fmt::format("{}. {} **{}** {} {}", i + 1, SeverityIcon(severity), Esc(severity),
-                                    Code(String(f, "/id")), Esc(RelativeTimes(String(f, "/title"), clock)));
-    if (auto saving = Number(f, "/est_saving_pct"); saving && *saving > 0)
+                                    Code(f.id), Esc(RelativeTimes(f.title, clock)));
+    if (auto saving = f.est_saving_pct; saving && *saving > 0)
       entry += fmt::format(" \xE2\x80\x94 est. saving **{:.1f}%** {}", *saving, SavingBasis(r));
     line(entry);
     std::string evidence = EvidenceLine(FindingEvidence(r, f, clock));
     if (!evidence.empty()) line("   - Evidence: " + Esc(Truncate(evidence, kEvidenceColumns)));
-    if (String(f, "/confidence") == "low")
-      line("   - Confidence: **low**, " + Esc(Truncate(String(f, "/confidence_reason"), kEvidenceColumns)));
+    if (f.confidence == "low")
+      line("   - Confidence: **low**, " + Esc(Truncate(f.confidence_reason.value_or(""), kEvidenceColumns)));
     std::string when = TimeRangesText(f, clock, 2);
     if (!when.empty()) line("   - When: " + Esc(when));
-    std::string rec = String(f, "/recommendation");
+    const std::string& rec = f.recommendation;
     if (!rec.empty()) line("   - Fix: " + Esc(RelativeTimes(rec, clock)));
   }
   if (findings.size() > kMaxFindings)

@@ -86,22 +86,18 @@ std::string DriverLabel(const std::string& driver) {
 }
 
 std::string StepsSummary(const json& report) {
-  std::optional<double> count = Number(report, report_field::kStepCount);
-  std::string source = String(report, "/steps/source", "none");
+  const reports::StepsView steps = reports::ReadStepsView(report);
+  const std::optional<double>& count = steps.count;
+  std::string source = steps.source.value_or("none");
   size_t warmup = 0, cut = 0;
-  const json& flagged = Section(report, "/steps/flagged");
-  if (flagged.is_array())
-    for (const json& f : flagged) {
-      if (!f.is_object() || !f.value("excluded", false)) continue;
-      (String(f, "/kind") == "cut" ? cut : warmup)++;
-    }
+  for (const reports::FlaggedStepView& f : steps.flagged)
+    if (f.excluded) (f.kind == "cut" ? cut : warmup)++;
   std::string left_out;
   if (warmup > 0) left_out += Plural(static_cast<double>(warmup), "warm-up step");
   if (cut > 0) left_out += (left_out.empty() ? "" : " and ") + Plural(static_cast<double>(cut), "cut step");
   if (!left_out.empty()) left_out = "; " + left_out + " left out";
   if (!count || *count == 0) return "no steps found (the whole trace is analysed)" + left_out;
-  std::string anchor = String(report, "/steps/anchor");
-  if (!anchor.empty()) source += ": iterations from " + anchor;
+  if (!steps.anchor.empty()) source += ": iterations from " + steps.anchor;
   return Plural(*count, "step") + " (" + source + ")" + left_out;
 }
 
@@ -140,18 +136,6 @@ std::vector<std::pair<std::string, double>> SortedShares(const json& obj) {
   return out;
 }
 
-std::vector<const json*> RankedFindings(const json& report) {
-  std::vector<const json*> out;
-  const json& findings = Section(report, report_field::kFindings);
-  if (!findings.is_array()) return out;
-  // The report lists them ranked (the analyzers' one ranking, docs/findings.md "Ranking": a
-  // finding that the profile misleads first, then by saving): sorting here again by saving put
-  // cold_start_profiled, which has none, last.
-  for (const json& f : findings)
-    if (f.is_object()) out.push_back(&f);
-  return out;
-}
-
 // ---- job-level numbers ----
 
 std::string JobDefinition(const json& report, const char* section) {
@@ -161,8 +145,9 @@ std::string JobDefinition(const json& report, const char* section) {
   return definitions[section].get<std::string>();
 }
 
-std::string OfRank(const json& record, const char* pointer) {
-  auto rank = Number(record, pointer);
+std::string OfRank(const json& record, const char* pointer) { return OfRank(Number(record, pointer)); }
+
+std::string OfRank(std::optional<double> rank) {
   return rank ? fmt::format(" (rank {})", static_cast<int64_t>(*rank)) : std::string();
 }
 
@@ -171,38 +156,63 @@ bool GpuActivityRecorded(const json& report) {
   return !recorded.is_boolean() || recorded.get<bool>();
 }
 
-std::string SharedUnknownReason(const json& report, const char* pointer) {
-  const json& rows = Section(report, pointer);
-  if (!rows.is_array() && !rows.is_object()) return "";
-  std::string shared;
-  size_t n = 0;
-  for (const json& row : rows) {
-    if (String(row, "/status") != "unknown") return "";
-    // A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
-    std::string why = row.contains("headline") ? String(row, "/headline/source") : String(row, "/evidence");
+namespace {
+
+// Collects the rows' reasons: each row's status and why ("unavailable: why" or plain why).
+class SharedReason {
+ public:
+  // False once the rows no longer share one reason.
+  bool Add(const std::string& status, std::string why) {
+    if (status != "unknown") return Fail();
     constexpr std::string_view kUnavailable = "unavailable: ";
     if (why.rfind(kUnavailable, 0) == 0) why.erase(0, kUnavailable.size());
-    if (why.empty() || (n > 0 && why != shared)) return "";
-    shared = why;
-    ++n;
+    if (why.empty() || (n_ > 0 && why != shared_)) return Fail();
+    shared_ = std::move(why);
+    ++n_;
+    return true;
   }
-  return n > 1 ? shared : "";
+  std::string Result() const { return failed_ || n_ <= 1 ? "" : shared_; }
+
+ private:
+  bool Fail() {
+    failed_ = true;
+    return false;
+  }
+  std::string shared_;
+  size_t n_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+// A dimension says why in its headline's source ("unavailable: why"), an item in its evidence.
+std::string SharedUnknownReason(const std::vector<reports::DimensionView>& matrix) {
+  SharedReason reason;
+  for (const reports::DimensionView& d : matrix)
+    if (!reason.Add(d.status.value_or(""), d.headline.source)) break;
+  return reason.Result();
 }
 
-std::string DimensionValueCell(const json& dimension) {
-  const json& h = Section(dimension, "/headline");
-  if (!h.is_object() || !h.contains("value") || h["value"].is_null()) return "n/a";
-  return Value(h["value"], String(h, "/unit")) + OfRank(dimension, "/metrics/numbers_of_rank");
+std::string SharedUnknownReason(const std::vector<reports::ChecklistItemView>& checklist) {
+  SharedReason reason;
+  for (const reports::ChecklistItemView& item : checklist)
+    if (!reason.Add(item.status.value_or(""), item.evidence)) break;
+  return reason.Result();
 }
 
-std::string ChecklistValueCell(const json& item) {
-  if (!item.contains("value") || item["value"].is_null())
-    return String(item, "/status") == "not_applicable" ? "-" : "not measured";
-  return Value(item["value"], ChecklistUnit(item)) + OfRank(item, "/numbers_of_rank");
+std::string DimensionValueCell(const reports::DimensionView& dimension) {
+  const reports::DimensionHeadline& h = dimension.headline;
+  if (std::holds_alternative<std::monostate>(h.value)) return "n/a";
+  return Value(h.value, h.unit) + OfRank(dimension.numbers_of_rank);
 }
 
-StepClock FindingClock(const json& report, const json& finding, const StepClock& report_clock) {
-  auto rank = Number(finding, "/evidence/numbers_of_rank");
+std::string ChecklistValueCell(const reports::ChecklistItemView& item) {
+  if (std::holds_alternative<std::monostate>(item.value)) return item.status == "not_applicable" ? "-" : "not measured";
+  return Value(item.value, ChecklistUnit(item)) + OfRank(item.numbers_of_rank);
+}
+
+StepClock FindingClock(const json& report, const reports::FindingView& finding, const StepClock& report_clock) {
+  const std::optional<double>& rank = finding.numbers_of_rank;
   const json& ranks = Section(report, report_field::kRanks);
   if (!rank || !ranks.is_array()) return report_clock;
   for (const json& section : ranks) {
@@ -216,14 +226,12 @@ StepClock FindingClock(const json& report, const json& finding, const StepClock&
 // ---- times relative to the steps ----
 
 StepClock::StepClock(const json& report) {
-  for (const char* pointer : {report_field::kStepWindows, report_field::kStepPerStep}) {
-    const json& list = Section(report, pointer);
-    if (!list.is_array()) continue;
-    for (size_t i = 0; i < list.size(); ++i) {
-      auto start = Number(list[i], "/start_us"), end = Number(list[i], "/end_us");
-      if (!start || !end || *end < *start) continue;
-      auto number = Number(list[i], "/number");
-      windows_.push_back({number ? static_cast<int64_t>(*number) : static_cast<int64_t>(i), *start, *end});
+  const reports::StepsView steps = reports::ReadStepsView(report);
+  for (const std::vector<reports::StepView>* list : {&steps.windows, &steps.per_step}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const reports::StepView& s = (*list)[i];
+      if (!s.start_us || !s.end_us || *s.end_us < *s.start_us) continue;
+      windows_.push_back({s.number ? static_cast<int64_t>(*s.number) : static_cast<int64_t>(i), *s.start_us, *s.end_us});
     }
     if (!windows_.empty()) break;
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,8 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/contract/checklist_view.h"
 #include "reports/contract/diagnostics_view.h"
+#include "reports/contract/findings_view.h"
+#include "reports/contract/matrix_view.h"
 #include "reports/contract/roofline_view.h"
+#include "reports/contract/steps_view.h"
 
 namespace ampscope::render {
 
@@ -44,7 +49,6 @@ std::string IntegrityTitle(const std::string& id);
 std::vector<std::pair<std::string, double>> SortedShares(const nlohmann::json& obj);
 
 // The report's findings in its order, which is their rank (docs/findings.md, "Ranking").
-std::vector<const nlohmann::json*> RankedFindings(const nlohmann::json& report);
 
 // Times on the trace clock (µs, often epoch-based) said relative to the steps people know:
 // "step 7 +12.3 ms". Built from the report's steps.windows (number, start_us, end_us), else
@@ -102,6 +106,7 @@ std::string JobDefinition(const nlohmann::json& report, const char* section);
 // " (rank 3)" when `record` carries numbers_of_rank at `pointer` (a job's matrix dimension or
 // finding: its numbers are that rank's), else "".
 std::string OfRank(const nlohmann::json& record, const char* pointer);
+std::string OfRank(std::optional<double> numbers_of_rank);
 // False when the trace recorded no GPU activity (gpu.activity_recorded false): its GPU busy and
 // idle shares are then not 0% and 100% but unknown, and the human outputs say so once.
 bool GpuActivityRecorded(const nlohmann::json& report);
@@ -110,18 +115,19 @@ inline constexpr const char kNoGpuActivity[] =
 // The one reason shared by every row of a section (`pointer`: the matrix or the checklist) when
 // all its rows are unknown for that same reason, as on a recording without GPU activity (5
 // dimensions and 7 items with one cause); "" otherwise. The section then says it once.
-std::string SharedUnknownReason(const nlohmann::json& report, const char* pointer);
+std::string SharedUnknownReason(const std::vector<reports::DimensionView>& matrix);
+std::string SharedUnknownReason(const std::vector<reports::ChecklistItemView>& checklist);
 // A checklist item's value cell, the same in every output: the number in its unit; "-" when not
 // applicable, "not measured" when there is no number; a number on a job's item says whose it is,
 // " (rank N)" (numbers_of_rank).
-std::string ChecklistValueCell(const nlohmann::json& item);
+std::string ChecklistValueCell(const reports::ChecklistItemView& item);
 // A matrix dimension's headline value, "(rank N)" after it in a job; "n/a" (with no rank: a
 // missing value is nobody's) when the headline has none.
-std::string DimensionValueCell(const nlohmann::json& dimension);
+std::string DimensionValueCell(const reports::DimensionView& dimension);
 // The steps a finding's times are said against: in a job report, those of the rank whose numbers
 // it carries (evidence.numbers_of_rank, that rank's section in ranks[]): each rank's times are
 // relative to its own steps. Else `report_clock`.
-StepClock FindingClock(const nlohmann::json& report, const nlohmann::json& finding, const StepClock& report_clock);
+StepClock FindingClock(const nlohmann::json& report, const reports::FindingView& finding, const StepClock& report_clock);
 
 // The roofline to show: the top level for one rank, else rank 0's (and `note` says so); one that
 // is not `present` when the report has none.

@@ -94,9 +94,8 @@ void Overview(Out& o, const json& r) {
   row("Input", InputsSummary(r));
   row("Device", DevicesSummary(r));
   row("Steps", StepsSummary(r));
-  if (Number(r, report_field::kStepTimeMeanUs))
-    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(Number(r, report_field::kStepTimeMeanUs)),
-                                 DurationUs(Number(r, report_field::kStepTimeMedianUs)), DurationUs(Number(r, report_field::kStepTimeP90Us))));
+  if (const reports::StepsView steps = reports::ReadStepsView(r); steps.mean_us)
+    row("Step time", fmt::format("mean {}, median {}, p90 {}", DurationUs(steps.mean_us), DurationUs(steps.median_us), DurationUs(steps.p90_us)));
 }
 
 // What the trace can be trusted for: each check that is not ok with its evidence, the rest by name
@@ -160,60 +159,52 @@ void GpuTime(Out& o, const json& r) {
   o.Table(kt);
 }
 
-std::string Headline(const json& r, const json& h) {
-  std::string name = String(h, "/name");
-  std::string source = String(h, "/source");
-  std::string text = name.empty() ? "" : StepWords(r, HumanKey(name));
-  if (!source.empty()) text += (text.empty() ? "" : ", ") + source;
+std::string Headline(const json& r, const reports::DimensionHeadline& h) {
+  std::string text = h.name.empty() ? "" : StepWords(r, HumanKey(h.name));
+  if (!h.source.empty()) text += (text.empty() ? "" : ", ") + h.source;
   return text;
 }
 
 void Matrix(Out& o, const json& r) {
-  const json& m = Section(r, report_field::kMatrix);
-  if (!m.is_object() || m.empty()) return;
+  const std::vector<reports::DimensionView> m = reports::ReadMatrixView(r);
+  if (m.empty()) return;
   o.Heading("Five-dimension matrix");
-  if (const std::string why = SharedUnknownReason(r, report_field::kMatrix); !why.empty()) {
+  if (const std::string why = SharedUnknownReason(m); !why.empty()) {
     o.Paragraph(kIndent, "every dimension unknown: ", why);
     return;
   }
   TextTable t({Col("DIMENSION", Align::kLeft, Overflow::kWrap, 9, 1), Col("STATUS"), Col("VALUE", Align::kRight),
                Col("HEADLINE", Align::kLeft, Overflow::kWrap, 12), Col("FINDINGS", Align::kLeft, Overflow::kWrap, 12)});
-  for (const std::string& id : DimensionOrder(r)) {
-    if (!m.contains(id)) continue;
-    const json& d = m[id];
-    std::string status = String(d, "/status", "unknown");
-    const json& h = Section(d, "/headline");
-    std::string value = DimensionValueCell(d);
+  for (const reports::DimensionView* d : DimensionOrder(m)) {
+    const std::string status = d->status.value_or("unknown");
     std::string findings;
-    const json& f = Section(d, report_field::kFindings);
-    if (f.is_array())
-      for (const json& fid : f)
-        if (fid.is_string()) findings += (findings.empty() ? "" : ", ") + fid.get<std::string>();
-    t.AddRow({{DimensionTitle(id)}, {StatusLabel(status), StatusColor(status)}, {value}, {Headline(r, h)}, {findings}});
+    for (const std::string& id : d->findings) findings += (findings.empty() ? "" : ", ") + id;
+    t.AddRow({{DimensionTitle(d->id)}, {StatusLabel(status), StatusColor(status)}, {DimensionValueCell(*d)}, {Headline(r, d->headline)},
+              {findings}});
   }
   o.Table(t);
 }
 
 
 void Checklist(Out& o, const json& r) {
-  const json& c = Section(r, report_field::kChecklist);
-  if (!c.is_array() || c.empty()) return;
+  const std::vector<reports::ChecklistItemView> c = reports::ReadChecklistView(r);
+  if (c.empty()) return;
   o.Heading("Optimization checklist");
-  if (const std::string why = SharedUnknownReason(r, report_field::kChecklist); !why.empty()) {
+  if (const std::string why = SharedUnknownReason(c); !why.empty()) {
     o.Paragraph(kIndent, "every item unknown: ", why);
     return;
   }
   TextTable t({Col("ITEM", Align::kLeft, Overflow::kWrap, 10, 1), Col("STATUS"), Col("VALUE", Align::kRight, Overflow::kWrap, 10, 1),
                Col("EVIDENCE", Align::kLeft, Overflow::kWrap, 16)});
-  for (const json& item : c) {
-    std::string status = String(item, "/status", "unknown");
-    std::string evidence = String(item, "/evidence");
-    std::string how = String(item, "/how_to_know");
+  for (const reports::ChecklistItemView& item : c) {
+    const std::string status = item.status.value_or("unknown");
+    std::string evidence = item.evidence;
+    const std::string& how = item.how_to_know;
     if (const std::string see = ChecklistFindings(item); !see.empty()) evidence = see + (evidence.empty() ? "" : "; " + evidence);
     // An unknown (or unmeasured) item says how to find out.
-    if (!how.empty() && (StatusClass(status) == 3 || item.value("value", json()).is_null()))
+    if (!how.empty() && (StatusClass(status) == 3 || std::holds_alternative<std::monostate>(item.value)))
       evidence += (evidence.empty() ? "" : "; ") + std::string("to know: ") + how;
-    t.AddRow({{ChecklistTitle(String(item, "/id"))}, {StatusLabel(status), StatusColor(status)},
+    t.AddRow({{ChecklistTitle(item.id)}, {StatusLabel(status), StatusColor(status)},
               {ChecklistValueCell(item)}, {evidence}});
   }
   o.Table(t);
@@ -224,17 +215,14 @@ void Checklist(Out& o, const json& r) {
   }
   o.Line();
   o.Line(kIndent + o.Paint("Thresholds", Color::kBold));
-  for (const json& item : c) {
-    std::string title = ChecklistTitle(String(item, "/id"));
-    std::string threshold = String(item, "/threshold", "n/a");
-    o.Paragraph(std::string(kIndent) + "  ", "", title + ": " + threshold);
-    std::string source = String(item, "/source");
-    if (!source.empty()) o.Paragraph(std::string(kIndent) + "    ", "", "source: " + source);
+  for (const reports::ChecklistItemView& item : c) {
+    o.Paragraph(std::string(kIndent) + "  ", "", ChecklistTitle(item.id) + ": " + item.threshold.value_or("n/a"));
+    if (!item.source.empty()) o.Paragraph(std::string(kIndent) + "    ", "", "source: " + item.source);
   }
 }
 
 void Findings(Out& o, const json& r) {
-  std::vector<const json*> findings = RankedFindings(r);
+  const std::vector<reports::FindingView> findings = reports::ReadFindingsView(r);
   const StepClock report_clock(r);
   o.Heading(fmt::format("Findings ({}, {})", findings.size(), RankingWords(r)));
   if (findings.empty()) {
@@ -243,11 +231,11 @@ void Findings(Out& o, const json& r) {
   }
   const bool verbose = o.options().verbose;
   for (size_t i = 0; i < findings.size() && i < kMaxFindings; ++i) {
-    const json& f = *findings[i];
+    const reports::FindingView& f = findings[i];
     const StepClock clock = FindingClock(r, f, report_clock);
-    std::string severity = String(f, "/severity", "info");
-    auto saving = Number(f, "/est_saving_pct");
-    std::string head = fmt::format("[{}] {}", severity, String(f, "/id"));
+    std::string severity = f.severity.value_or("info");
+    auto saving = f.est_saving_pct;
+    std::string head = fmt::format("[{}] {}", severity, f.id);
     if (saving && *saving > 0) head += fmt::format(" (est. saving {:.1f}% {})", *saving, SavingBasis(r));
     std::string wrapped = WrapParagraph(head, o.options().width, fmt::format("{}{}. ", kIndent, i + 1), kBody);
     if (o.options().color) {
@@ -255,16 +243,16 @@ void Findings(Out& o, const json& r) {
       if (size_t at = wrapped.find(tag); at != std::string::npos) wrapped.replace(at, tag.size(), o.Paint(tag, SeverityColor(severity)));
     }
     o.str() += wrapped;
-    o.Paragraph(kBody, "", RelativeTimes(String(f, "/title"), clock));
-    if (String(f, "/confidence") == "low")
-      o.Paragraph(kBody, "confidence: low, ", String(f, "/confidence_reason", "it rests on a metric the trace integrity checks doubt"),
+    o.Paragraph(kBody, "", RelativeTimes(f.title, clock));
+    if (f.confidence == "low")
+      o.Paragraph(kBody, "confidence: low, ", f.confidence_reason.value_or("it rests on a metric the trace integrity checks doubt"),
                   Color::kYellow);
     std::vector<EvidenceItem> items = FindingEvidence(r, f, clock);
     std::string evidence = EvidenceLine(items);
     if (!evidence.empty()) o.Paragraph(kBody, "evidence: ", evidence);
     std::string when = TimeRangesText(f, clock, verbose ? 6 : 2);
     if (!when.empty()) o.Paragraph(kBody, "when: ", when);
-    std::string rec = String(f, "/recommendation");
+    const std::string& rec = f.recommendation;
     if (!rec.empty()) o.Paragraph(kBody, "fix: ", RelativeTimes(rec, clock));
     if (verbose)
       for (const EvidenceItem& item : items)

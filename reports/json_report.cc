@@ -14,15 +14,19 @@
 #include "base/parallel.h"
 #include "base/units.h"
 #include "reports/collectives_json.h"
+#include "reports/contract/checklist_view.h"
 #include "reports/contract/critical_path_view.h"
 #include "reports/contract/diagnostics_view.h"
+#include "reports/contract/findings_view.h"
 #include "reports/contract/inputs_view.h"
 #include "reports/contract/integrity_view.h"
 #include "reports/contract/kernels_view.h"
+#include "reports/contract/matrix_view.h"
 #include "reports/contract/memory_snapshot_view.h"
 #include "reports/contract/ncu_view.h"
 #include "reports/contract/ranks_view.h"
 #include "reports/contract/roofline_view.h"
+#include "reports/contract/steps_view.h"
 #include "reports/fields_json.h"
 #include "reports/ncu_json.h"
 #include "reports/precision_json.h"
@@ -71,17 +75,18 @@ json UnitsOf(json units, bool no_steps) {
 }
 
 json StepMetricsJson(const StepMetrics& s) {
-  json j = {{"number", s.number},
-            {"name", s.name},
-            {"start_us", NsToUs(s.start_ns)},
-            {"end_us", NsToUs(s.end_ns)},
-            {"duration_us", NsToUs(s.duration_ns())},
-            {"busy_pct", s.busy_pct},
-            {"kernel_busy_pct", s.kernel_busy_pct},
-            {"tensor_core_kernel_pct", s.tensor_core_kernel_pct},
-            {"kernels", s.kernels},
-            {"syncs", s.syncs}};
-  if (s.slowest_rank >= 0) j["slowest_rank"] = s.slowest_rank;
+  namespace key = reports::steps_key;
+  json j = {{key::kNumber, s.number},
+            {key::kName, s.name},
+            {key::kStartUs, NsToUs(s.start_ns)},
+            {key::kEndUs, NsToUs(s.end_ns)},
+            {key::kDurationUs, NsToUs(s.duration_ns())},
+            {key::kBusyPct, s.busy_pct},
+            {key::kKernelBusyPct, s.kernel_busy_pct},
+            {key::kTensorCoreKernelPct, s.tensor_core_kernel_pct},
+            {key::kKernels, s.kernels},
+            {key::kSyncs, s.syncs}};
+  if (s.slowest_rank >= 0) j[key::kSlowestRank] = s.slowest_rank;
   return j;
 }
 
@@ -125,6 +130,7 @@ json TensorCoresJson(const TensorCoreResult& t) {
 namespace {
 
 json StepsSection(const RankAnalysis& ra) {
+  namespace key = reports::steps_key;
   json steps;
   // Each step one by one only for the steps that matter (reports/step_list.h): the first, the
   // last and the longest. durations_us below keeps them all.
@@ -135,11 +141,11 @@ json StepsSection(const RankAnalysis& ra) {
   json windows = json::array();
   for (size_t i : listed) {
     const StepWindow& s = ra.steps.steps[i];
-    windows.push_back({{"number", s.number},
-                       {"name", s.name},
-                       {"start_us", NsToUs(s.start_ns)},
-                       {"end_us", NsToUs(s.end_ns)},
-                       {"cpu_end_us", NsToUs(s.cpu_end_ns)}});
+    windows.push_back({{key::kNumber, s.number},
+                       {key::kName, s.name},
+                       {key::kStartUs, NsToUs(s.start_ns)},
+                       {key::kEndUs, NsToUs(s.end_ns)},
+                       {key::kCpuEndUs, NsToUs(s.cpu_end_ns)}});
   }
   std::vector<size_t> per_step_listed = listed;
   if (ra.per_step.size() != ra.steps.steps.size()) {
@@ -149,30 +155,31 @@ json StepsSection(const RankAnalysis& ra) {
   }
   json per_step = json::array();
   for (size_t i : per_step_listed) per_step.push_back(StepMetricsJson(ra.per_step[i]));
-  steps["count"] = ra.steps.steps.size();
-  steps["listed"] = ListedStepsJson(ra.steps.steps.size(), listed.size());
-  steps["source"] = StepSourceName(ra.steps.source);
+  steps[key::kCount] = ra.steps.steps.size();
+  steps[key::kListed] = ListedStepsJson(ra.steps.steps.size(), listed.size());
+  steps[key::kSource] = StepSourceName(ra.steps.source);
   const StepStats& st = ra.step_stats;
   if (!st.known()) {
-    steps["time_us"] = {{"mean", nullptr}, {"median", nullptr}, {"p90", nullptr}};
+    steps[key::kTimeUs] = {{key::kMean, nullptr}, {key::kMedian, nullptr}, {key::kP90, nullptr}};
   } else {
-    steps["time_us"] = {{"mean", st.mean_us}, {"median", st.median_us}, {"p90", st.p90_us}, {"min", st.min_us}, {"max", st.max_us}};
+    steps[key::kTimeUs] = {{key::kMean, st.mean_us}, {key::kMedian, st.median_us}, {key::kP90, st.p90_us}, {key::kMin, st.min_us},
+                           {key::kMax, st.max_us}};
   }
-  steps["durations_us"] = st.durations_us;
-  steps["windows"] = std::move(windows);
-  steps["detected"] = ra.steps.detected;
-  steps["anchor"] = NullIfEmpty(ra.steps.anchor);
+  steps[key::kDurationsUs] = st.durations_us;
+  steps[key::kWindows] = std::move(windows);
+  steps[key::kDetected] = ra.steps.detected;
+  steps[key::kAnchor] = NullIfEmpty(ra.steps.anchor);
   json flagged = json::array();
   for (const FlaggedStep& f : ra.steps.flagged)
-    flagged.push_back({{"number", f.window.number},
-                       {"name", f.window.name},
-                       {"kind", StepFlagKindName(f.kind)},
-                       {"excluded", f.excluded},
-                       {"duration_us", NsToUs(f.window.duration_ns())},
-                       {"reason", f.reason}});
-  steps["flagged"] = std::move(flagged);
-  steps["kernels_per_step"] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
-  steps["per_step"] = std::move(per_step);
+    flagged.push_back({{key::kNumber, f.window.number},
+                       {key::kName, f.window.name},
+                       {key::kKind, StepFlagKindName(f.kind)},
+                       {key::kExcluded, f.excluded},
+                       {key::kDurationUs, NsToUs(f.window.duration_ns())},
+                       {key::kReason, f.reason}});
+  steps[key::kFlagged] = std::move(flagged);
+  steps[key::kKernelsPerStep] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
+  steps[key::kPerStep] = std::move(per_step);
   return steps;
 }
 
@@ -304,54 +311,56 @@ json GateMetrics(const RankAnalysis& ra) {
 }
 
 json MatrixSection(const RankAnalysis& ra) {
+  namespace key = reports::matrix_key;
   json m = json::object();
   for (const char* id : kDimensionIds) {
-    m[id] = {{"status", "unknown"},
-             {"headline", {{"name", nullptr}, {"value", nullptr}, {"unit", nullptr}, {"source", "unavailable"}}},
-             {"metrics", json::object()},
-             {"findings", json::array()}};
+    m[id] = {{key::kStatus, "unknown"},
+             {key::kHeadline, {{key::kName, nullptr}, {key::kValue, nullptr}, {key::kUnit, nullptr}, {key::kSource, "unavailable"}}},
+             {key::kMetrics, json::object()},
+             {key::kFindings, json::array()}};
   }
   for (const DimensionResult& d : ra.matrix) {
-    m[d.id] = {{"status", DimensionStatusName(d.status)},
-               {"headline",
-                {{"name", d.headline.name},
-                 {"value", OptionalNumber(d.headline.value)},
-                 {"unit", d.headline.unit},
-                 {"source", d.headline.source}}},
-               {"metrics", FieldsJson(d.metrics)},
-               {"metrics_units", UnitsOf(FieldUnitsJson(d.metrics), ra.steps.steps.empty())},
-               {"findings", d.findings}};
+    m[d.id] = {{key::kStatus, DimensionStatusName(d.status)},
+               {key::kHeadline,
+                {{key::kName, d.headline.name},
+                 {key::kValue, OptionalNumber(d.headline.value)},
+                 {key::kUnit, d.headline.unit},
+                 {key::kSource, d.headline.source}}},
+               {key::kMetrics, FieldsJson(d.metrics)},
+               {key::kMetricsUnits, UnitsOf(FieldUnitsJson(d.metrics), ra.steps.steps.empty())},
+               {key::kFindings, d.findings}};
   }
   return m;
 }
 
 json ChecklistSection(const RankAnalysis& ra) {
+  namespace key = reports::checklist_key;
   json items = json::array();
   for (const char* id : kChecklistIds) {
     const ChecklistItem* found = nullptr;
     for (const ChecklistItem& c : ra.checklist)
       if (c.id == id) found = &c;
     if (found == nullptr) {
-      items.push_back({{"id", id},
-                       {"status", "unknown"},
-                       {"value", nullptr},
-                       {"unit", nullptr},
-                       {"threshold", nullptr},
-                       {"source", "unavailable"},
-                       {"evidence", "not analysed"},
-                       {"findings", json::array()}});
+      items.push_back({{key::kId, id},
+                       {key::kStatus, "unknown"},
+                       {key::kValue, nullptr},
+                       {key::kUnit, nullptr},
+                       {key::kThreshold, nullptr},
+                       {key::kSource, "unavailable"},
+                       {key::kEvidence, "not analysed"},
+                       {key::kFindings, json::array()}});
       continue;
     }
-    json item = {{"id", found->id},
-                 {"status", CheckStatusName(found->status)},
-                 {"value", OptionalNumber(found->value)},
-                 {"unit", NullIfEmpty(UnitOf(UnitName(found->unit), ra.steps.steps.empty()))},
-                 {"threshold", found->threshold},
-                 {"source", found->source},
-                 {"evidence", found->evidence},
-                 {"findings", found->findings}};
-    if (!found->how_to_know.empty()) item["how_to_know"] = found->how_to_know;
-    if (found->numbers_of_rank) item["numbers_of_rank"] = *found->numbers_of_rank;
+    json item = {{key::kId, found->id},
+                 {key::kStatus, CheckStatusName(found->status)},
+                 {key::kValue, OptionalNumber(found->value)},
+                 {key::kUnit, NullIfEmpty(UnitOf(UnitName(found->unit), ra.steps.steps.empty()))},
+                 {key::kThreshold, found->threshold},
+                 {key::kSource, found->source},
+                 {key::kEvidence, found->evidence},
+                 {key::kFindings, found->findings}};
+    if (!found->how_to_know.empty()) item[key::kHowToKnow] = found->how_to_know;
+    if (found->numbers_of_rank) item[key::kNumbersOfRank] = *found->numbers_of_rank;
     items.push_back(item);
   }
   return items;
@@ -362,18 +371,19 @@ json FindingsSection(const RankAnalysis& ra) {
   for (const Finding& f : ra.findings) {
     json ranges = json::array();
     for (const auto& [s, e] : f.time_ranges) ranges.push_back({NsToUs(s), NsToUs(e)});
-    out.push_back({{"id", f.id},
-                   {"severity", FindingSeverityName(f.severity)},
-                   {"dimension", f.dimension.empty() ? json(nullptr) : json(f.dimension)},
-                   {"checklist", f.checklist.empty() ? json(nullptr) : json(f.checklist)},
-                   {"title", f.title},
-                   {"evidence", FieldsJson(f.evidence)},
-                   {"evidence_units", UnitsOf(FieldUnitsJson(f.evidence), ra.steps.steps.empty())},
-                   {"recommendation", f.recommendation},
-                   {"est_saving_pct", f.est_saving_pct},
-                   {"confidence", ConfidenceName(f.confidence)},
-                   {"confidence_reason", NullIfEmpty(f.confidence_reason)},
-                   {"time_ranges_us", ranges}});
+    namespace key = reports::findings_key;
+    out.push_back({{key::kId, f.id},
+                   {key::kSeverity, FindingSeverityName(f.severity)},
+                   {key::kDimension, f.dimension.empty() ? json(nullptr) : json(f.dimension)},
+                   {key::kChecklist, f.checklist.empty() ? json(nullptr) : json(f.checklist)},
+                   {key::kTitle, f.title},
+                   {key::kEvidence, FieldsJson(f.evidence)},
+                   {key::kEvidenceUnits, UnitsOf(FieldUnitsJson(f.evidence), ra.steps.steps.empty())},
+                   {key::kRecommendation, f.recommendation},
+                   {key::kEstSavingPct, f.est_saving_pct},
+                   {key::kConfidence, ConfidenceName(f.confidence)},
+                   {key::kConfidenceReason, NullIfEmpty(f.confidence_reason)},
+                   {key::kTimeRangesUs, ranges}});
   }
   return out;
 }
@@ -473,7 +483,7 @@ json RankSection(const RankAnalysis& ra) {
   r[reports::ranks_key::kRank] = ra.rank;
   r[reports::ranks_key::kInput] = ra.input_path;
   r[reports::ranks_key::kDevice] = ra.input.devices.empty() ? json(nullptr) : json(ra.input.devices.front().device.name);
-  r["steps"] = StepsSection(ra);
+  r[reports::steps_key::kSteps] = StepsSection(ra);
   r["gpu"] = GpuSection(ra);
   r["tensor_cores"] = TensorCoresSection(ra);
   r["gate_metrics"] = GateMetrics(ra);
@@ -535,12 +545,12 @@ json BuildJsonReport(const JobAnalysis& analysis, const AnalysisOptions& options
   report["environment"] = std::move(env);
 
   report[reports::integrity_key::kTraceIntegrity] = IntegrityJson(analysis.integrity);
-  report["steps"] = StepsSection(job);
+  report[reports::steps_key::kSteps] = StepsSection(job);
   report["gpu"] = GpuSection(job);
   report["tensor_cores"] = TensorCoresSection(job);
-  report["matrix"] = MatrixSection(job);
-  report["checklist"] = ChecklistSection(job);
-  report["findings"] = FindingsSection(job);
+  report[reports::matrix_key::kMatrix] = MatrixSection(job);
+  report[reports::checklist_key::kChecklist] = ChecklistSection(job);
+  report[reports::findings_key::kFindings] = FindingsSection(job);
   report["joint_saving_pct"] = job.joint_saving_pct;
   report["gate_metrics"] = GateMetrics(job);
   report["memory_traffic"] = MemoryTrafficSection(job);

@@ -29,6 +29,7 @@ KernelsView ReadKernelsView(const json& report) {
   KernelsView v;
   const json& kernels = Member(report, key::kKernels);
   v.top = ListMember<TopKernel>(kernels, key::kTop, ReadTopKernel);
+  v.top_listed = Member(kernels, key::kTop).is_array();
   v.all_count = NumberMember(kernels, key::kAllCount);
   return v;
 }

@@ -42,6 +42,7 @@ struct TopKernel {
 
 struct KernelsView {
   std::vector<TopKernel> top;       // one per element of top[], largest first
+  bool top_listed = false;          // top is a list, maybe empty (gate and diff skip a report without one)
   std::optional<double> all_count;  // distinct kernels in all
 };
 

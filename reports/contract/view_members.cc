@@ -34,4 +34,12 @@ bool TrueMember(const json& object, std::string_view key) {
   return v.is_boolean() && v.get<bool>();
 }
 
+std::vector<std::string> StringListMember(const json& object, std::string_view key) {
+  std::vector<std::string> out;
+  if (const json& list = Member(object, key); list.is_array())
+    for (const json& s : list)
+      if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
 }  // namespace ampscope::reports::view

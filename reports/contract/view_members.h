@@ -22,6 +22,9 @@ std::optional<std::string> StringMember(const nlohmann::json& object, std::strin
 std::string TextMember(const nlohmann::json& object, std::string_view key);
 // True only for a boolean true.
 bool TrueMember(const nlohmann::json& object, std::string_view key);
+// The string elements of an array member, in order (other elements left out); empty when the
+// member is not an array.
+std::vector<std::string> StringListMember(const nlohmann::json& object, std::string_view key);
 
 // One `T` per element of the array member (`read` gets each element, whatever its type: a
 // non-object element reads as all absent); empty when the member is not an array.

@@ -41,7 +41,7 @@ json ReportWithRecords() {
 TEST(EvidenceLead, RecordsLeadWithTheirLabelInEveryFormat) {
   const json r = ReportWithRecords();
   // The items themselves: the label column comes first.
-  const std::vector<EvidenceItem> items = FindingEvidence(r, r["findings"][0], StepClock(r));
+  const std::vector<EvidenceItem> items = FindingEvidence(r, reports::ReadFinding(r["findings"][0]), StepClock(r));
   ASSERT_EQ(items.size(), 3u);
   for (const EvidenceItem& i : items) {
     ASSERT_FALSE(i.header.empty()) << i.key;

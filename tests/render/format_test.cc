@@ -266,11 +266,11 @@ TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
   const json finding = {{"id", "x"}, {"evidence", {{"numbers_of_rank", 11}}}};
   const StepClock job_clock(r);
   const double at = 469005000.0 + 2000;  // rank 11's step 42 + 2 ms
-  EXPECT_EQ(FindingClock(r, finding, job_clock).At(at), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, reports::ReadFinding(finding), job_clock).At(at), "step 42 +2.00 ms");
   EXPECT_NE(job_clock.At(at).find("after step 42"), std::string::npos) << job_clock.At(at);
   // No rank named, or a rank the report does not hold: the report's steps.
-  EXPECT_EQ(FindingClock(r, json{{"id", "y"}}, job_clock).At(7000), "step 42 +2.00 ms");
-  EXPECT_EQ(FindingClock(r, json{{"evidence", {{"numbers_of_rank", 5}}}}, job_clock).At(7000), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, reports::ReadFinding(json{{"id", "y"}}), job_clock).At(7000), "step 42 +2.00 ms");
+  EXPECT_EQ(FindingClock(r, reports::ReadFinding(json{{"evidence", {{"numbers_of_rank", 5}}}}), job_clock).At(7000), "step 42 +2.00 ms");
   // What a job-level number is, from the report's own definitions; nothing for one rank.
   EXPECT_EQ(JobDefinition(r, "gpu"), "window-weighted mean over ranks");
   EXPECT_EQ(JobDefinition(r, "matrix"), "");
@@ -281,12 +281,13 @@ TEST(StepClock, AJobFindingUsesItsOwnRanksSteps) {
   EXPECT_EQ(OfRank(json::object(), "/evidence/numbers_of_rank"), "");
   // A job's dimension names its rank beside a value; a headline without a value is nobody's.
   const json dim = {{"headline", {{"value", 42.5}, {"unit", "%"}}}, {"metrics", {{"numbers_of_rank", 3}}}};
-  EXPECT_EQ(DimensionValueCell(dim), "42.5% (rank 3)");
+  auto cell = [](const json& d) { return DimensionValueCell(reports::ReadMatrixView(json{{"matrix", {{"x", d}}}}).at(0)); };
+  EXPECT_EQ(cell(dim), "42.5% (rank 3)");
   json no_value = dim;
   no_value["headline"]["value"] = nullptr;
-  EXPECT_EQ(DimensionValueCell(no_value), "n/a");
+  EXPECT_EQ(cell(no_value), "n/a");
   no_value["headline"].erase("value");
-  EXPECT_EQ(DimensionValueCell(no_value), "n/a");
+  EXPECT_EQ(cell(no_value), "n/a");
 }
 
 TEST(Diagnostics, DescriptionsComeFromTheReport) {

@@ -18,6 +18,7 @@ TEST(KernelsView, ReadsEveryFieldOfAFullSection) {
      "pct": 41.25, "category": "gemm", "precision": "fp16", "tensor_core": true}]}})");
   const KernelsView v = ReadKernelsView(report);
   EXPECT_EQ(v.all_count, 37);
+  EXPECT_TRUE(v.top_listed);
   ASSERT_EQ(v.top.size(), 1u);
   const TopKernel& k = v.top[0];
   EXPECT_EQ(k.name, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn");
@@ -45,7 +46,10 @@ TEST(KernelsView, AMissingOrMistypedFieldIsAbsent) {
     EXPECT_EQ(k.precision, "");
     EXPECT_FALSE(k.tensor_core);
   }
+  EXPECT_TRUE(v.top_listed);
   EXPECT_TRUE(ReadKernelsView(json{{"kernels", {{"top", {{"name", "k"}}}}}}).top.empty());  // an object, not a list
+  EXPECT_FALSE(ReadKernelsView(json{{"kernels", {{"top", {{"name", "k"}}}}}}).top_listed);
+  EXPECT_TRUE(ReadKernelsView(json{{"kernels", {{"top", json::array()}}}}).top_listed);  // an empty list is a list
   EXPECT_TRUE(ReadKernelsView(json{{"kernels", nullptr}}).top.empty());
   EXPECT_TRUE(ReadKernelsView(json::array()).top.empty());
 }
