@@ -167,6 +167,11 @@ void GraphBuilder::BuildLanes() {
     if (ClassifyHostRange(t_.str(op.name)) == HostRangeRole::kDataLoader) loader[h].push_back({op.start_ns, op.end_ns});
   }
   for (size_t h = 0; h < host_.size(); ++h) host_[h].in_ops = MergeIntervals(std::vector<Interval>(cover[h]));
+  for (const ApiCall& c : t_.api_calls) {
+    const uint32_t h = HostLaneOf(c.tid);
+    if (h != kNoNode) host_[h].call_starts.push_back(c.start_ns);
+  }
+  for (HostLane& lane : host_) std::sort(lane.call_starts.begin(), lane.call_starts.end());
   for (const Range& r : t_.ranges) {
     if (r.kind != RangeKind::kCpuAnnotation && r.kind != RangeKind::kNvtx) continue;
     const uint32_t h = HostLaneOf(r.tid);
@@ -402,12 +407,20 @@ void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& 
   const TimeNs in_loader = OverlapNs(host_[h].dataloader, a, b);
   uint32_t join = kNoNode;
   if (in_loader == 0 && (b - a) - in_ops >= kJoinMinGapNs && calls_seen_ - calls_at_cursor_[h] >= kJoinMinCalls) {
+    // The thread waited for is the one that did the work: of the threads whose last call ended
+    // within the window, the one that made the most calls (at least kJoinMinCalls) in the gap,
+    // not a thread that only polls (NCCL's watchdog querying its events) and happened to call last.
     const TimeNs window = std::clamp<TimeNs>((b - a) / 10, kJoinWindowMinNs, kJoinWindowMaxNs);
     TimeNs best = std::numeric_limits<TimeNs>::min();
+    size_t most = 0;
     uint32_t lane = kNoNode;
     for (uint32_t l = 0; l < host_.size(); ++l) {
       const HostLane& o = host_[l];
-      if (l == h || !o.started || o.cursor > b || o.cursor < std::max(a, b - window) || o.cursor <= best) continue;
+      if (l == h || !o.started || o.cursor > b || o.cursor < std::max(a, b - window)) continue;
+      const auto first = std::lower_bound(o.call_starts.begin(), o.call_starts.end(), a);
+      const size_t calls = static_cast<size_t>(std::upper_bound(first, o.call_starts.end(), b) - first);
+      if (calls < kJoinMinCalls || calls < most || (calls == most && o.cursor <= best)) continue;
+      most = calls;
       best = o.cursor;
       lane = l;
     }

@@ -107,6 +107,7 @@ class GraphBuilder {
     std::vector<Interval> covered;  // merged CPU ops and ranges (not the step ranges)
     std::vector<Interval> in_ops;   // merged CPU ops alone: what a range holds that is work
     std::vector<Interval> dataloader;  // merged DataLoader ranges on this thread
+    std::vector<TimeNs> call_starts;   // the thread's runtime calls' starts, sorted (joins count them)
   };
 
   void BuildLanes();

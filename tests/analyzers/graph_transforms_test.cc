@@ -378,6 +378,19 @@ TEST(GraphTransforms, AThreadThatWaitsForAnotherJoinsIt) {
   EXPECT_GE(Cat(o.path, graph::PathCategory::kHostBound), Us(2000));
 }
 
+TEST(GraphTransforms, AJoinWaitsForTheThreadThatWorkedNotTheOneThatPolled) {
+  // The same run, plus thread 3 polling: 12 cudaEventQuery calls of 5 µs every 620 µs from
+  // 1100, the last at [7920, 7925), after thread 2's last call (7750) and inside the join's
+  // window. The main thread waited for thread 2, which made 20 calls in its wait: with thread 2
+  // collapsed the step ends at 2250 as above (thread 3 starting at 1100 splits the main thread's
+  // gap there: max(1100, 1000 + 250) = 1250 still). Joined to the poller, it would stay at 9000.
+  TraceBuilder b = MainThreadWaitsForThread2();
+  for (int i = 0; i < 12; ++i) b.AddApi("cudaEventQuery", Us(1100 + 620 * i), Us(1105 + 620 * i), b.NewCorrelation(), 3);
+  const Outcome o = Replay(b.Build(), CollapseThread2);
+  EXPECT_EQ(o.measured, Us(9000));
+  EXPECT_EQ(o.with_fix, Us(2250));
+}
+
 TEST(GraphTransforms, AWaitInsideARecordedRangeJoinsToo) {
   // The same run, where the main thread records its wait: a `## backward ##` range over
   // [12, 8000) holding one CPU op of its own, the loss [20, 300) (280 µs). The range records where
