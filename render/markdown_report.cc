@@ -341,7 +341,7 @@ std::string RenderMarkdown(const json& r) {
     }
     line();
   }
-  line("ampscope " + Esc(String(r, "/tool/version")) + " \xC2\xB7 report schema " + Code(String(r, report_field::kSchema)));
+  line("ampscope " + Esc(String(r, report_field::kToolVersion)) + " \xC2\xB7 report schema " + Code(String(r, report_field::kSchema)));
   return InVendorWords(r, std::move(md));
 }
 

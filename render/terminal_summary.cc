@@ -86,7 +86,7 @@ Column Col(std::string header, Align align = Align::kLeft, Overflow overflow = O
 }
 
 void Overview(Out& o, const json& r) {
-  std::string version = String(r, "/tool/version");
+  std::string version = String(r, report_field::kToolVersion);
   o.Paragraph("", "ampscope report ", version.empty() ? "" : "(ampscope " + version + ")", Color::kBold);
   auto row = [&](const std::string& label, const std::string& value) {
     o.Paragraph(kIndent, fmt::format("{:<11}", label), value);

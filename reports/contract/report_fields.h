@@ -6,6 +6,8 @@
 namespace ampscope::report_field {
 
 inline constexpr const char kSchema[] = "/schema";
+inline constexpr const char kToolVersion[] = "/tool/version";
+inline constexpr const char kEnvironmentDriver[] = "/environment/driver";
 inline constexpr const char kEnvironment[] = "/environment";
 inline constexpr const char kGateMetrics[] = "/gate_metrics";
 inline constexpr const char kChecklist[] = "/checklist";
