@@ -38,7 +38,9 @@ CriticalPathView ViewCriticalPath(const json& report) {
     v.reason = cp.reason.value_or("unknown");
     return v;
   }
-  for (const auto& [key, pct] : cp.breakdown_pct) {
+  for (const auto& entry : cp.breakdown_pct) {
+    const auto& key = entry.first;
+    const double pct = entry.second;
     if (pct <= 0) continue;
     CriticalPathView::Row row;
     row.name = CategoryLabel(key);
