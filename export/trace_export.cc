@@ -283,17 +283,18 @@ void EventDescriber::KernelArgs(const KernelEvent& e, const KernelClass* cls, Ar
   if (e.correlation >= 0) sink.Int("correlation", e.correlation);
   sink.Int("device", e.device);
   sink.Int("stream", e.stream);
-  if (e.grid[0] != 0 || e.block[0] != 0) {
-    int64_t grid[3] = {e.grid[0], e.grid[1], e.grid[2]};
-    int64_t block[3] = {e.block[0], e.block[1], e.block[2]};
+  const LaunchConfig& lc = trace_.launch(e);
+  if (lc.grid[0] != 0 || lc.block[0] != 0) {
+    int64_t grid[3] = {lc.grid[0], lc.grid[1], lc.grid[2]};
+    int64_t block[3] = {lc.block[0], lc.block[1], lc.block[2]};
     sink.IntArray("grid", grid, 3);
     sink.IntArray("block", block, 3);
   }
-  if (e.registers_per_thread >= 0) sink.Int("registers per thread", e.registers_per_thread);
-  if (e.static_shared_bytes >= 0 || e.dynamic_shared_bytes >= 0)
-    sink.Int("shared memory", int64_t{std::max(0, e.static_shared_bytes)} + std::max(0, e.dynamic_shared_bytes));
-  if (e.blocks_per_sm >= 0) sink.Double("blocks per SM", e.blocks_per_sm);
-  if (e.est_occupancy_pct >= 0) sink.Double("est. achieved occupancy %", e.est_occupancy_pct);
+  if (lc.registers_per_thread >= 0) sink.Int("registers per thread", lc.registers_per_thread);
+  if (lc.static_shared_bytes >= 0 || lc.dynamic_shared_bytes >= 0)
+    sink.Int("shared memory", int64_t{std::max(0, lc.static_shared_bytes)} + std::max(0, lc.dynamic_shared_bytes));
+  if (lc.blocks_per_sm >= 0) sink.Double("blocks per SM", lc.blocks_per_sm);
+  if (lc.est_occupancy_pct >= 0) sink.Double("est. achieved occupancy %", lc.est_occupancy_pct);
   if (e.graph_id != 0) sink.Int("graph id", e.graph_id);
   if (e.comm_index >= 0 && static_cast<size_t>(e.comm_index) < trace_.comm_infos.size()) {
     const CommInfo& c = trace_.comm_infos[e.comm_index];

@@ -1,6 +1,7 @@
 #include "trace/model.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <unordered_map>
 
@@ -47,6 +48,54 @@ const char* MemoryKindName(MemoryKind k) {
     case MemoryKind::kArray: return "array";
     default: return "unknown";
   }
+}
+
+namespace {
+
+uint64_t HashLaunch(const LaunchConfig& c) {
+  uint32_t words[sizeof(LaunchConfig) / 4];
+  std::memcpy(words, &c, sizeof words);
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (uint32_t w : words) {
+    h ^= w;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+// Same bits: LaunchConfig has no padding (4-byte fields only, static_assert on its size).
+bool SameLaunch(const LaunchConfig& a, const LaunchConfig& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The slot where `c` is, or the empty slot where it would go. `slots.size()` is a power of two.
+size_t FindLaunchSlot(const std::vector<uint32_t>& slots, const std::vector<LaunchConfig>& configs,
+                      const LaunchConfig& c) {
+  const size_t mask = slots.size() - 1;
+  size_t i = static_cast<size_t>(HashLaunch(c)) & mask;
+  while (slots[i] != 0 && !SameLaunch(configs[slots[i] - 1], c)) i = (i + 1) & mask;
+  return i;
+}
+
+}  // namespace
+
+uint32_t Trace::InternLaunch(const LaunchConfig& c) {
+  if (launch_configs.empty()) launch_configs.emplace_back();  // entry 0 stays the all-unknown one
+  // Keep the table at most half full; (re)build it from launch_configs when it is missing
+  // (after FinalizeTrace) or too small.
+  if (launch_slots.size() < 2 * (launch_configs.size() + 1)) {
+    size_t n = 16;
+    while (n < 2 * (launch_configs.size() + 1)) n *= 2;
+    launch_slots.assign(n, 0);
+    for (size_t j = 0; j < launch_configs.size(); ++j) {
+      const size_t at = FindLaunchSlot(launch_slots, launch_configs, launch_configs[j]);
+      if (launch_slots[at] == 0) launch_slots[at] = static_cast<uint32_t>(j + 1);  // first of equal ones wins
+    }
+  }
+  const size_t at = FindLaunchSlot(launch_slots, launch_configs, c);
+  if (launch_slots[at] != 0) return launch_slots[at] - 1;
+  launch_configs.push_back(c);
+  launch_slots[at] = static_cast<uint32_t>(launch_configs.size());
+  return static_cast<uint32_t>(launch_configs.size() - 1);
 }
 
 const char* SyncTypeName(SyncType t) {
@@ -141,6 +190,9 @@ void FinalizeTrace(Trace& trace, int threads) {
   trace.diagnostics.AddCount(DiagCode::kUnnamedKernel, unnamed, -1,
                              std::to_string(unnamed) + " kernels without a usable name, kept with the name \"\"");
 
+  // The launch configurations are all in; their lookup table is only needed while reading.
+  trace.launch_slots = {};
+
   // Nesting depth per (pid, tid, kind): a stack of open end times.
   std::unordered_map<uint64_t, std::vector<TimeNs>> open;
   for (Range& r : trace.ranges) {
@@ -148,7 +200,7 @@ void FinalizeTrace(Trace& trace, int threads) {
                    static_cast<uint64_t>(r.kind);
     std::vector<TimeNs>& stack = open[key];
     while (!stack.empty() && stack.back() <= r.start_ns) stack.pop_back();
-    r.depth = static_cast<int32_t>(stack.size());
+    r.depth = static_cast<int16_t>(std::min<size_t>(stack.size(), static_cast<size_t>(kMaxRangeDepth)));
     stack.push_back(r.end_ns);
   }
 }

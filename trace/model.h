@@ -39,6 +39,21 @@ const char* GpuVendorName(GpuVendor v);  // "nvidia" | "amd" | "unknown"
 // ---------------------------------------------------------------------------------------
 // GPU activity
 
+// How a kernel was launched. A run launches the same kernels with the same configuration every
+// step, so these 44 bytes are interned: each distinct configuration is stored once in
+// Trace::launch_configs and a kernel holds its index (KernelEvent::launch_config). Read one
+// through Trace::launch(kernel); readers add one through Trace::InternLaunch.
+struct LaunchConfig {
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  int32_t registers_per_thread = -1;
+  int32_t static_shared_bytes = -1;   // -1 unknown
+  int32_t dynamic_shared_bytes = -1;  // -1 unknown; Kineto only gives "shared memory" (static+dynamic) here
+  float blocks_per_sm = -1.f;         // Kineto "blocks per SM" (-1 unknown)
+  float est_occupancy_pct = -1.f;     // Kineto "est. achieved occupancy %" (-1 unknown)
+};
+static_assert(sizeof(LaunchConfig) == 44, "LaunchConfig layout changed; check LaunchConfigKey");
+
 struct KernelEvent {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
@@ -47,18 +62,14 @@ struct KernelEvent {
   StringId name = kNoString;
   int32_t device = -1;
   int32_t stream = -1;
-  uint32_t grid[3] = {0, 0, 0};
-  uint32_t block[3] = {0, 0, 0};
-  int32_t registers_per_thread = -1;
-  int32_t static_shared_bytes = -1;   // -1 unknown
-  int32_t dynamic_shared_bytes = -1;  // -1 unknown; Kineto only gives "shared memory" (static+dynamic) here
   uint32_t graph_id = 0;              // 0 = not launched from a CUDA graph
-  float blocks_per_sm = -1.f;         // Kineto "blocks per SM" (-1 unknown)
-  float est_occupancy_pct = -1.f;     // Kineto "est. achieved occupancy %" (-1 unknown)
   int32_t comm_index = -1;            // index into Trace::comm_infos for NCCL kernels, else -1
+  uint32_t launch_config = 0;         // index into Trace::launch_configs; 0 = nothing known
   TimeNs duration_ns() const { return SpanOrZero(start_ns, end_ns); }
 };
-static_assert(sizeof(KernelEvent) == 96, "KernelEvent layout changed; check packing");
+// 56 bytes: the launch configuration (44 B, the same for most launches) lives in
+// Trace::launch_configs, which took a row from 96 to 56 bytes (issue 38, point 6).
+static_assert(sizeof(KernelEvent) == 56, "KernelEvent layout changed; check packing");
 
 // Collective metadata attached to NCCL kernels in newer Kineto traces.
 struct CommInfo {
@@ -113,6 +124,13 @@ static_assert(sizeof(MemsetEvent) == 56, "MemsetEvent layout changed");
 
 enum class ApiDomain : uint8_t { kRuntime, kDriver };
 
+// CUPTI callback ids are small (CUDA 13: runtime < 523, driver < 807), so they are kept in 16 bits.
+// Anything outside [0, kMaxCbid] in an input is not a CUPTI callback id: it is stored as -1 (unknown).
+constexpr int64_t kMaxCbid = 32767;
+inline int16_t CbidOrUnknown(int64_t cbid) {
+  return cbid >= 0 && cbid <= kMaxCbid ? static_cast<int16_t>(cbid) : int16_t{-1};
+}
+
 struct ApiCall {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
@@ -121,11 +139,11 @@ struct ApiCall {
   int64_t pid = -1;
   int64_t tid = -1;
   StringId name = kNoString;   // e.g. "cudaLaunchKernel"
-  int32_t cbid = -1;           // CUPTI callback id when known
+  int16_t cbid = -1;           // CUPTI callback id when known (CbidOrUnknown), else -1
   ApiDomain domain = ApiDomain::kRuntime;
   TimeNs duration_ns() const { return SpanOrZero(start_ns, end_ns); }
 };
-static_assert(sizeof(ApiCall) == 64, "ApiCall layout changed");
+static_assert(sizeof(ApiCall) == 56, "ApiCall layout changed");
 
 enum class SyncType : uint8_t { kUnknown, kEventSync, kStreamWaitEvent, kStreamSync, kContextSync };
 const char* SyncTypeName(SyncType t);  // "event_sync", "stream_wait_event", "stream_sync", "context_sync"
@@ -149,19 +167,24 @@ enum class RangeKind : uint8_t {
   kNvtxMark,        // NVTX instantaneous mark (start_ns == end_ns)
 };
 
+// Nesting deeper than this is stored as kMaxRangeDepth (FinalizeTrace saturates it): no real
+// trace nests ranges 32767 deep on one thread, and a hostile one must not wrap to a negative depth.
+constexpr int16_t kMaxRangeDepth = 32767;
+
 struct Range {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
   int64_t pid = -1;
   int64_t tid = -1;          // host thread, or the stream for kGpuAnnotation
   int64_t external_id = -1;
+  int64_t step_number = -1;     // a recorded step's own number (.amptrace --steps window), -1 none
   StringId name = kNoString;
   StringId domain = kNoString;  // NVTX domain, or kNoString for the default domain
   int32_t device = -1;          // for kGpuAnnotation
-  int32_t depth = 0;            // nesting depth on its thread (0 = outermost), filled by FinalizeTrace
+  int16_t depth = 0;            // nesting depth on its thread (0 = outermost), filled by FinalizeTrace
   RangeKind kind = RangeKind::kCpuAnnotation;
-  int64_t step_number = -1;     // a recorded step's own number (.amptrace --steps window), -1 none
 };
+static_assert(sizeof(Range) == 64, "Range layout changed");
 
 struct CpuOp {
   TimeNs start_ns = 0;
@@ -287,6 +310,9 @@ struct Trace {
   std::map<int64_t, ProcessInfo> processes;  // by pid (GPU "processes" in Kineto are device ids)
 
   std::vector<KernelEvent> kernels;
+  // Distinct launch configurations, referenced by KernelEvent::launch_config. Entry 0 is the
+  // all-unknown configuration, the one a default KernelEvent points at.
+  std::vector<LaunchConfig> launch_configs = std::vector<LaunchConfig>(1);
   std::vector<CommInfo> comm_infos;
   std::vector<MemcpyEvent> memcpys;
   std::vector<MemsetEvent> memsets;
@@ -311,9 +337,23 @@ struct Trace {
   const Device* FindDevice(int32_t id) const;
   Device* FindDevice(int32_t id) { return const_cast<Device*>(static_cast<const Trace&>(*this).FindDevice(id)); }
   std::unordered_map<int32_t, uint32_t> device_index;  // id -> position in `devices` (AddDevice's)
+
+  // The launch configuration of `k`; the all-unknown one when its index is out of range.
+  const LaunchConfig& launch(const KernelEvent& k) const {
+    static const LaunchConfig kUnknown;
+    return k.launch_config < launch_configs.size() ? launch_configs[k.launch_config] : kUnknown;
+  }
+  // The index of `c` in launch_configs, added when new (equal = the same bits, so -0.f and 0.f
+  // stay apart and every output keeps its bytes). Readers set KernelEvent::launch_config only
+  // this way. While a trace is read an open-addressing table of indices (launch_slots, 8 to 16
+  // bytes per distinct configuration) finds one in O(1); FinalizeTrace drops it, and a later
+  // call rebuilds it first.
+  uint32_t InternLaunch(const LaunchConfig& c);
+  std::vector<uint32_t> launch_slots;  // index + 1 into launch_configs, 0 = empty slot
 };
 
-// Sorts every table by start time, fills Range::depth, and records 'unsorted_events'
+// Sorts every table by start time, fills Range::depth (saturated at kMaxRangeDepth), drops the
+// launch configurations' lookup table (Trace::launch_slots), and records 'unsorted_events'
 // (info) when the input was out of order. Readers call it once at the end. With `threads` > 1
 // a large table is sorted in two halves side by side, then merged (the same order: the sort
 // is stable either way).

@@ -66,7 +66,7 @@ std::vector<StepCandidate> FindNamedSteps(const Trace& trace, const std::string&
                                [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   int32_t min_depth = std::numeric_limits<int32_t>::max();
   for (const Range* r : candidates)
-    if (r->pid == best.first && r->tid == best.second) min_depth = std::min(min_depth, r->depth);
+    if (r->pid == best.first && r->tid == best.second) min_depth = std::min<int32_t>(min_depth, r->depth);
   std::vector<StepCandidate> out;
   TimeNs last_end = std::numeric_limits<TimeNs>::min();
   for (const Range* r : candidates) {

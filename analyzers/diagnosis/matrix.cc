@@ -101,8 +101,9 @@ void AssembleMatrix(const Facts& in, const Outcomes& o, FindingSink& out, RankAn
       if (have_kernels) head = DimensionStatus::kGood;
       double occ_num = 0, occ_den = 0;
       for (size_t i = 0; i < in.t.kernels.size(); ++i) {
-        if (!in.InWindow(i) || in.t.kernels[i].est_occupancy_pct < 0) continue;
-        occ_num += in.t.kernels[i].est_occupancy_pct * static_cast<double>(in.t.kernels[i].duration_ns());
+        const float occupancy = in.t.launch(in.t.kernels[i]).est_occupancy_pct;
+        if (!in.InWindow(i) || occupancy < 0) continue;
+        occ_num += occupancy * static_cast<double>(in.t.kernels[i].duration_ns());
         occ_den += static_cast<double>(in.t.kernels[i].duration_ns());
       }
       d.metrics = {{"kernels_per_step", Round(in.ra.launches.kernels_per_step), Unit::kPerStep},

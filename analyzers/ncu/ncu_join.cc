@@ -39,7 +39,7 @@ Shape ShapeOfLaunch(const NcuLaunch& l) {
 }
 
 // The trace kernel's shape in the form the CSV has (dims, totals or none).
-Shape ShapeOfKernel(const KernelEvent& k, Shape::Kind want) {
+Shape ShapeOfKernel(const LaunchConfig& k, Shape::Kind want) {
   Shape s;
   const uint64_t grid = uint64_t{k.grid[0]} * k.grid[1] * k.grid[2];
   const uint64_t block = uint64_t{k.block[0]} * k.block[1] * k.block[2];
@@ -79,7 +79,7 @@ void JoinToTrace(const RankContext& ctx, NcuResult& r) {
   std::set<Shape::Kind> kinds;
   for (const Shape& s : launch_shape) kinds.insert(s.kind);
   const bool trace_has_shapes = std::any_of(t.kernels.begin(), t.kernels.end(),
-                                            [](const KernelEvent& k) { return k.grid[0] > 0 && k.block[0] > 0; });
+                                            [&t](const KernelEvent& k) { return t.launch(k).grid[0] > 0 && t.launch(k).block[0] > 0; });
   double total_ns = 0;
   r.trace_kernels = 0;
   for (size_t i = 0; i < t.kernels.size(); ++i) {
@@ -94,7 +94,7 @@ void JoinToTrace(const RankContext& ctx, NcuResult& r) {
       it = names.emplace(k.name, std::make_pair(std::move(key), std::move(base))).first;
     }
     for (Shape::Kind kind : kinds)
-      by_key[{it->second.first, ShapeOfKernel(k, trace_has_shapes ? kind : Shape::kNone)}].push_back(i);
+      by_key[{it->second.first, ShapeOfKernel(t.launch(k), trace_has_shapes ? kind : Shape::kNone)}].push_back(i);
   }
   std::vector<uint8_t> taken(t.kernels.size(), 0);
   auto assign = [&](const std::vector<size_t>& launches, const std::vector<size_t>& kernels, const char* match) {

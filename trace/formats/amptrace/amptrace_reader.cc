@@ -396,13 +396,15 @@ class TraceBuilder {
     k.name = Str(r.name, offset);
     k.device = static_cast<int32_t>(r.device);
     k.stream = static_cast<int32_t>(r.stream);
+    LaunchConfig lc;
     for (int i = 0; i < 3; ++i) {
-      k.grid[i] = static_cast<uint32_t>(r.grid[i]);
-      k.block[i] = static_cast<uint32_t>(r.block[i]);
+      lc.grid[i] = static_cast<uint32_t>(r.grid[i]);
+      lc.block[i] = static_cast<uint32_t>(r.block[i]);
     }
-    k.registers_per_thread = r.registers_per_thread;
-    k.static_shared_bytes = r.static_shared_bytes;
-    k.dynamic_shared_bytes = r.dynamic_shared_bytes;
+    lc.registers_per_thread = r.registers_per_thread;
+    lc.static_shared_bytes = r.static_shared_bytes;
+    lc.dynamic_shared_bytes = r.dynamic_shared_bytes;
+    k.launch_config = trace_.InternLaunch(lc);
     k.graph_id = r.graph_id;
     trace_.kernels.push_back(k);
   }
@@ -445,7 +447,7 @@ class TraceBuilder {
     a.pid = r.pid;
     a.tid = r.tid;
     a.name = Str(r.name, offset);
-    a.cbid = static_cast<int32_t>(r.cbid);
+    a.cbid = CbidOrUnknown(int64_t{r.cbid});
     a.domain = r.domain == static_cast<uint8_t>(AmpApiDomain::kDriver) ? ApiDomain::kDriver : ApiDomain::kRuntime;
     trace_.api_calls.push_back(a);
   }

@@ -335,13 +335,15 @@ void TraceBuilder::AddKernel(const RawEvent& ev, const CompleteFields& f) {
   k.name = Intern(f.name);
   k.device = static_cast<int32_t>(ArgInt(ev, kArgDevice, f.pid));
   k.stream = static_cast<int32_t>(ArgInt(ev, kArgStream, f.tid));
-  ArgDim3(ev, kArgGrid, k.grid);
-  ArgDim3(ev, kArgBlock, k.block);
-  k.registers_per_thread = static_cast<int32_t>(ArgInt(ev, kArgRegisters, -1));
+  LaunchConfig lc;
+  ArgDim3(ev, kArgGrid, lc.grid);
+  ArgDim3(ev, kArgBlock, lc.block);
+  lc.registers_per_thread = static_cast<int32_t>(ArgInt(ev, kArgRegisters, -1));
   // Kineto's "shared memory" is static + dynamic; the static part is not known.
-  k.dynamic_shared_bytes = static_cast<int32_t>(ArgInt(ev, kArgSharedMemory, -1));
-  k.blocks_per_sm = static_cast<float>(ArgDouble(ev, kArgBlocksPerSm, -1.0));
-  k.est_occupancy_pct = static_cast<float>(ArgDouble(ev, kArgOccupancy, -1.0));
+  lc.dynamic_shared_bytes = static_cast<int32_t>(ArgInt(ev, kArgSharedMemory, -1));
+  lc.blocks_per_sm = static_cast<float>(ArgDouble(ev, kArgBlocksPerSm, -1.0));
+  lc.est_occupancy_pct = static_cast<float>(ArgDouble(ev, kArgOccupancy, -1.0));
+  k.launch_config = trace_.InternLaunch(lc);
   if (ev.Has(kArgCollective) || ev.Has(kArgInNelems) || ev.Has(kArgOutNelems) || ev.Has(kArgPgName) ||
       ev.Has(kArgGroupSize) || ev.Has(kArgSeq)) {
     CommInfo c;
@@ -410,7 +412,7 @@ void TraceBuilder::AddApiCall(const RawEvent& ev, EventClass cls, const Complete
   a.pid = f.pid;
   a.tid = f.tid;
   a.name = Intern(f.name);
-  a.cbid = static_cast<int32_t>(ArgInt(ev, kArgCbid, -1));
+  a.cbid = CbidOrUnknown(ArgInt(ev, kArgCbid, -1));
   // Driver calls are cu*, runtime calls cuda* (hip* on ROCm).
   const ApiFamily family = ApiFamilyOf(f.name);
   a.domain = cls == EventClass::kDriver || family == ApiFamily::kCudaDriver ? ApiDomain::kDriver : ApiDomain::kRuntime;

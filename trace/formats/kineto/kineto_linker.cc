@@ -57,11 +57,13 @@ void TraceBuilder::LinkCorrelations() {
     const ApiCall* call = find_call(k.correlation);
     if (call == nullptr) unmatched("kernel", k.correlation, links_.kernel_offsets[i]);
     before_launch("kernel", k.start_ns, call, links_.kernel_offsets[i]);
-    if (!links_.runtime_launch_info.empty() && k.grid[0] == 0) {
+    if (!links_.runtime_launch_info.empty() && trace_.launch(k).grid[0] == 0) {
       auto it = links_.runtime_launch_info.find(k.correlation);
       if (it != links_.runtime_launch_info.end() && it->second.has_dims) {
-        std::copy(it->second.grid, it->second.grid + 3, k.grid);
-        std::copy(it->second.block, it->second.block + 3, k.block);
+        LaunchConfig lc = trace_.launch(k);
+        std::copy(it->second.grid, it->second.grid + 3, lc.grid);
+        std::copy(it->second.block, it->second.block + 3, lc.block);
+        k.launch_config = trace_.InternLaunch(lc);
       }
     }
   }

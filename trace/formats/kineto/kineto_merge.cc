@@ -2,7 +2,7 @@
 // (kineto_parallel.cc) joins the whole trace's builder as if that builder had parsed it:
 // - strings are interned again in the chunk's first-use order, so ids, the text budget and
 //   the capped names come out as in a single pass;
-// - rows are appended in input order with their string ids (and comm_index) mapped;
+// - rows are appended in input order with their string ids (and comm_index, launch_config) mapped;
 // - diagnostics add up, the first occurrence in input order keeping its offset and message;
 // - the metadata events the chunk deferred are replayed here, in order.
 #include <algorithm>
@@ -42,8 +42,13 @@ void TraceBuilder::MergeChunk(TraceBuilder&& chunk, uint64_t chunk_end) {
   const int32_t comm_base = static_cast<int32_t>(trace_.comm_infos.size());
   const uint32_t range_base = static_cast<uint32_t>(trace_.ranges.size());
   Trace& t = chunk.trace_;
-  for (KernelEvent& k : t.kernels)
+  // Launch configurations, in the chunk's first-use order (the order a single pass gives).
+  std::vector<uint32_t> launch_map(t.launch_configs.size(), 0);
+  for (size_t j = 1; j < t.launch_configs.size(); ++j) launch_map[j] = trace_.InternLaunch(t.launch_configs[j]);
+  for (KernelEvent& k : t.kernels) {
     if (k.comm_index >= 0) k.comm_index += comm_base;
+    k.launch_config = k.launch_config < launch_map.size() ? launch_map[k.launch_config] : 0;
+  }
   AppendRows(trace_.kernels, t.kernels, remap);
   AppendRows(trace_.comm_infos, t.comm_infos, remap);
   AppendRows(trace_.memcpys, t.memcpys, remap);

@@ -81,18 +81,20 @@ Status Importer::ReadKernels() {
     // in when it is missing or empty.
     int64_t name_ids[3] = {v.Opt(kDemangled, "demangledName", -1), v.Opt(kShort, "shortName", -1),
                            v.Opt(kMangled, "mangledName", -1)};
-    k.registers_per_thread = static_cast<int32_t>(v.OptIn(kRegisters, "registersPerThread", -1, 0, kInt32Max));
+    LaunchConfig lc;
+    lc.registers_per_thread = static_cast<int32_t>(v.OptIn(kRegisters, "registersPerThread", -1, 0, kInt32Max));
     const int grid_cols[3] = {kGridX, kGridY, kGridZ}, block_cols[3] = {kBlockX, kBlockY, kBlockZ};
     const char* grid_names[3] = {"gridX", "gridY", "gridZ"};
     const char* block_names[3] = {"blockX", "blockY", "blockZ"};
     for (int i = 0; i < 3; ++i) {
-      k.grid[i] = static_cast<uint32_t>(v.OptIn(grid_cols[i], grid_names[i], 0, 0, kUint32Max));
-      k.block[i] = static_cast<uint32_t>(v.OptIn(block_cols[i], block_names[i], 0, 0, kUint32Max));
+      lc.grid[i] = static_cast<uint32_t>(v.OptIn(grid_cols[i], grid_names[i], 0, 0, kUint32Max));
+      lc.block[i] = static_cast<uint32_t>(v.OptIn(block_cols[i], block_names[i], 0, 0, kUint32Max));
     }
-    k.static_shared_bytes = static_cast<int32_t>(v.OptIn(kStaticShared, "staticSharedMemory", -1, 0, kInt32Max));
-    k.dynamic_shared_bytes = static_cast<int32_t>(v.OptIn(kDynamicShared, "dynamicSharedMemory", -1, 0, kInt32Max));
+    lc.static_shared_bytes = static_cast<int32_t>(v.OptIn(kStaticShared, "staticSharedMemory", -1, 0, kInt32Max));
+    lc.dynamic_shared_bytes = static_cast<int32_t>(v.OptIn(kDynamicShared, "dynamicSharedMemory", -1, 0, kInt32Max));
     const int64_t graph = graph_from_node ? v.Opt(kGraphNode, "graphNodeId", 0) : v.Opt(kGraphId, "graphId", 0);
     if (v.bad()) return;
+    k.launch_config = trace_.InternLaunch(lc);
     if (graph > 0) {
       // 0 means "not from a graph" in the model: a non-zero id stays non-zero when truncated.
       const uint32_t low = static_cast<uint32_t>(graph & 0xFFFFFFFF);
