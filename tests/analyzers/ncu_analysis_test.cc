@@ -227,8 +227,10 @@ JoinCase BuildJoinCase(bool shapes, double cpu_end_us = 200) {
     KernelEvent& k = b.LaunchKernel(name, launch, Us(2), t, t + Us(dur_us));
     launch += Us(5);
     if (shapes) {
-      k.grid[0] = gx, k.grid[1] = gy, k.grid[2] = 1;
-      k.block[0] = bx, k.block[1] = 1, k.block[2] = 1;
+      LaunchConfig lc;
+      lc.grid[0] = gx, lc.grid[1] = gy, lc.grid[2] = 1;
+      lc.block[0] = bx, lc.block[1] = 1, lc.block[2] = 1;
+      k.launch_config = b.trace().InternLaunch(lc);
     }
     t += Us(dur_us);
   };
@@ -323,7 +325,11 @@ TEST(NcuJoined, TraceWithoutLaunchShapesJoinsByName) {
 
 TEST(NcuJoined, OtherShapesDoNotJoin) {
   JoinCase c = BuildJoinCase(true);
-  for (KernelEvent& k : c.trace.kernels) k.grid[0] += 1;  // every launch of another size
+  for (KernelEvent& k : c.trace.kernels) {  // every launch of another size
+    LaunchConfig lc = c.trace.launch(k);
+    lc.grid[0] += 1;
+    k.launch_config = c.trace.InternLaunch(lc);
+  }
   AnalysisOptions options;
   options.ncu = c.csv;
   StatusOr<RankAnalysis> ra = AnalyzeTrace(c.trace, options);

@@ -251,12 +251,12 @@ TEST(RecordConversionTest, EveryKindThroughTheRealIterator) {
   EXPECT_EQ(ke.device, 1);
   EXPECT_EQ(ke.stream, 13);
   EXPECT_EQ(ke.correlation, 501);
-  EXPECT_EQ(ke.grid[0], 108u);
-  EXPECT_EQ(ke.grid[1], 4u);
-  EXPECT_EQ(ke.block[0], 256u);
-  EXPECT_EQ(ke.registers_per_thread, 128);
-  EXPECT_EQ(ke.static_shared_bytes, 4096);
-  EXPECT_EQ(ke.dynamic_shared_bytes, 73728);
+  EXPECT_EQ(t->launch(ke).grid[0], 108u);
+  EXPECT_EQ(t->launch(ke).grid[1], 4u);
+  EXPECT_EQ(t->launch(ke).block[0], 256u);
+  EXPECT_EQ(t->launch(ke).registers_per_thread, 128);
+  EXPECT_EQ(t->launch(ke).static_shared_bytes, 4096);
+  EXPECT_EQ(t->launch(ke).dynamic_shared_bytes, 73728);
   EXPECT_EQ(ke.graph_id, 9u);
 
   ASSERT_EQ(t->memcpys.size(), 2u);

@@ -90,14 +90,16 @@ Trace MakeSmallTrace(int32_t rank) {
   auto kernel = [&](const std::string& n, int64_t corr, int64_t s, int64_t e) {
     KernelEvent& k = b.AddKernel(n, At(s), At(e), corr, kStream, kDevice);
     k.external_id = corr + 100;
-    k.grid[0] = 80;
-    k.grid[1] = k.grid[2] = 1;
-    k.block[0] = 256;
-    k.block[1] = k.block[2] = 1;
-    k.registers_per_thread = 64;
-    k.static_shared_bytes = 0;
-    k.blocks_per_sm = 0.74f;
-    k.est_occupancy_pct = 25.0f;
+    LaunchConfig lc;
+    lc.grid[0] = 80;
+    lc.grid[1] = lc.grid[2] = 1;
+    lc.block[0] = 256;
+    lc.block[1] = lc.block[2] = 1;
+    lc.registers_per_thread = 64;
+    lc.static_shared_bytes = 0;
+    lc.blocks_per_sm = 0.74f;
+    lc.est_occupancy_pct = 25.0f;
+    k.launch_config = b.trace().InternLaunch(lc);
   };
   kernel("volta_sgemm_128x64_nn", 1, 20, 40);
   kernel(kNastyKernelName, 2, 45, 50);

@@ -24,12 +24,14 @@ inline std::string DumpTrace(const Trace& t) {
     o << "proc " << pid << ' ' << p.name << ' ' << p.labels << '\n';
     for (const auto& [tid, n] : p.thread_names) o << "  thread " << tid << ' ' << n << '\n';
   }
-  for (const KernelEvent& k : t.kernels)
+  for (const KernelEvent& k : t.kernels) {
+    const LaunchConfig& l = t.launch(k);  // the values, not the table index
     o << "k " << k.start_ns << ' ' << k.end_ns << ' ' << k.correlation << ' ' << k.external_id << ' '
-      << t.str(k.name) << ' ' << k.device << ' ' << k.stream << ' ' << k.grid[0] << ',' << k.grid[1] << ','
-      << k.grid[2] << ' ' << k.block[0] << ',' << k.block[1] << ',' << k.block[2] << ' ' << k.registers_per_thread
-      << ' ' << k.static_shared_bytes << ' ' << k.dynamic_shared_bytes << ' ' << k.blocks_per_sm << ' '
-      << k.est_occupancy_pct << ' ' << k.comm_index << '\n';
+      << t.str(k.name) << ' ' << k.device << ' ' << k.stream << ' ' << l.grid[0] << ',' << l.grid[1] << ','
+      << l.grid[2] << ' ' << l.block[0] << ',' << l.block[1] << ',' << l.block[2] << ' ' << l.registers_per_thread
+      << ' ' << l.static_shared_bytes << ' ' << l.dynamic_shared_bytes << ' ' << l.blocks_per_sm << ' '
+      << l.est_occupancy_pct << ' ' << k.graph_id << ' ' << k.comm_index << '\n';
+  }
   for (const CommInfo& c : t.comm_infos)
     o << "comm " << t.str(c.collective) << ' ' << t.str(c.dtype) << ' ' << t.str(c.process_group) << ' '
       << t.str(c.process_group_desc) << ' ' << c.in_nelems << ' ' << c.out_nelems << ' ' << c.group_size << ' ' << c.seq << '\n';

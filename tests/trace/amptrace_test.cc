@@ -170,12 +170,12 @@ TEST(AmptraceTest, RoundTripEveryRecordKind) {
   EXPECT_EQ(k.correlation, 11);
   EXPECT_EQ(t.str(k.name), "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64");
   EXPECT_EQ(k.stream, 7);
-  EXPECT_EQ(k.grid[0], 128u);
-  EXPECT_EQ(k.grid[1], 2u);
-  EXPECT_EQ(k.block[0], 256u);
-  EXPECT_EQ(k.registers_per_thread, 96);
-  EXPECT_EQ(k.static_shared_bytes, 1024);
-  EXPECT_EQ(k.dynamic_shared_bytes, 49152);
+  EXPECT_EQ(t.launch(k).grid[0], 128u);
+  EXPECT_EQ(t.launch(k).grid[1], 2u);
+  EXPECT_EQ(t.launch(k).block[0], 256u);
+  EXPECT_EQ(t.launch(k).registers_per_thread, 96);
+  EXPECT_EQ(t.launch(k).static_shared_bytes, 1024);
+  EXPECT_EQ(t.launch(k).dynamic_shared_bytes, 49152);
   EXPECT_EQ(k.graph_id, 5u);
 
   ASSERT_EQ(t.memcpys.size(), 1u);

@@ -324,24 +324,24 @@ TEST(KinetoReader, CurrentFormatFieldByField) {
   EXPECT_EQ(gemm.external_id, 2);
   EXPECT_EQ(gemm.device, 0);
   EXPECT_EQ(gemm.stream, 7);
-  EXPECT_EQ(gemm.grid[0], 4u);
-  EXPECT_EQ(gemm.grid[1], 2u);
-  EXPECT_EQ(gemm.grid[2], 1u);
-  EXPECT_EQ(gemm.block[0], 256u);
-  EXPECT_EQ(gemm.block[1], 1u);
-  EXPECT_EQ(gemm.registers_per_thread, 232);
-  EXPECT_EQ(gemm.dynamic_shared_bytes, 73728);  // "shared memory" is static + dynamic
-  EXPECT_EQ(gemm.static_shared_bytes, -1);
-  EXPECT_FLOAT_EQ(gemm.blocks_per_sm, 0.5f);
-  EXPECT_FLOAT_EQ(gemm.est_occupancy_pct, 12.f);
+  EXPECT_EQ(t.launch(gemm).grid[0], 4u);
+  EXPECT_EQ(t.launch(gemm).grid[1], 2u);
+  EXPECT_EQ(t.launch(gemm).grid[2], 1u);
+  EXPECT_EQ(t.launch(gemm).block[0], 256u);
+  EXPECT_EQ(t.launch(gemm).block[1], 1u);
+  EXPECT_EQ(t.launch(gemm).registers_per_thread, 232);
+  EXPECT_EQ(t.launch(gemm).dynamic_shared_bytes, 73728);  // "shared memory" is static + dynamic
+  EXPECT_EQ(t.launch(gemm).static_shared_bytes, -1);
+  EXPECT_FLOAT_EQ(t.launch(gemm).blocks_per_sm, 0.5f);
+  EXPECT_FLOAT_EQ(t.launch(gemm).est_occupancy_pct, 12.f);
   EXPECT_EQ(gemm.comm_index, -1);
 
   const KernelEvent& nccl = t.kernels[1];
   EXPECT_EQ(nccl.stream, 20);
   EXPECT_EQ(nccl.start_ns, 1040000);
   EXPECT_EQ(nccl.end_ns, 1140000);
-  EXPECT_EQ(nccl.registers_per_thread, -1);
-  EXPECT_EQ(nccl.blocks_per_sm, -1.f);
+  EXPECT_EQ(t.launch(nccl).registers_per_thread, -1);
+  EXPECT_EQ(t.launch(nccl).blocks_per_sm, -1.f);
   ASSERT_EQ(nccl.comm_index, 0);
   ASSERT_EQ(t.comm_infos.size(), 1u);
   const CommInfo& c = t.comm_infos[0];
@@ -534,9 +534,9 @@ TEST(KinetoReader, OldFormatFieldByField) {
   EXPECT_EQ(k.device, 0);
   EXPECT_EQ(k.external_id, 3);
   EXPECT_EQ(k.correlation, 34441);
-  EXPECT_EQ(k.grid[0], 50u);
-  EXPECT_FLOAT_EQ(k.blocks_per_sm, 0.625f);
-  EXPECT_FLOAT_EQ(k.est_occupancy_pct, 25.f);
+  EXPECT_EQ(t.launch(k).grid[0], 50u);
+  EXPECT_FLOAT_EQ(t.launch(k).blocks_per_sm, 0.625f);
+  EXPECT_FLOAT_EQ(t.launch(k).est_occupancy_pct, 25.f);
 
   ASSERT_EQ(t.memcpys.size(), 1u);
   EXPECT_EQ(t.memcpys[0].kind, MemcpyKind::kHtoD);
@@ -590,8 +590,8 @@ TEST(KinetoReader, AmdMarkersMakeDevicesAmd) {
   ASSERT_EQ(r->devices.size(), 1u);
   EXPECT_EQ(r->devices[0].vendor, GpuVendor::kAmd);
   EXPECT_EQ(r->api_calls[0].cbid, 107);  // ROCm's "cid"
-  EXPECT_EQ(r->kernels[0].grid[0], 3u);   // taken from the runtime call
-  EXPECT_EQ(r->kernels[0].block[0], 128u);
+  EXPECT_EQ(r->launch(r->kernels[0]).grid[0], 3u);   // taken from the runtime call
+  EXPECT_EQ(r->launch(r->kernels[0]).block[0], 128u);
 
   for (const char* name : {"AMD Instinct MI250X", "AMD Radeon Graphics", "gfx90a", "MI300X"}) {
     std::string j = std::string(R"({"deviceProperties": [{"id": 0, "name": ")") + name + R"("}], "traceEvents": []})";

@@ -103,12 +103,12 @@ TEST_F(NsysReader, ReadsEveryTableIntoTheModel) {
   EXPECT_EQ(t.str(k.name), "void at::native::vectorized_elementwise_kernel<4, float>(int, float)");  // demangledName
   EXPECT_EQ(k.device, 0);
   EXPECT_EQ(k.stream, 7);
-  EXPECT_EQ(k.grid[0], 120u);
-  EXPECT_EQ(k.grid[1], 1u);
-  EXPECT_EQ(k.block[0], 256u);
-  EXPECT_EQ(k.registers_per_thread, 40);
-  EXPECT_EQ(k.static_shared_bytes, 1024);
-  EXPECT_EQ(k.dynamic_shared_bytes, 2048);
+  EXPECT_EQ(t.launch(k).grid[0], 120u);
+  EXPECT_EQ(t.launch(k).grid[1], 1u);
+  EXPECT_EQ(t.launch(k).block[0], 256u);
+  EXPECT_EQ(t.launch(k).registers_per_thread, 40);
+  EXPECT_EQ(t.launch(k).static_shared_bytes, 1024);
+  EXPECT_EQ(t.launch(k).dynamic_shared_bytes, 2048);
   EXPECT_EQ(k.graph_id, 0u);
 
   ASSERT_EQ(t.memcpys.size(), 1u);
@@ -427,7 +427,7 @@ TEST_F(NsysReader, MissingOptionalColumnIsCounted) {
   StatusOr<Trace> r = ReadNsysExport(Path("cols.sqlite"));
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->kernels.size(), 1u);
-  EXPECT_EQ(r->kernels[0].dynamic_shared_bytes, -1);  // unknown
+  EXPECT_EQ(r->launch(r->kernels[0]).dynamic_shared_bytes, -1);  // unknown
   const DiagnosticEntry* d = FindDiag(*r, "nsys_column_missing");
   ASSERT_NE(d, nullptr);
   EXPECT_NE(d->first_message.find("CUPTI_ACTIVITY_KIND_KERNEL.dynamicSharedMemory"), std::string::npos);
