@@ -48,12 +48,13 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
   // the devices that did any work, so busy + idle still add up to the window.
   const BusyIntervals& bi = ctx.busy();
   const std::map<int32_t, std::vector<Interval>>& merged_all = bi.all_by_device;
-  const std::map<int32_t, std::vector<Interval>>& merged_kernels = bi.kernels_by_device;
   size_t ndev = std::max<size_t>(1, merged_all.size());
   TimeNs busy = 0, kbusy = 0, mcbusy = 0, msbusy = 0;
   gpu.busy_by_device_ns = bi.in_windows_by_device;
   for (const auto& [dev, b] : bi.in_windows_by_device) SatAccumulate(busy, b);
-  for (const auto& [dev, m] : merged_kernels) SatAccumulate(kbusy, OverlapWithWindows(m, windows));
+  std::vector<const std::vector<Interval>*> merged_kernels;  // by device
+  for (int32_t dev : bi.kernel_devices()) merged_kernels.push_back(&bi.kernels(dev));
+  for (const std::vector<Interval>* m : merged_kernels) SatAccumulate(kbusy, OverlapWithWindows(*m, windows));
   for (const auto& [dev, m] : bi.memcpy_by_device) SatAccumulate(mcbusy, OverlapWithWindows(m, windows));
   for (const auto& [dev, m] : bi.memset_by_device) SatAccumulate(msbusy, OverlapWithWindows(m, windows));
   gpu.busy_ns = busy / static_cast<TimeNs>(ndev);
@@ -106,7 +107,7 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
   for (const StepWindow& s : steps.steps) {
     TimeNs b = 0, kb = 0;
     for (const auto& [dev, m] : merged_all) SatAccumulate(b, OverlapNs(m, s.start_ns, s.end_ns));
-    for (const auto& [dev, m] : merged_kernels) SatAccumulate(kb, OverlapNs(m, s.start_ns, s.end_ns));
+    for (const std::vector<Interval>* m : merged_kernels) SatAccumulate(kb, OverlapNs(*m, s.start_ns, s.end_ns));
     b /= static_cast<TimeNs>(ndev);
     kb /= static_cast<TimeNs>(ndev);
     TimeNs tc = 0, all = 0;

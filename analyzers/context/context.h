@@ -103,11 +103,9 @@ struct AllocCall {
 // Merged busy intervals (sorted, disjoint) of the GPU work of the trace.
 struct BusyIntervals {
   std::map<int32_t, std::vector<Interval>> all_by_device;  // kernels + memcpy + memset
-  std::map<int32_t, std::vector<Interval>> kernels_by_device;
   std::map<int32_t, std::vector<Interval>> memcpy_by_device;
   std::map<int32_t, std::vector<Interval>> memset_by_device;
   std::vector<Interval> comm;     // communication kernels, all devices
-  std::vector<Interval> compute;  // every other kernel, all devices
   std::map<int32_t, TimeNs> in_windows_by_device;  // all_by_device inside the windows
   int32_t main_device = 0;                 // most busy time in the windows
   const Device* main_device_info = nullptr;  // its Device row (the first row when none matches)
@@ -115,6 +113,25 @@ struct BusyIntervals {
   // all_by_device[main_device] (empty when it has no GPU work): looked up, not a copy (one or
   // two intervals a step on a many-step trace).
   const std::vector<Interval>& main() const;
+
+  // The kernels of `device` (empty when it has none), the devices that have kernels (ascending),
+  // and every kernel that is not communication, all devices ("compute").
+  const std::vector<Interval>& kernels(int32_t device) const;
+  const std::vector<int32_t>& kernel_devices() const { return kernel_devices_; }
+  const std::vector<Interval>& compute() const;
+  // Set after all_by_device (merged lists). A list equal to one already kept is not kept again:
+  // a device's kernels that are all its GPU work (no copy or memset outside a kernel) read
+  // all_by_device's list, and compute that is the one kernel device's kernels (no communication)
+  // reads that list: one list a step instead of three on a many-step trace.
+  void SetKernels(std::map<int32_t, std::vector<Interval>> merged_by_device);
+  void SetCompute(std::vector<Interval> merged);
+
+ private:
+  std::map<int32_t, std::vector<Interval>> kernels_own_;  // the devices whose kernels differ from all_by_device
+  std::vector<int32_t> kernel_devices_;
+  std::vector<Interval> compute_own_;  // empty when compute_device_ stands for it
+  int32_t compute_device_ = 0;         // with compute_shared_: compute() is kernels(compute_device_)
+  bool compute_shared_ = false;
 };
 
 // Host ranges by role (trace/classify's ClassifyHostRange) and the API calls the idle
