@@ -7,6 +7,7 @@
 // kept sparse. Equal merged busy lists are kept once, and the joint fix shares a fix's
 // removed host time instead of copying it.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -63,10 +64,22 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
     EXPECT_LE(merged->capacity(), merged->size() + merged->size() / 4);
   }
 
-  // The dependency graph's chunks, one a step, alive through every replay.
+  // The dependency graph's chunks, one a step, are made from the steps when asked (not kept
+  // through every replay): each step's CPU range, up to the next step's CPU start (by hand: 100 µs
+  // after its own in ManySteps), the last to its own CPU end; the first starts no earlier than
+  // its measured start.
   const graph::GraphBuilder builder(ctx);
-  ASSERT_EQ(builder.chunks().size(), ctx.steps().steps.size());
-  EXPECT_EQ(builder.chunks().capacity(), builder.chunks().size());
+  const std::vector<StepWindow>& steps = ctx.steps().steps;
+  ASSERT_EQ(builder.chunk_count(), steps.size());
+  for (size_t k : {size_t{0}, size_t{1}, steps.size() / 2, steps.size() - 1}) {
+    const graph::ChunkInfo c = builder.chunk(k);
+    EXPECT_EQ(c.step, static_cast<int64_t>(k));
+    EXPECT_EQ(c.cpu_start_ns, steps[k].cpu_start_ns);
+    EXPECT_EQ(c.cpu_end_ns, steps[k].cpu_end_ns);
+    EXPECT_EQ(c.begin_ns, steps[k].cpu_start_ns);
+    EXPECT_EQ(c.end_ns, k + 1 < steps.size() ? steps[k].cpu_start_ns + 100 * kUs : steps[k].cpu_end_ns);
+    EXPECT_EQ(c.floor_ns, k == 0 ? steps[0].start_ns : std::numeric_limits<TimeNs>::min());
+  }
 
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
   ASSERT_TRUE(ra.ok()) << ra.status().message();
