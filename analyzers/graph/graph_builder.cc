@@ -109,10 +109,10 @@ GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) 
     }
     const uint32_t lane = GpuLane(device, stream);
     SlotValue& v = measured_[lane];
-    if (!v.valid || end >= v.end_ns) v = {it.start, end, GpuCategory(it.type, comm), true};
+    if (!v.valid || end >= v.end_ns) v = {StartOf(it), end, GpuCategory(it.type, comm), true};
     // An activity a back-pressured launch of the window waits for.
     if (!ring_slot_.empty() && ring_slot_[next_gpu_ - 1] != kNoNode)
-      measured_[ring_slot_[next_gpu_ - 1]] = {it.start, end, GpuCategory(it.type, comm), true};
+      measured_[ring_slot_[next_gpu_ - 1]] = {StartOf(it), end, GpuCategory(it.type, comm), true};
   }
   while (next_call_ < t_.api_calls.size() && t_.api_calls[next_call_].start_ns < first) ++next_call_;
 }
@@ -212,17 +212,21 @@ const GraphBuilder::SyncRecord* GraphBuilder::SyncOf(int64_t correlation, SyncTy
   return nullptr;
 }
 
+TimeNs GraphBuilder::StartOf(const GpuItem& it) const {
+  return it.type == 0 ? t_.kernels[it.index].start_ns : it.type == 1 ? t_.memcpys[it.index].start_ns : t_.memsets[it.index].start_ns;
+}
+
 void GraphBuilder::BuildGpuItems() {
   gpu_.reserve(t_.kernels.size() + t_.memcpys.size() + t_.memsets.size());
   auto key_of = [&](int64_t call, TimeNs start) {
     return call >= 0 ? t_.api_calls[static_cast<size_t>(call)].start_ns : start;
   };
   for (uint32_t i = 0; i < t_.kernels.size(); ++i)
-    gpu_.push_back({key_of(ctx_.kernels().launch_call[i], t_.kernels[i].start_ns), t_.kernels[i].start_ns, i, 0});
+    gpu_.push_back({key_of(ctx_.kernels().launch_call[i], t_.kernels[i].start_ns), i, 0});
   for (uint32_t i = 0; i < t_.memcpys.size(); ++i)
-    gpu_.push_back({key_of(ctx_.launches().Find(t_.memcpys[i].correlation), t_.memcpys[i].start_ns), t_.memcpys[i].start_ns, i, 1});
+    gpu_.push_back({key_of(ctx_.launches().Find(t_.memcpys[i].correlation), t_.memcpys[i].start_ns), i, 1});
   for (uint32_t i = 0; i < t_.memsets.size(); ++i)
-    gpu_.push_back({key_of(ctx_.launches().Find(t_.memsets[i].correlation), t_.memsets[i].start_ns), t_.memsets[i].start_ns, i, 2});
+    gpu_.push_back({key_of(ctx_.launches().Find(t_.memsets[i].correlation), t_.memsets[i].start_ns), i, 2});
   // A stream runs its work in order: along each stream (by start), a key is at least the key of
   // the activity before it, so the replay order never puts an activity before its stream
   // predecessor (this matters only for activities without a launch call).
@@ -238,13 +242,13 @@ void GraphBuilder::BuildGpuItems() {
   }
   std::stable_sort(by_lane.begin(), by_lane.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
-    return gpu_[a.second].start < gpu_[b.second].start;
+    return StartOf(gpu_[a.second]) < StartOf(gpu_[b.second]);
   });
   for (size_t j = 1; j < by_lane.size(); ++j)
     if (by_lane[j].first == by_lane[j - 1].first)
       gpu_[by_lane[j].second].key = std::max(gpu_[by_lane[j].second].key, gpu_[by_lane[j - 1].second].key);
-  std::stable_sort(gpu_.begin(), gpu_.end(), [](const GpuItem& a, const GpuItem& b) {
-    return a.key != b.key ? a.key < b.key : a.start < b.start;
+  std::stable_sort(gpu_.begin(), gpu_.end(), [&](const GpuItem& a, const GpuItem& b) {
+    return a.key != b.key ? a.key < b.key : StartOf(a) < StartOf(b);
   });
 }
 

@@ -91,9 +91,9 @@ class GraphBuilder {
   uint32_t GpuLane(int32_t device, int32_t stream) const;
 
  private:
+  // One a GPU activity, alive through every replay: 16 B (its start is read from its table).
   struct GpuItem {
     TimeNs key;     // launch call start, else its own start
-    TimeNs start;
     uint32_t index; // into the table of `type`
     uint8_t type;   // 0 kernel, 1 memcpy, 2 memset
   };
@@ -118,6 +118,7 @@ class GraphBuilder {
   void ChooseLaunchLatency();
   void FindBackPressure();
   uint32_t HostLaneOf(int64_t tid) const;
+  TimeNs StartOf(const GpuItem& it) const;  // the activity's measured start
   const SyncRecord* SyncOf(int64_t correlation, SyncType type) const;
 
   // Per-chunk helpers (Build).
