@@ -37,9 +37,8 @@ TimeNs OverlapWithWindows(const std::vector<Interval>& merged, const std::vector
 // ---------------------------------------------------------------------------------------
 // GPU time
 
-void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<StepMetrics>& per_step_out) {
+void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu) {
   const Trace& trace = ctx.trace();
-  const StepAnalysis& steps = ctx.steps();
   const std::vector<Interval>& windows = ctx.windows();
   gpu.window_ns = ctx.window_ns();
   if (windows.empty()) return;
@@ -100,8 +99,19 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
     gpu.kernel_count++;
     if (k.end_ns - k.start_ns < 10'000) gpu.kernels_under_10us++;
   }
+}
 
-  // Per-step numbers for charts and gates.
+// Per-step numbers for charts, gates and the integrity checks (one StepMetrics a step, with the
+// step's sync points counted in place), on the same merged intervals as the GPU time's.
+void AnalyzeStepMetrics(const RankContext& ctx, std::vector<StepMetrics>& per_step_out) {
+  const Trace& trace = ctx.trace();
+  const StepAnalysis& steps = ctx.steps();
+  if (ctx.windows().empty()) return;
+  const BusyIntervals& bi = ctx.busy();
+  const std::map<int32_t, std::vector<Interval>>& merged_all = bi.all_by_device;
+  const size_t ndev = std::max<size_t>(1, merged_all.size());
+  std::vector<const std::vector<Interval>*> merged_kernels;  // by device
+  for (int32_t dev : bi.kernel_devices()) merged_kernels.push_back(&bi.kernels(dev));
   per_step_out.clear();
   per_step_out.reserve(steps.steps.size());
   for (const StepWindow& s : steps.steps) {
@@ -133,6 +143,10 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
     m.kernels = n;
     per_step_out.push_back(std::move(m));
   }
+  // The sync points of each step (every point, not only the first kMaxSyncPoints kept in
+  // ra.syncs.points).
+  for (const SyncPoint& p : ctx.sync_points())
+    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < per_step_out.size()) per_step_out[static_cast<size_t>(p.step_index)].syncs++;
 }
 
 void AnalyzeMemoryTraffic(const RankContext& ctx, MemoryTrafficAnalysis& mem) {
@@ -291,16 +305,10 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   ra.format = trace.metadata.format;
   ra.input_events = trace.metadata.event_count;
   ra.step_stats = ComputeStepStats(ra.steps);
-  AnalyzeGpuTime(ctx, ra.gpu, ra.per_step);
+  AnalyzeGpuTime(ctx, ra.gpu);
   AnalyzeMemoryTraffic(ctx, ra.memory);
   AnalyzeSyncs(ctx, ra.syncs);
   AnalyzeLaunches(ctx, ra.gpu, ra.launches);
-
-  // Per-step sync counts, next to the per-step GPU numbers (every point, not only the first
-  // kMaxSyncPoints kept in ra.syncs.points), counted in place: a vector of counts beside them
-  // lived on through the diagnosis (8 B a step).
-  for (const SyncPoint& p : ctx.sync_points())
-    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < ra.per_step.size()) ra.per_step[static_cast<size_t>(p.step_index)].syncs++;
 
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
   ra.gpu_activity_recorded = !no_gpu_activity;
@@ -309,7 +317,6 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
   ra.kernels = AnnotateKernels(ctx);
   ExtractCollectives(ctx, ra);
-  ra.integrity = CheckRankIntegrity(ctx, ra);
   // An Nsight Compute CSV given with --ncu, joined to this trace: its ncu_* findings are diagnosed
   // and replayed with the others.
   std::shared_ptr<ncu::NcuResult> joined = JoinNcu(ctx);
@@ -320,6 +327,11 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
     Diagnose(facts, ra, [&](diagnosis::FindingSink& out) {
       if (joined != nullptr) AddJoinedNcuFindings(ctx, *joined, out);
     });
+    // The per-step numbers (StepMetrics: 104 B and a copy of the name a step) and what reads them
+    // (the integrity checks) come after the diagnosis, which reads neither: they are not alive
+    // through its replays, the analysis' peak on a many-step trace.
+    AnalyzeStepMetrics(ctx, ra.per_step);
+    ra.integrity = CheckRankIntegrity(ctx, ra);
     ApplyRankIntegrity(facts, ra);
   }
   // Measured kernel metrics (the joined CSV, the trace's counter tracks): the matrix's measured
