@@ -320,6 +320,7 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   // An Nsight Compute CSV given with --ncu, joined to this trace: its ncu_* findings are diagnosed
   // and replayed with the others.
   std::shared_ptr<ncu::NcuResult> joined = JoinNcu(ctx);
+  bool inference = false;
   {
     const diagnosis::Facts facts(ctx, ra, peaks);  // reads the context and ra.steps only
     roofline.Join();
@@ -327,13 +328,15 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
     Diagnose(facts, ra, [&](diagnosis::FindingSink& out) {
       if (joined != nullptr) AddJoinedNcuFindings(ctx, *joined, out);
     });
-    // The per-step numbers (StepMetrics: 104 B and a copy of the name a step) and what reads them
-    // (the integrity checks) come after the diagnosis, which reads neither: they are not alive
-    // through its replays, the analysis' peak on a many-step trace.
-    AnalyzeStepMetrics(ctx, ra.per_step);
-    ra.integrity = CheckRankIntegrity(ctx, ra);
-    ApplyRankIntegrity(facts, ra);
+    inference = facts.inference();
   }
+  // The per-step numbers (StepMetrics: 104 B and a copy of the name a step) and what reads them
+  // (the integrity checks) come after the diagnosis, which reads neither: they are not alive
+  // through its replays, nor beside its facts (40 B a step), the analysis' peak on a many-step
+  // trace.
+  AnalyzeStepMetrics(ctx, ra.per_step);
+  ra.integrity = CheckRankIntegrity(ctx, ra);
+  ApplyRankIntegrity(inference, ra);
   // Measured kernel metrics (the joined CSV, the trace's counter tracks): the matrix's measured
   // headlines and ra.ncu.
   ApplyMeasuredMetrics(ctx, std::move(joined), ra);
