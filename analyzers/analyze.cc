@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <regex>
 #include <unordered_map>
@@ -285,8 +286,9 @@ namespace {
 // The rank's analysis without the idle gaps and their causes (gpu.idle_gaps,
 // gpu.idle_gap_causes), which stay in the context: the callers copy or move them in.
 // ra.steps must hold the context's steps already: a copy, or the context's own, lent
-// (RankContext::LendSteps).
-void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
+// (RankContext::LendSteps). `after_diagnosis` (may be empty) runs once the diagnosis is done:
+// AnalyzeTrace drops the op tree there, which nothing after the diagnosis reads.
+void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra, const std::function<void()>& after_diagnosis) {
   const Trace& trace = ctx.trace();
   // The roofline reads only the context, and the analyzers up to the diagnosis (and the
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
@@ -330,10 +332,11 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
     });
     inference = facts.inference();
   }
+  if (after_diagnosis) after_diagnosis();
   // The per-step numbers (StepMetrics: 104 B and a copy of the name a step) and what reads them
   // (the integrity checks) come after the diagnosis, which reads neither: they are not alive
-  // through its replays, nor beside its facts (40 B a step), the analysis' peak on a many-step
-  // trace.
+  // through its replays, nor beside its facts (40 B a step) or the op tree, the analysis' peak on a
+  // many-step trace.
   AnalyzeStepMetrics(ctx, ra.per_step);
   ra.integrity = CheckRankIntegrity(ctx, ra);
   ApplyRankIntegrity(inference, ra);
@@ -349,7 +352,7 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
   RankAnalysis ra;
   ra.steps = ctx.steps();
-  AnalyzeRankKeepingGaps(ctx, ra);
+  AnalyzeRankKeepingGaps(ctx, ra, {});
   ra.gpu.idle_gaps = ctx.idle_gaps();
   ra.gpu.idle_gap_causes = ctx.gap_causes();
   return ra;
@@ -364,7 +367,7 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   RankContext ctx(trace, options);
   RankAnalysis ra;
   ctx.LendSteps(ra.steps);
-  AnalyzeRankKeepingGaps(ctx, ra);
+  AnalyzeRankKeepingGaps(ctx, ra, [&ctx] { ctx.ReleaseOpTree(); });
   ctx.ReleaseIdleGaps(ra.gpu.idle_gaps, ra.gpu.idle_gap_causes);
   return ra;
 }

@@ -425,13 +425,25 @@ void RankContext::BuildHostActivity() {
   TrimSlack(active);
 }
 
+const OpTree& RankContext::op_tree() const {
+  AMPSCOPE_CHECK(!op_tree_released_);
+  return op_tree_;
+}
+
+void RankContext::ReleaseOpTree() {
+  op_tree_ = OpTree();
+  op_tree_released_ = true;
+}
+
 int64_t RankContext::CpuOpOfKernel(size_t i) const {
+  AMPSCOPE_CHECK(!op_tree_released_);
   OpTree::NodeId n = op_tree_.node_of_kernel(static_cast<uint32_t>(i));
   while (n != OpTree::kNoNode && op_tree_.kind(n) != OpTree::NodeKind::kCpuOp) n = op_tree_.parent(n);
   return n == OpTree::kNoNode ? -1 : static_cast<int64_t>(op_tree_.source_index(n));
 }
 
 std::string RankContext::OpChainName(int64_t tid, TimeNs t) const {
+  AMPSCOPE_CHECK(!op_tree_released_);
   const CpuOp* inner = nullptr;
   const CpuOp* outer = nullptr;
   for (OpTree::NodeId n = op_tree_.InnermostAt(tid, t); n != OpTree::kNoNode; n = op_tree_.parent(n)) {

@@ -14,9 +14,10 @@
 // The op tree (5) reads only the launch links, and the busy intervals, host ranges and idle
 // gaps read no tree: with options.threads > 1 the tree is built on a second thread beside them.
 //
-// Everything is read-only after Build(). The context holds references to the trace and the
-// options: both must outlive it. It is dropped after the rank's analysis; results
-// (RankAnalysis) never point into it.
+// Everything is read-only after Build(), but for what the rank's analysis hands over or drops
+// when it is done with it (LendSteps, ReleaseIdleGaps, ReleaseOpTree). The context holds
+// references to the trace and the options: both must outlive it. It is dropped after the rank's
+// analysis; results (RankAnalysis) never point into it.
 #pragma once
 
 #include <array>
@@ -203,7 +204,7 @@ class RankContext {
   // ---- GPU busy, host ranges, ops
   const BusyIntervals& busy() const { return busy_; }
   const HostRanges& host() const { return host_; }
-  const OpTree& op_tree() const { return op_tree_; }
+  const OpTree& op_tree() const;
   // The cpu_op (index into trace.cpu_ops) that launched kernel i: the kernel's op-tree node, or
   // the nearest cpu_op above it when that node is a record_function range; -1 if none.
   int64_t CpuOpOfKernel(size_t i) const;
@@ -227,6 +228,10 @@ class RankContext {
   // result and the context share one copy of the steps and their names (72 B and a name a
   // step) while the analysis runs. `into` must stay where it is while the context is read.
   void LendSteps(StepAnalysis& into);
+  // Drops the op tree (one node a CPU op and runtime call, and the kernels' links) once nothing
+  // will read it: op_tree(), CpuOpOfKernel and OpChainName may not be called after (a check
+  // stops the program). AnalyzeTrace drops it when the diagnosis is done.
+  void ReleaseOpTree();
 
  private:
   void BuildWindows();
@@ -267,6 +272,7 @@ class RankContext {
   BusyIntervals busy_;
   HostRanges host_;
   OpTree op_tree_;
+  bool op_tree_released_ = false;
   SyncFacts syncs_;
   IdleFacts idle_;
 };

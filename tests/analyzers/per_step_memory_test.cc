@@ -261,6 +261,35 @@ TEST(PerStepMemory, StepsAreLentNotCopied) {
   EXPECT_EQ(from_trace->findings.size(), from_context.findings.size());
 }
 
+// AnalyzeTrace drops the op tree once the diagnosis is done (nothing after it reads the tree);
+// a read after that stops the program instead of answering from an empty tree. The result is
+// the one AnalyzeRank gives on a context that keeps its tree.
+TEST(PerStepMemory, OpTreeIsDroppedAfterTheDiagnosis) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  RankContext ctx(t, options);
+  ASSERT_GE(ctx.op_tree().size(), static_cast<size_t>(kSteps));
+  ctx.ReleaseOpTree();
+  EXPECT_DEATH((void)ctx.op_tree(), "internal check failed");
+  EXPECT_DEATH((void)ctx.CpuOpOfKernel(0), "internal check failed");
+
+  StatusOr<RankAnalysis> dropped = AnalyzeTrace(t, options);
+  ASSERT_TRUE(dropped.ok());
+  const RankContext kept(t, options);
+  const RankAnalysis full = AnalyzeRank(kept);
+  ASSERT_EQ(dropped->findings.size(), full.findings.size());
+  for (size_t i = 0; i < full.findings.size(); ++i) {
+    EXPECT_EQ(dropped->findings[i].id, full.findings[i].id);
+    EXPECT_EQ(dropped->findings[i].est_saving_pct, full.findings[i].est_saving_pct);
+  }
+  ASSERT_EQ(dropped->per_step.size(), full.per_step.size());
+  for (size_t i = 0; i < full.per_step.size(); ++i) {
+    EXPECT_EQ(dropped->per_step[i].busy_pct, full.per_step[i].busy_pct);
+    EXPECT_EQ(dropped->per_step[i].kernels, full.per_step[i].kernels);
+  }
+  EXPECT_EQ(dropped->integrity.checks.size(), full.integrity.checks.size());
+}
+
 // A job of one rank is that rank; its idle gaps stay in ranks[0], where the exporters read
 // them, and are not copied into the job's summary.
 TEST(PerStepMemory, OneRankJobKeepsOneCopyOfTheGaps) {
