@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <regex>
 #include <unordered_map>
@@ -37,9 +38,8 @@ TimeNs OverlapWithWindows(const std::vector<Interval>& merged, const std::vector
 // ---------------------------------------------------------------------------------------
 // GPU time
 
-void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<StepMetrics>& per_step_out) {
+void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu) {
   const Trace& trace = ctx.trace();
-  const StepAnalysis& steps = ctx.steps();
   const std::vector<Interval>& windows = ctx.windows();
   gpu.window_ns = ctx.window_ns();
   if (windows.empty()) return;
@@ -48,12 +48,13 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
   // the devices that did any work, so busy + idle still add up to the window.
   const BusyIntervals& bi = ctx.busy();
   const std::map<int32_t, std::vector<Interval>>& merged_all = bi.all_by_device;
-  const std::map<int32_t, std::vector<Interval>>& merged_kernels = bi.kernels_by_device;
   size_t ndev = std::max<size_t>(1, merged_all.size());
   TimeNs busy = 0, kbusy = 0, mcbusy = 0, msbusy = 0;
   gpu.busy_by_device_ns = bi.in_windows_by_device;
   for (const auto& [dev, b] : bi.in_windows_by_device) SatAccumulate(busy, b);
-  for (const auto& [dev, m] : merged_kernels) SatAccumulate(kbusy, OverlapWithWindows(m, windows));
+  std::vector<const std::vector<Interval>*> merged_kernels;  // by device
+  for (int32_t dev : bi.kernel_devices()) merged_kernels.push_back(&bi.kernels(dev));
+  for (const std::vector<Interval>* m : merged_kernels) SatAccumulate(kbusy, OverlapWithWindows(*m, windows));
   for (const auto& [dev, m] : bi.memcpy_by_device) SatAccumulate(mcbusy, OverlapWithWindows(m, windows));
   for (const auto& [dev, m] : bi.memset_by_device) SatAccumulate(msbusy, OverlapWithWindows(m, windows));
   gpu.busy_ns = busy / static_cast<TimeNs>(ndev);
@@ -99,14 +100,25 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
     gpu.kernel_count++;
     if (k.end_ns - k.start_ns < 10'000) gpu.kernels_under_10us++;
   }
+}
 
-  // Per-step numbers for charts and gates.
+// Per-step numbers for charts, gates and the integrity checks (one StepMetrics a step, with the
+// step's sync points counted in place), on the same merged intervals as the GPU time's.
+void AnalyzeStepMetrics(const RankContext& ctx, std::vector<StepMetrics>& per_step_out) {
+  const Trace& trace = ctx.trace();
+  const StepAnalysis& steps = ctx.steps();
+  if (ctx.windows().empty()) return;
+  const BusyIntervals& bi = ctx.busy();
+  const std::map<int32_t, std::vector<Interval>>& merged_all = bi.all_by_device;
+  const size_t ndev = std::max<size_t>(1, merged_all.size());
+  std::vector<const std::vector<Interval>*> merged_kernels;  // by device
+  for (int32_t dev : bi.kernel_devices()) merged_kernels.push_back(&bi.kernels(dev));
   per_step_out.clear();
   per_step_out.reserve(steps.steps.size());
   for (const StepWindow& s : steps.steps) {
     TimeNs b = 0, kb = 0;
     for (const auto& [dev, m] : merged_all) SatAccumulate(b, OverlapNs(m, s.start_ns, s.end_ns));
-    for (const auto& [dev, m] : merged_kernels) SatAccumulate(kb, OverlapNs(m, s.start_ns, s.end_ns));
+    for (const std::vector<Interval>* m : merged_kernels) SatAccumulate(kb, OverlapNs(*m, s.start_ns, s.end_ns));
     b /= static_cast<TimeNs>(ndev);
     kb /= static_cast<TimeNs>(ndev);
     TimeNs tc = 0, all = 0;
@@ -132,6 +144,10 @@ void AnalyzeGpuTime(const RankContext& ctx, GpuTimeAnalysis& gpu, std::vector<St
     m.kernels = n;
     per_step_out.push_back(std::move(m));
   }
+  // The sync points of each step (every point, not only the first kMaxSyncPoints kept in
+  // ra.syncs.points).
+  for (const SyncPoint& p : ctx.sync_points())
+    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < per_step_out.size()) per_step_out[static_cast<size_t>(p.step_index)].syncs++;
 }
 
 void AnalyzeMemoryTraffic(const RankContext& ctx, MemoryTrafficAnalysis& mem) {
@@ -270,8 +286,9 @@ namespace {
 // The rank's analysis without the idle gaps and their causes (gpu.idle_gaps,
 // gpu.idle_gap_causes), which stay in the context: the callers copy or move them in.
 // ra.steps must hold the context's steps already: a copy, or the context's own, lent
-// (RankContext::LendSteps).
-void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
+// (RankContext::LendSteps). `after_diagnosis` (may be empty) runs once the diagnosis is done:
+// AnalyzeTrace drops the op tree there, which nothing after the diagnosis reads.
+void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra, const std::function<void()>& after_diagnosis) {
   const Trace& trace = ctx.trace();
   // The roofline reads only the context, and the analyzers up to the diagnosis (and the
   // diagnosis' facts) write other fields: with a second thread it runs beside them. The
@@ -290,16 +307,10 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   ra.format = trace.metadata.format;
   ra.input_events = trace.metadata.event_count;
   ra.step_stats = ComputeStepStats(ra.steps);
-  AnalyzeGpuTime(ctx, ra.gpu, ra.per_step);
+  AnalyzeGpuTime(ctx, ra.gpu);
   AnalyzeMemoryTraffic(ctx, ra.memory);
   AnalyzeSyncs(ctx, ra.syncs);
   AnalyzeLaunches(ctx, ra.gpu, ra.launches);
-
-  // Per-step sync counts, next to the per-step GPU numbers (every point, not only the first
-  // kMaxSyncPoints kept in ra.syncs.points), counted in place: a vector of counts beside them
-  // lived on through the diagnosis (8 B a step).
-  for (const SyncPoint& p : ctx.sync_points())
-    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < ra.per_step.size()) ra.per_step[static_cast<size_t>(p.step_index)].syncs++;
 
   const bool no_gpu_activity = trace.kernels.empty() && trace.memcpys.empty() && trace.memsets.empty();
   ra.gpu_activity_recorded = !no_gpu_activity;
@@ -308,10 +319,10 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
   AnalyzePrecision(trace, ctx.classes(), ctx.op_tree(), ra);
   ra.kernels = AnnotateKernels(ctx);
   ExtractCollectives(ctx, ra);
-  ra.integrity = CheckRankIntegrity(ctx, ra);
   // An Nsight Compute CSV given with --ncu, joined to this trace: its ncu_* findings are diagnosed
   // and replayed with the others.
   std::shared_ptr<ncu::NcuResult> joined = JoinNcu(ctx);
+  bool inference = false;
   {
     const diagnosis::Facts facts(ctx, ra, peaks);  // reads the context and ra.steps only
     roofline.Join();
@@ -319,8 +330,16 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
     Diagnose(facts, ra, [&](diagnosis::FindingSink& out) {
       if (joined != nullptr) AddJoinedNcuFindings(ctx, *joined, out);
     });
-    ApplyRankIntegrity(facts, ra);
+    inference = facts.inference();
   }
+  if (after_diagnosis) after_diagnosis();
+  // The per-step numbers (StepMetrics: 104 B and a copy of the name a step) and what reads them
+  // (the integrity checks) come after the diagnosis, which reads neither: they are not alive
+  // through its replays, nor beside its facts (40 B a step) or the op tree, the analysis' peak on a
+  // many-step trace.
+  AnalyzeStepMetrics(ctx, ra.per_step);
+  ra.integrity = CheckRankIntegrity(ctx, ra);
+  ApplyRankIntegrity(inference, ra);
   // Measured kernel metrics (the joined CSV, the trace's counter tracks): the matrix's measured
   // headlines and ra.ncu.
   ApplyMeasuredMetrics(ctx, std::move(joined), ra);
@@ -333,7 +352,7 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra) {
 RankAnalysis AnalyzeRank(const RankContext& ctx) {
   RankAnalysis ra;
   ra.steps = ctx.steps();
-  AnalyzeRankKeepingGaps(ctx, ra);
+  AnalyzeRankKeepingGaps(ctx, ra, {});
   ra.gpu.idle_gaps = ctx.idle_gaps();
   ra.gpu.idle_gap_causes = ctx.gap_causes();
   return ra;
@@ -348,7 +367,7 @@ StatusOr<RankAnalysis> AnalyzeTrace(const Trace& trace, const AnalysisOptions& o
   RankContext ctx(trace, options);
   RankAnalysis ra;
   ctx.LendSteps(ra.steps);
-  AnalyzeRankKeepingGaps(ctx, ra);
+  AnalyzeRankKeepingGaps(ctx, ra, [&ctx] { ctx.ReleaseOpTree(); });
   ctx.ReleaseIdleGaps(ra.gpu.idle_gaps, ra.gpu.idle_gap_causes);
   return ra;
 }

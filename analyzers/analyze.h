@@ -4,7 +4,8 @@
 // AnalyzeTrace runs, in order: step detection (decides the unit of everything else),
 // GPU time (busy/idle, HTA idle breakdown, time by category/precision), memory traffic,
 // syncs, launches, then precision/Tensor Core analysis and the diagnosis
-// (matrix, checklist, findings).
+// (matrix, checklist, findings), then what the diagnosis does not read: the per-step numbers
+// and the integrity checks (after it, so that they are not alive through its replays).
 #pragma once
 
 #include "analyzers/results/analysis.h"

@@ -138,7 +138,7 @@ std::array<TimeNs, kPreCollectiveBuckets> BucketsIn(const RankContext& ctx, cons
   if (end <= start) return ns;
   const BusyIntervals& busy = ctx.busy();
   const TimeNs busy_main = OverlapNs(busy.main(), start, end);
-  const TimeNs compute = std::min(OverlapNs(busy.compute, start, end), busy_main);
+  const TimeNs compute = std::min(OverlapNs(busy.compute(), start, end), busy_main);
   const TimeNs comm = std::min(OverlapNs(busy.comm, start, end), busy_main - compute);
   ns[static_cast<size_t>(B::kCompute)] = compute;
   ns[static_cast<size_t>(B::kCommunication)] = comm;

@@ -250,11 +250,12 @@ void RankContext::BuildBusy() {
     all[m.device].push_back({m.start_ns, m.end_ns});
   }
   for (auto& [dev, v] : all) busy_.all_by_device[dev] = MergeIntervals(std::move(v));
-  for (auto& [dev, v] : kern) busy_.kernels_by_device[dev] = MergeIntervals(std::move(v));
+  for (auto& [dev, v] : kern) v = MergeIntervals(std::move(v));
+  busy_.SetKernels(std::move(kern));
   for (auto& [dev, v] : mc) busy_.memcpy_by_device[dev] = MergeIntervals(std::move(v));
   for (auto& [dev, v] : ms) busy_.memset_by_device[dev] = MergeIntervals(std::move(v));
   busy_.comm = MergeIntervals(std::move(comm));
-  busy_.compute = MergeIntervals(std::move(compute));
+  busy_.SetCompute(MergeIntervals(std::move(compute)));
   if (!steps_.windows.empty()) {
     for (const auto& [dev, m] : busy_.all_by_device) {
       TimeNs b = 0;
@@ -282,6 +283,48 @@ const std::vector<Interval>& BusyIntervals::main() const {
   static const std::vector<Interval> kNone;
   auto it = all_by_device.find(main_device);
   return it != all_by_device.end() ? it->second : kNone;
+}
+
+namespace {
+bool SameIntervals(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Interval& x, const Interval& y) { return x.start_ns == y.start_ns && x.end_ns == y.end_ns; });
+}
+}  // namespace
+
+const std::vector<Interval>& BusyIntervals::kernels(int32_t device) const {
+  static const std::vector<Interval> kNone;
+  if (auto own = kernels_own_.find(device); own != kernels_own_.end()) return own->second;
+  if (!std::binary_search(kernel_devices_.begin(), kernel_devices_.end(), device)) return kNone;
+  auto all = all_by_device.find(device);
+  return all != all_by_device.end() ? all->second : kNone;
+}
+
+const std::vector<Interval>& BusyIntervals::compute() const {
+  return compute_shared_ ? kernels(compute_device_) : compute_own_;
+}
+
+void BusyIntervals::SetKernels(std::map<int32_t, std::vector<Interval>> merged_by_device) {
+  kernels_own_.clear();
+  kernel_devices_.clear();
+  compute_shared_ = false;  // compute may have read a list replaced here
+  for (auto& [dev, v] : merged_by_device) {
+    kernel_devices_.push_back(dev);
+    auto all = all_by_device.find(dev);
+    if (all == all_by_device.end() || !SameIntervals(all->second, v)) kernels_own_[dev] = std::move(v);
+  }
+}
+
+void BusyIntervals::SetCompute(std::vector<Interval> merged) {
+  compute_shared_ = false;
+  compute_own_.clear();
+  if (kernel_devices_.size() == 1 && !merged.empty() && SameIntervals(kernels(kernel_devices_[0]), merged)) {
+    compute_shared_ = true;
+    compute_device_ = kernel_devices_[0];
+    compute_own_.shrink_to_fit();
+    return;
+  }
+  compute_own_ = std::move(merged);
 }
 
 void RankContext::BuildHostRanges() {
@@ -382,13 +425,25 @@ void RankContext::BuildHostActivity() {
   TrimSlack(active);
 }
 
+const OpTree& RankContext::op_tree() const {
+  AMPSCOPE_CHECK(!op_tree_released_);
+  return op_tree_;
+}
+
+void RankContext::ReleaseOpTree() {
+  op_tree_ = OpTree();
+  op_tree_released_ = true;
+}
+
 int64_t RankContext::CpuOpOfKernel(size_t i) const {
+  AMPSCOPE_CHECK(!op_tree_released_);
   OpTree::NodeId n = op_tree_.node_of_kernel(static_cast<uint32_t>(i));
   while (n != OpTree::kNoNode && op_tree_.kind(n) != OpTree::NodeKind::kCpuOp) n = op_tree_.parent(n);
   return n == OpTree::kNoNode ? -1 : static_cast<int64_t>(op_tree_.source_index(n));
 }
 
 std::string RankContext::OpChainName(int64_t tid, TimeNs t) const {
+  AMPSCOPE_CHECK(!op_tree_released_);
   const CpuOp* inner = nullptr;
   const CpuOp* outer = nullptr;
   for (OpTree::NodeId n = op_tree_.InnermostAt(tid, t); n != OpTree::kNoNode; n = op_tree_.parent(n)) {

@@ -14,9 +14,10 @@
 // The op tree (5) reads only the launch links, and the busy intervals, host ranges and idle
 // gaps read no tree: with options.threads > 1 the tree is built on a second thread beside them.
 //
-// Everything is read-only after Build(). The context holds references to the trace and the
-// options: both must outlive it. It is dropped after the rank's analysis; results
-// (RankAnalysis) never point into it.
+// Everything is read-only after Build(), but for what the rank's analysis hands over or drops
+// when it is done with it (LendSteps, ReleaseIdleGaps, ReleaseOpTree). The context holds
+// references to the trace and the options: both must outlive it. It is dropped after the rank's
+// analysis; results (RankAnalysis) never point into it.
 #pragma once
 
 #include <array>
@@ -103,11 +104,9 @@ struct AllocCall {
 // Merged busy intervals (sorted, disjoint) of the GPU work of the trace.
 struct BusyIntervals {
   std::map<int32_t, std::vector<Interval>> all_by_device;  // kernels + memcpy + memset
-  std::map<int32_t, std::vector<Interval>> kernels_by_device;
   std::map<int32_t, std::vector<Interval>> memcpy_by_device;
   std::map<int32_t, std::vector<Interval>> memset_by_device;
   std::vector<Interval> comm;     // communication kernels, all devices
-  std::vector<Interval> compute;  // every other kernel, all devices
   std::map<int32_t, TimeNs> in_windows_by_device;  // all_by_device inside the windows
   int32_t main_device = 0;                 // most busy time in the windows
   const Device* main_device_info = nullptr;  // its Device row (the first row when none matches)
@@ -115,6 +114,25 @@ struct BusyIntervals {
   // all_by_device[main_device] (empty when it has no GPU work): looked up, not a copy (one or
   // two intervals a step on a many-step trace).
   const std::vector<Interval>& main() const;
+
+  // The kernels of `device` (empty when it has none), the devices that have kernels (ascending),
+  // and every kernel that is not communication, all devices ("compute").
+  const std::vector<Interval>& kernels(int32_t device) const;
+  const std::vector<int32_t>& kernel_devices() const { return kernel_devices_; }
+  const std::vector<Interval>& compute() const;
+  // Set after all_by_device (merged lists). A list equal to one already kept is not kept again:
+  // a device's kernels that are all its GPU work (no copy or memset outside a kernel) read
+  // all_by_device's list, and compute that is the one kernel device's kernels (no communication)
+  // reads that list: one list a step instead of three on a many-step trace.
+  void SetKernels(std::map<int32_t, std::vector<Interval>> merged_by_device);
+  void SetCompute(std::vector<Interval> merged);
+
+ private:
+  std::map<int32_t, std::vector<Interval>> kernels_own_;  // the devices whose kernels differ from all_by_device
+  std::vector<int32_t> kernel_devices_;
+  std::vector<Interval> compute_own_;  // empty when compute_device_ stands for it
+  int32_t compute_device_ = 0;         // with compute_shared_: compute() is kernels(compute_device_)
+  bool compute_shared_ = false;
 };
 
 // Host ranges by role (trace/classify's ClassifyHostRange) and the API calls the idle
@@ -186,7 +204,7 @@ class RankContext {
   // ---- GPU busy, host ranges, ops
   const BusyIntervals& busy() const { return busy_; }
   const HostRanges& host() const { return host_; }
-  const OpTree& op_tree() const { return op_tree_; }
+  const OpTree& op_tree() const;
   // The cpu_op (index into trace.cpu_ops) that launched kernel i: the kernel's op-tree node, or
   // the nearest cpu_op above it when that node is a record_function range; -1 if none.
   int64_t CpuOpOfKernel(size_t i) const;
@@ -210,6 +228,10 @@ class RankContext {
   // result and the context share one copy of the steps and their names (72 B and a name a
   // step) while the analysis runs. `into` must stay where it is while the context is read.
   void LendSteps(StepAnalysis& into);
+  // Drops the op tree (one node a CPU op and runtime call, and the kernels' links) once nothing
+  // will read it: op_tree(), CpuOpOfKernel and OpChainName may not be called after (a check
+  // stops the program). AnalyzeTrace drops it when the diagnosis is done.
+  void ReleaseOpTree();
 
  private:
   void BuildWindows();
@@ -250,6 +272,7 @@ class RankContext {
   BusyIntervals busy_;
   HostRanges host_;
   OpTree op_tree_;
+  bool op_tree_released_ = false;
   SyncFacts syncs_;
   IdleFacts idle_;
 };

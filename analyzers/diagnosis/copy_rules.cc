@@ -18,7 +18,7 @@ void RuleDeviceCopies(const Facts& in, FindingSink& out) {
   std::map<std::string, std::pair<uint64_t, TimeNs>> by_ops;  // launching op chain -> (copies, time)
   std::vector<Interval> spans;
   std::vector<uint32_t> removed;
-  const auto& kernels = in.ctx.busy().kernels_by_device;
+  const BusyIntervals& busy = in.ctx.busy();
   for (size_t i = 0; i < in.t.memcpys.size(); ++i) {
     const MemcpyEvent& m = in.t.memcpys[i];
     if (m.kind != MemcpyKind::kDtoD || !in.ctx.InWindows(m.start_ns)) continue;
@@ -28,8 +28,7 @@ void RuleDeviceCopies(const Facts& in, FindingSink& out) {
     bytes += m.bytes;
     SatAccumulate(time, d);
     // The GPU time the copy adds: the part no kernel on its device runs beside.
-    auto k = kernels.find(m.device);
-    SatAccumulate(exposed, d - std::min(d, k == kernels.end() ? TimeNs{0} : OverlapNs(k->second, m.start_ns, m.end_ns)));
+    SatAccumulate(exposed, d - std::min(d, OverlapNs(busy.kernels(m.device), m.start_ns, m.end_ns)));
     spans.push_back({m.start_ns, m.end_ns});
     std::string ops = "(no op recorded)";
     const int64_t call = in.ctx.launches().Find(m.correlation);

@@ -45,7 +45,7 @@ std::vector<TypeShare> SharesByType(const Facts& in) {
     const TimeNs d = std::max<TimeNs>(0, c.end_ns - c.start_ns);
     s.calls++;
     SatAccumulate(s.time_ns, d);
-    SatAccumulate(s.exposed_ns, d - std::min(d, OverlapNs(in.ctx.busy().compute, c.start_ns, c.end_ns)));
+    SatAccumulate(s.exposed_ns, d - std::min(d, OverlapNs(in.ctx.busy().compute(), c.start_ns, c.end_ns)));
     s.durations.push_back(d);
     if (c.bytes >= 0) s.bytes.push_back(c.bytes);
   }
@@ -320,7 +320,7 @@ double RuleDistributed(const Facts& in, FindingSink& out) {
     for (const Interval& w : in.ctx.windows()) {
       const TimeNs s = std::max(c.start_ns, w.start_ns), e = std::min(c.end_ns, w.end_ns);
       if (e <= s) continue;
-      const TimeNs ov = OverlapNs(in.ctx.busy().compute, s, e);
+      const TimeNs ov = OverlapNs(in.ctx.busy().compute(), s, e);
       overlapped = SaturatingAdd(overlapped, ov);
       if (e - s - ov > 0) exposed_ranges.emplace_back(s, e);
     }

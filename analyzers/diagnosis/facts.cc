@@ -237,7 +237,6 @@ void Facts::BuildIdle() {
   for (const GapCauses gc : ctx.gap_causes()) {
     const IdleGap& g = ctx.idle_gaps()[gc.gap];
     for (size_t c = 0; c < kIdleCauses; ++c) SatAccumulate(idle.ns[c], gc.ns[c]);
-    CausePieces(g, gc);
     // Idle at the start of a step: the GPU had nothing to do when the step began.
     const std::vector<StepWindow>& windows = ra.steps.steps;
     auto st = std::lower_bound(windows.begin(), windows.end(), g.start_ns,
@@ -248,9 +247,6 @@ void Facts::BuildIdle() {
       idle_at_start = SaturatingAdd(idle_at_start, len - std::min(len, OverlapNs(dataloader, st->start_ns, g.end_ns)));
     }
   }
-  // The pieces are kept through every replay, one or two a gap: without insert's growth slack.
-  for (std::vector<Interval>& v : idle.gaps)
-    if (v.capacity() - v.size() > v.size() / 4) v.shrink_to_fit();
   // Host activity: the context's (ops, runtime calls, DataLoader ranges, merged).
   const std::vector<Interval>& active = ctx.host().active;
   idle.host_active_known = !t.cpu_ops.empty() || !t.api_calls.empty();
@@ -268,7 +264,8 @@ void Facts::BuildIdle() {
 // gap inside DataLoader ranges, pageable copies and allocator calls, in that order (as
 // AttributeGaps cuts them), and what they leave for the cause that opened the gap. A sync's
 // ranges are then the GPU idle after it, never the DataLoader range that followed.
-void Facts::CausePieces(const IdleGap& g, const GapCauses& gc) {
+void Facts::CausePieces(const IdleGap& g, const GapCauses& gc, IdleCause want, std::vector<Interval>& out) const {
+  if (gc.ns[static_cast<size_t>(want)] <= 0) return;
   std::vector<Interval> rest = {{g.start_ns, g.end_ns}};
   const std::pair<IdleCause, const std::vector<Interval>*> cuts[] = {{IdleCause::kDataLoader, &ctx.host().dataloader},
                                                                      {IdleCause::kPageable, &ctx.host().pageable_h2d_calls},
@@ -281,21 +278,19 @@ void Facts::CausePieces(const IdleGap& g, const GapCauses& gc) {
       for (; it != cut.second->end() && it->start_ns < p.end_ns; ++it)
         inside.push_back({std::max(p.start_ns, it->start_ns), std::min(p.end_ns, it->end_ns)});
     }
-    if (gc.ns[static_cast<size_t>(cut.first)] > 0) {
-      std::vector<Interval>& v = idle.gaps[static_cast<size_t>(cut.first)];
-      v.insert(v.end(), inside.begin(), inside.end());
+    if (cut.first == want) {
+      out.insert(out.end(), inside.begin(), inside.end());
+      return;
     }
     CutOut(rest, *cut.second);
   }
-  for (IdleCause c : {IdleCause::kSync, IdleCause::kScalerSync, IdleCause::kHost, IdleCause::kHostUntraced, IdleCause::kOther}) {
-    if (gc.ns[static_cast<size_t>(c)] <= 0) continue;
-    std::vector<Interval>& v = idle.gaps[static_cast<size_t>(c)];
-    v.insert(v.end(), rest.begin(), rest.end());
-  }
+  for (IdleCause c : {IdleCause::kSync, IdleCause::kScalerSync, IdleCause::kHost, IdleCause::kHostUntraced, IdleCause::kOther})
+    if (c == want) out.insert(out.end(), rest.begin(), rest.end());
 }
 
 std::vector<std::pair<TimeNs, TimeNs>> Facts::TopRanges(IdleCause c, size_t n) const {
-  std::vector<Interval> v = idle.gaps[static_cast<size_t>(c)];
+  std::vector<Interval> v;
+  for (const GapCauses gc : ctx.gap_causes()) CausePieces(ctx.idle_gaps()[gc.gap], gc, c, v);
   std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.end_ns - a.start_ns > b.end_ns - b.start_ns; });
   std::vector<std::pair<TimeNs, TimeNs>> out;
   for (size_t i = 0; i < v.size() && i < n; ++i) out.emplace_back(v[i].start_ns, v[i].end_ns);

@@ -66,7 +66,6 @@ struct GpuFacts {
 // GPU idle time by cause (context's gap causes, summed) and the host's own busy time.
 struct IdleFacts {
   std::array<TimeNs, kIdleCauses> ns{};
-  std::array<std::vector<Interval>, kIdleCauses> gaps;  // where in the gaps each cause has its time (Facts::CausePieces)
   TimeNs host_active_ns = 0;  // host busy outside sync points, inside the windows
   bool host_active_known = false;
 };
@@ -116,6 +115,8 @@ class Facts {
   double PctOfWindow(double ns) const { return window_ns > 0 ? 100.0 * ns / static_cast<double>(window_ns) : 0.0; }
   TimeNs CauseNs(IdleCause c) const { return idle.ns[static_cast<size_t>(c)]; }
   double CausePct(IdleCause c) const { return PctOfWindow(static_cast<double>(CauseNs(c))); }
+  // The n longest pieces of the gaps where cause c has its time (CausePieces), by start. Cut from
+  // the gaps when asked (a few rules ask once each), not kept through the replays.
   std::vector<std::pair<TimeNs, TimeNs>> TopRanges(IdleCause c, size_t n = 8) const;
   FieldList CausesJson() const;
   // A time point on the trace clock said relative to what a reader knows: "in step 7 at +12.345 ms",
@@ -155,7 +156,8 @@ class Facts {
   void BuildGpu(const std::vector<GpuPeak>& peaks);
   void BuildSteps();
   void BuildIdle();
-  void CausePieces(const IdleGap& g, const GapCauses& gc);
+  // Appends to `out` the pieces of gap g where cause `want` has its time (none when gc gives it none).
+  void CausePieces(const IdleGap& g, const GapCauses& gc, IdleCause want, std::vector<Interval>& out) const;
   void BuildRun();
 };
 

@@ -23,8 +23,9 @@ void ReplaySavings(const Facts& in, FindingSink& out, RankAnalysis& ra) {
   const graph::Transform joint = graph::Combine(transforms);
   transforms.push_back(&joint);
   // A residual finding's saving is what its fix adds to every other fix: one more replay, of
-  // every fix but the residual ones.
-  const graph::Transform joint_others = graph::Combine(others);
+  // every fix but the residual ones (built only then: it holds a copy of what the fixes change,
+  // alive through every replay).
+  const graph::Transform joint_others = residual ? graph::Combine(others) : graph::Transform{};
   if (residual) transforms.push_back(&joint_others);
   const graph::WhatIfResult w = graph::RunWhatIf(in.ctx, transforms);
   const size_t joint_index = out.fixes().size();

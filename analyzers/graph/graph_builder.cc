@@ -53,41 +53,31 @@ PathCategory GpuCategory(uint8_t type, bool comm) {
 
 GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) {
   const StepAnalysis& steps = ctx.steps();
-  // One chunk and one range a step, alive through every replay: sized once (growth by doubling
-  // left up to half of each unused, 15 B a step of the chunks).
-  step_ranges_.reserve(steps.steps.size());
-  chunks_.reserve(std::max<size_t>(steps.steps.size(), 1));
-  for (const StepWindow& s : steps.steps) step_ranges_.push_back({s.cpu_start_ns, s.cpu_end_ns});
-  // Sorted, so that telling a step's own range from other ranges is a binary search: a linear
-  // scan per range took 29 s of a 30 s analysis on 200,000 steps (ranges x steps).
-  std::sort(step_ranges_.begin(), step_ranges_.end(), [](const Interval& a, const Interval& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  });
-  if (!steps.steps.empty()) {
-    for (size_t k = 0; k < steps.steps.size(); ++k) {
-      ChunkInfo c;
-      c.step = static_cast<int64_t>(k);
-      c.cpu_start_ns = steps.steps[k].cpu_start_ns;
-      c.cpu_end_ns = steps.steps[k].cpu_end_ns;
-      c.begin_ns = c.cpu_start_ns;
-      c.end_ns = k + 1 < steps.steps.size() ? std::max(c.cpu_start_ns, steps.steps[k + 1].cpu_start_ns) : c.cpu_end_ns;
-      if (k == 0) c.floor_ns = steps.steps[k].start_ns;
-      chunks_.push_back(c);
-    }
-  } else if (!ctx.windows().empty()) {
-    ChunkInfo c;
-    c.cpu_start_ns = c.begin_ns = ctx.windows().front().start_ns;
-    c.cpu_end_ns = c.end_ns = ctx.windows().back().end_ns;
-    chunks_.push_back(c);
+  chunk_count_ = steps.steps.size();
+  if (steps.steps.empty() && !ctx.windows().empty()) {
+    chunk_count_ = 1;
+    window_chunk_.cpu_start_ns = window_chunk_.begin_ns = ctx.windows().front().start_ns;
+    window_chunk_.cpu_end_ns = window_chunk_.end_ns = ctx.windows().back().end_ns;
   }
-  BuildLanes();
+  {
+    // The steps' CPU ranges, sorted, so that telling a step's own range from other ranges is a
+    // binary search: a linear scan per range took 29 s of a 30 s analysis on 200,000 steps
+    // (ranges x steps). Only the lanes read them: not kept through the replays.
+    std::vector<Interval> step_ranges;
+    step_ranges.reserve(steps.steps.size());
+    for (const StepWindow& s : steps.steps) step_ranges.push_back({s.cpu_start_ns, s.cpu_end_ns});
+    std::sort(step_ranges.begin(), step_ranges.end(), [](const Interval& a, const Interval& b) {
+      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+    });
+    BuildLanes(step_ranges);
+  }
   BuildGpuItems();
   ChooseLaunchLatency();
   FindBackPressure();
   // Without steps the window is the span of the GPU work: the chunk starts at the first launch
   // of that work, so every activity in the window is a node.
-  if (steps.steps.empty() && !chunks_.empty() && !gpu_.empty())
-    chunks_.front().begin_ns = std::min(chunks_.front().begin_ns, gpu_.front().key);
+  if (steps.steps.empty() && chunk_count_ > 0 && !gpu_.empty())
+    window_chunk_.begin_ns = std::min(window_chunk_.begin_ns, gpu_.front().key);
   measured_.assign(slots(), SlotValue{});
   local_.assign(slots(), kNoNode);
   last_launch_lane_.assign(host_.size(), kNoNode);
@@ -102,7 +92,7 @@ GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) 
     if (s.correlation >= 0) syncs_.push_back({s.correlation, s.device, s.stream, s.type});
   std::sort(syncs_.begin(), syncs_.end(), [](const SyncRecord& a, const SyncRecord& b) { return a.correlation < b.correlation; });
   // GPU work before the first chunk: the measured state of the streams when the window begins.
-  const TimeNs first = chunks_.empty() ? 0 : chunks_.front().begin_ns;
+  const TimeNs first = chunk_count_ == 0 ? 0 : chunk(0).begin_ns;
   while (next_gpu_ < gpu_.size() && gpu_[next_gpu_].key < first) {
     const GpuItem& it = gpu_[next_gpu_++];
     int32_t device = 0, stream = 0;
@@ -119,15 +109,15 @@ GraphBuilder::GraphBuilder(const RankContext& ctx) : ctx_(ctx), t_(ctx.trace()) 
     }
     const uint32_t lane = GpuLane(device, stream);
     SlotValue& v = measured_[lane];
-    if (!v.valid || end >= v.end_ns) v = {it.start, end, GpuCategory(it.type, comm), true};
+    if (!v.valid || end >= v.end_ns) v = {StartOf(it), end, GpuCategory(it.type, comm), true};
     // An activity a back-pressured launch of the window waits for.
     if (!ring_slot_.empty() && ring_slot_[next_gpu_ - 1] != kNoNode)
-      measured_[ring_slot_[next_gpu_ - 1]] = {it.start, end, GpuCategory(it.type, comm), true};
+      measured_[ring_slot_[next_gpu_ - 1]] = {StartOf(it), end, GpuCategory(it.type, comm), true};
   }
   while (next_call_ < t_.api_calls.size() && t_.api_calls[next_call_].start_ns < first) ++next_call_;
 }
 
-void GraphBuilder::BuildLanes() {
+void GraphBuilder::BuildLanes(const std::vector<Interval>& step_ranges) {
   // Host lanes: every thread with a runtime/driver call, and the steps' thread.
   std::set<int64_t> tids;
   for (const ApiCall& a : t_.api_calls) tids.insert(a.tid);
@@ -177,7 +167,7 @@ void GraphBuilder::BuildLanes() {
     const uint32_t h = HostLaneOf(r.tid);
     if (h == kNoNode) continue;
     const Interval key{r.start_ns, r.end_ns};
-    const bool step = std::binary_search(step_ranges_.begin(), step_ranges_.end(), key, [](const Interval& a, const Interval& b) {
+    const bool step = std::binary_search(step_ranges.begin(), step_ranges.end(), key, [](const Interval& a, const Interval& b) {
       return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
     });
     if (!step) cover[h].push_back({r.start_ns, r.end_ns});
@@ -222,17 +212,21 @@ const GraphBuilder::SyncRecord* GraphBuilder::SyncOf(int64_t correlation, SyncTy
   return nullptr;
 }
 
+TimeNs GraphBuilder::StartOf(const GpuItem& it) const {
+  return it.type == 0 ? t_.kernels[it.index].start_ns : it.type == 1 ? t_.memcpys[it.index].start_ns : t_.memsets[it.index].start_ns;
+}
+
 void GraphBuilder::BuildGpuItems() {
   gpu_.reserve(t_.kernels.size() + t_.memcpys.size() + t_.memsets.size());
   auto key_of = [&](int64_t call, TimeNs start) {
     return call >= 0 ? t_.api_calls[static_cast<size_t>(call)].start_ns : start;
   };
   for (uint32_t i = 0; i < t_.kernels.size(); ++i)
-    gpu_.push_back({key_of(ctx_.kernels().launch_call[i], t_.kernels[i].start_ns), t_.kernels[i].start_ns, i, 0});
+    gpu_.push_back({key_of(ctx_.kernels().launch_call[i], t_.kernels[i].start_ns), i, 0});
   for (uint32_t i = 0; i < t_.memcpys.size(); ++i)
-    gpu_.push_back({key_of(ctx_.launches().Find(t_.memcpys[i].correlation), t_.memcpys[i].start_ns), t_.memcpys[i].start_ns, i, 1});
+    gpu_.push_back({key_of(ctx_.launches().Find(t_.memcpys[i].correlation), t_.memcpys[i].start_ns), i, 1});
   for (uint32_t i = 0; i < t_.memsets.size(); ++i)
-    gpu_.push_back({key_of(ctx_.launches().Find(t_.memsets[i].correlation), t_.memsets[i].start_ns), t_.memsets[i].start_ns, i, 2});
+    gpu_.push_back({key_of(ctx_.launches().Find(t_.memsets[i].correlation), t_.memsets[i].start_ns), i, 2});
   // A stream runs its work in order: along each stream (by start), a key is at least the key of
   // the activity before it, so the replay order never puts an activity before its stream
   // predecessor (this matters only for activities without a launch call).
@@ -248,13 +242,13 @@ void GraphBuilder::BuildGpuItems() {
   }
   std::stable_sort(by_lane.begin(), by_lane.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
-    return gpu_[a.second].start < gpu_[b.second].start;
+    return StartOf(gpu_[a.second]) < StartOf(gpu_[b.second]);
   });
   for (size_t j = 1; j < by_lane.size(); ++j)
     if (by_lane[j].first == by_lane[j - 1].first)
       gpu_[by_lane[j].second].key = std::max(gpu_[by_lane[j].second].key, gpu_[by_lane[j - 1].second].key);
-  std::stable_sort(gpu_.begin(), gpu_.end(), [](const GpuItem& a, const GpuItem& b) {
-    return a.key != b.key ? a.key < b.key : a.start < b.start;
+  std::stable_sort(gpu_.begin(), gpu_.end(), [&](const GpuItem& a, const GpuItem& b) {
+    return a.key != b.key ? a.key < b.key : StartOf(a) < StartOf(b);
   });
 }
 
@@ -382,7 +376,7 @@ uint32_t GraphBuilder::LaneNode(uint32_t slot, DepGraph& g, ChunkIo& io) {
 
 void GraphBuilder::NoteMain(uint32_t h, uint32_t node, DepGraph& g, ChunkIo& io) {
   if (h != main_lane_) return;
-  const ChunkInfo& c = *chunk_;
+  const ChunkInfo& c = chunk_;
   if (io.cpu_start_anchor == kNoNode && g.end_ns[node] > c.cpu_start_ns) {
     io.cpu_start_anchor = node;
     io.cpu_start_offset_ns = c.cpu_start_ns - g.start_ns[node];
@@ -452,9 +446,9 @@ void GraphBuilder::AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io)
   HostLane& lane = host_[h];
   if (!lane.started) {
     // The steps' thread is tiled from the first step's CPU start; others from their first call.
-    if (h == main_lane_ && chunk_->cpu_start_ns < t) {
+    if (h == main_lane_ && chunk_.cpu_start_ns < t) {
       lane.started = true;
-      lane.cursor = chunk_->cpu_start_ns;
+      lane.cursor = chunk_.cpu_start_ns;
     } else {
       // A thread whose first call comes soon after the steps' thread's last one was started by
       // it (a fork: the autograd thread by backward()). The steps' thread's time is split where
@@ -474,7 +468,7 @@ void GraphBuilder::AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io)
   }
   if (lane.cursor >= t) return;
   // The steps' thread is split where the step's CPU range ends, so that point is a node boundary.
-  const TimeNs split = chunk_->cpu_end_ns;
+  const TimeNs split = chunk_.cpu_end_ns;
   if (h == main_lane_ && lane.cursor < split && split < t) {
     AddGap(h, lane.cursor, split, g, io);
     lane.cursor = split;
@@ -554,7 +548,7 @@ void GraphBuilder::AddGpu(size_t pos, DepGraph& g, ChunkIo& io) {
   if (comm) g.flags[n] |= kCommunication;
   if (call >= 0) {
     const TimeNs launch = t_.api_calls[static_cast<size_t>(call)].start_ns;
-    if (launch >= chunk_->cpu_start_ns && launch < chunk_->cpu_end_ns) g.flags[n] |= kExtendsStep;
+    if (launch >= chunk_.cpu_start_ns && launch < chunk_.cpu_end_ns) g.flags[n] |= kExtendsStep;
   }
   SetSlot(lane, n, g);
   if (!ring_slot_.empty() && ring_slot_[pos] != kNoNode) SetSlot(ring_slot_[pos], n, g);
@@ -663,18 +657,31 @@ void GraphBuilder::AddCall(size_t call, DepGraph& g, ChunkIo& io) {
   }
 }
 
+ChunkInfo GraphBuilder::chunk(size_t k) const {
+  const std::vector<StepWindow>& steps = ctx_.steps().steps;
+  if (steps.empty()) return window_chunk_;
+  ChunkInfo c;
+  c.step = static_cast<int64_t>(k);
+  c.cpu_start_ns = steps[k].cpu_start_ns;
+  c.cpu_end_ns = steps[k].cpu_end_ns;
+  c.begin_ns = c.cpu_start_ns;
+  c.end_ns = k + 1 < steps.size() ? std::max(c.cpu_start_ns, steps[k + 1].cpu_start_ns) : c.cpu_end_ns;
+  if (k == 0) c.floor_ns = steps[k].start_ns;
+  return c;
+}
+
 void GraphBuilder::Build(size_t k, DepGraph& g, ChunkIo& io) {
-  AMPSCOPE_CHECK(k == built_ && k < chunks_.size());
+  AMPSCOPE_CHECK(k == built_ && k < chunk_count_);
   ++built_;
-  chunk_ = &chunks_[k];
+  chunk_ = chunk(k);
   g.Clear();
   io.Clear();
   std::fill(local_.begin(), local_.end(), kNoNode);
   std::fill(last_gpu_node_.begin(), last_gpu_node_.end(), kNoNode);
   std::fill(thread_wait_.begin(), thread_wait_.end(), kNoNode);
-  const TimeNs end = chunk_->end_ns;
-  const bool last = k + 1 == chunks_.size();
-  const bool whole_window = chunk_->step < 0;
+  const TimeNs end = chunk_.end_ns;
+  const bool last = k + 1 == chunk_count_;
+  const bool whole_window = chunk_.step < 0;
   // Merge the host calls (by start) and the GPU items (by key) of [begin, end); at equal times
   // the GPU item first (its launch edge leaves from the node before its call).
   while (true) {
@@ -688,7 +695,7 @@ void GraphBuilder::Build(size_t k, DepGraph& g, ChunkIo& io) {
     }
   }
   // Close the steps' thread at the chunk end, so the next step starts on a node boundary.
-  if (main_lane_ != kNoNode && !whole_window) AdvanceThread(main_lane_, last ? chunk_->cpu_end_ns : end, g, io);
+  if (main_lane_ != kNoNode && !whole_window) AdvanceThread(main_lane_, last ? chunk_.cpu_end_ns : end, g, io);
   // What the next chunk reads.
   for (uint32_t slot = 0; slot < 2 * lanes_; ++slot) {
     const uint32_t n = local_[slot];

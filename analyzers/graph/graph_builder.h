@@ -65,7 +65,10 @@ class GraphBuilder {
   GraphBuilder(const GraphBuilder&) = delete;
   GraphBuilder& operator=(const GraphBuilder&) = delete;
 
-  const std::vector<ChunkInfo>& chunks() const { return chunks_; }
+  // The chunks: one a step, made from the context's steps when asked (not kept: 48 B a step
+  // alive through every replay), or the one chunk of the window without steps.
+  size_t chunk_count() const { return chunk_count_; }
+  ChunkInfo chunk(size_t k) const;
   // Slots: lanes [0, L) (host threads, then GPU streams), event slots [L, 2L) (one per host
   // thread: its last cudaEventRecord), pending stream waits [2L, 3L) (one per GPU lane), and a
   // ring [3L, 3L + R) of the GPU activities a later back-pressured launch waits for (an activity
@@ -88,9 +91,9 @@ class GraphBuilder {
   uint32_t GpuLane(int32_t device, int32_t stream) const;
 
  private:
+  // One a GPU activity, alive through every replay: 16 B (its start is read from its table).
   struct GpuItem {
     TimeNs key;     // launch call start, else its own start
-    TimeNs start;
     uint32_t index; // into the table of `type`
     uint8_t type;   // 0 kernel, 1 memcpy, 2 memset
   };
@@ -110,11 +113,12 @@ class GraphBuilder {
     std::vector<TimeNs> call_starts;   // the thread's runtime calls' starts, sorted (joins count them)
   };
 
-  void BuildLanes();
+  void BuildLanes(const std::vector<Interval>& step_ranges);
   void BuildGpuItems();
   void ChooseLaunchLatency();
   void FindBackPressure();
   uint32_t HostLaneOf(int64_t tid) const;
+  TimeNs StartOf(const GpuItem& it) const;  // the activity's measured start
   const SyncRecord* SyncOf(int64_t correlation, SyncType type) const;
 
   // Per-chunk helpers (Build).
@@ -128,7 +132,8 @@ class GraphBuilder {
 
   const RankContext& ctx_;
   const Trace& t_;
-  std::vector<ChunkInfo> chunks_;
+  size_t chunk_count_ = 0;
+  ChunkInfo window_chunk_;  // the chunk of the window without steps
   size_t lanes_ = 0;
   std::vector<HostLane> host_;                           // host lanes [0, host_.size())
   std::vector<std::pair<int64_t, uint32_t>> host_by_tid_;  // sorted
@@ -137,7 +142,6 @@ class GraphBuilder {
   std::vector<SyncRecord> syncs_;                        // sorted by correlation
   std::vector<ApiWaitScope> scope_by_name_;              // per StringId, cached
   std::vector<uint8_t> scope_known_;
-  std::vector<Interval> step_ranges_;                    // the steps' CPU ranges (not coverage)
   TimeNs launch_latency_ns_ = 0;
   // Back-pressure: per back-pressured call its own time (bp_own_) and the gpu_ position of the
   // activity it waits for (bp_target_, same order); per gpu_ position its ring slot or kNoNode.
@@ -155,7 +159,7 @@ class GraphBuilder {
   size_t built_ = 0;
 
   // Per-chunk state.
-  const ChunkInfo* chunk_ = nullptr;
+  ChunkInfo chunk_;  // the chunk being built
   std::vector<uint32_t> local_;            // per slot: its node in this chunk, or kNoNode
   std::vector<uint32_t> last_launch_lane_; // per host lane: GPU lane of its last launch (kNoNode)
   std::vector<int64_t> last_gpu_corr_;     // per host lane: correlation of its last launched GPU node

@@ -71,8 +71,18 @@ Cursor<T, Key> MakeCursor(const std::vector<T>& v, Key key) {
 bool Transform::empty() const {
   return kernels.empty() && memcpys.empty() && memsets.empty() && calls_removed.empty() && calls_no_wait.empty() &&
          calls_tail.empty() && calls_keep_wait.empty() &&
-         calls_collapsed.empty() && host_removed.empty() && thread_host_removed.empty() && !no_dataloader && !no_unrecorded &&
+         calls_collapsed.empty() && HostRemoved().empty() && thread_host_removed.empty() && !no_dataloader && !no_unrecorded &&
          steps_removed.empty();
+}
+
+const std::vector<Interval>& Transform::HostRemoved() const {
+  static const std::vector<Interval> kNone;
+  return host_removed != nullptr ? *host_removed : kNone;
+}
+
+void Transform::SetHostRemoved(std::vector<Interval> intervals) {
+  std::vector<Interval> merged = MergeIntervals(std::move(intervals));
+  host_removed = merged.empty() ? nullptr : std::make_shared<const std::vector<Interval>>(std::move(merged));
 }
 
 void Transform::Normalize() {
@@ -86,7 +96,7 @@ void Transform::Normalize() {
   SortUnique(calls_collapsed);
   SortUnique(steps_removed);
   SortUnique(overlapped);
-  host_removed = MergeIntervals(std::move(host_removed));
+  // host_removed is merged when set (SetHostRemoved).
   // One entry per thread: the union of its calls and of its removed time.
   std::sort(thread_host_removed.begin(), thread_host_removed.end(),
             [](const ThreadHostTime& a, const ThreadHostTime& b) { return a.tid < b.tid; });
@@ -122,11 +132,27 @@ Transform Combine(const std::vector<const Transform*>& parts) {
     t.calls_collapsed.insert(t.calls_collapsed.end(), p->calls_collapsed.begin(), p->calls_collapsed.end());
     t.steps_removed.insert(t.steps_removed.end(), p->steps_removed.begin(), p->steps_removed.end());
     t.overlapped.insert(t.overlapped.end(), p->overlapped.begin(), p->overlapped.end());
-    t.host_removed.insert(t.host_removed.end(), p->host_removed.begin(), p->host_removed.end());
     t.thread_host_removed.insert(t.thread_host_removed.end(), p->thread_host_removed.begin(), p->thread_host_removed.end());
     t.no_dataloader = t.no_dataloader || p->no_dataloader;
     t.no_unrecorded = t.no_unrecorded || p->no_unrecorded;
     if (!p->name.empty()) t.selection += (t.selection.empty() ? "" : ", ") + p->name;
+  }
+  // The union of the parts' host time. Where one part removes host time, the union is its list
+  // (merged when set, so merging it again would give it back): shared, not copied.
+  const Transform* only_host = nullptr;
+  size_t with_host = 0;
+  for (const Transform* p : parts) {
+    if (p == nullptr || p->HostRemoved().empty()) continue;
+    only_host = p;
+    ++with_host;
+  }
+  if (with_host == 1) {
+    t.host_removed = only_host->host_removed;
+  } else if (with_host > 1) {
+    std::vector<Interval> host;
+    for (const Transform* p : parts)
+      if (p != nullptr) host.insert(host.end(), p->HostRemoved().begin(), p->HostRemoved().end());
+    t.SetHostRemoved(std::move(host));
   }
   // Shortest duration first, so SortDurations keeps it for a kernel two fixes change.
   auto by_index_then_time = [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; };
@@ -203,7 +229,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
   // Which kinds of node the transform can change at all.
   const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty();
   const bool call_edits = !t.calls_removed.empty() || !t.calls_no_wait.empty() || !t.calls_collapsed.empty();
-  const bool gap_edits = !t.calls_collapsed.empty() || !t.calls_tail.empty() || !t.host_removed.empty() ||
+  const bool gap_edits = !t.calls_collapsed.empty() || !t.calls_tail.empty() || t.host_removed != nullptr ||
                          !t.thread_host_removed.empty() || t.no_dataloader || t.no_unrecorded;
   auto first = [](const std::pair<uint32_t, TimeNs>& p) { return p.first; };
   auto self = [](uint32_t x) { return x; };
@@ -280,7 +306,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
             Has(t.calls_tail, g.ref[prev]))
           d = std::max<TimeNs>(0, d - g.lead_unrecorded_ns[i]);
         if (t.no_dataloader) d = std::max<TimeNs>(0, d - g.dataloader_ns[i]);
-        if (!t.host_removed.empty()) d = std::max<TimeNs>(0, d - OverlapNs(t.host_removed, g.start_ns[i], g.end_ns[i]));
+        if (t.host_removed != nullptr) d = std::max<TimeNs>(0, d - OverlapNs(*t.host_removed, g.start_ns[i], g.end_ns[i]));
         if (t.no_unrecorded) d = std::max<TimeNs>(0, d - g.unrecorded_ns[i]);
         // The gap's thread is its previous call's (else its next call's).
         const uint32_t call = prev != kNoNode && (g.kind[prev] == NodeKind::kHostCall || g.kind[prev] == NodeKind::kHostWait)
@@ -424,7 +450,7 @@ Transform RemoveHostTime(std::vector<Interval> intervals, std::string selection)
   Transform t;
   t.name = kRemoveHostTime;
   t.selection = std::move(selection);
-  t.host_removed = std::move(intervals);
+  t.SetHostRemoved(std::move(intervals));
   t.Normalize();
   return t;
 }

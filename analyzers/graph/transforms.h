@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,7 +65,11 @@ struct Transform {
   std::vector<uint32_t> calls_collapsed;  // launch calls a CUDA graph replaces (sorted): duration 0,
                                           // their activities' launch delay -> kGraphLaunchLatencyNs,
                                           // host time between two of them on a thread -> 0
-  std::vector<Interval> host_removed;     // host time removed from host gaps (sorted, merged)
+  // Host time removed from host gaps (sorted, merged; null: none), set by SetHostRemoved and never
+  // changed after: shared, not copied, by copies of the transform and by a Combine in which it is
+  // the one part that removes host time (an interval or two a step on a many-step trace, alive
+  // through every replay of the diagnosis).
+  std::shared_ptr<const std::vector<Interval>> host_removed;
   std::vector<ThreadHostTime> thread_host_removed;  // host time removed from one thread's gaps (one per tid)
   bool no_dataloader = false;             // host gaps lose their DataLoader time
   bool no_unrecorded = false;             // host gaps lose the time no event covers
@@ -75,6 +80,10 @@ struct Transform {
   std::vector<uint32_t> overlapped;
 
   bool empty() const;
+  // host_removed's intervals (empty when none).
+  const std::vector<Interval>& HostRemoved() const;
+  // Merges `intervals` (MergeIntervals) into a new host_removed list.
+  void SetHostRemoved(std::vector<Interval> intervals);
   // Sorts and dedups the lists (constructors call it).
   void Normalize();
 };

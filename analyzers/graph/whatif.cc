@@ -165,16 +165,16 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   out.outcomes.resize(transforms.size());
   GraphBuilder builder(ctx);
   path.launch_latency_ns = builder.launch_latency_ns();
-  if (builder.chunks().empty()) {
+  if (builder.chunk_count() == 0) {
     path.reason = "no analysed window (no steps and no GPU or host activity)";
     return out;
   }
   path.available = true;
-  path.steps.reserve(builder.chunks().size());  // one a chunk: no growth slack on 200k steps
+  path.steps.reserve(builder.chunk_count());  // one a chunk: no growth slack on 200k steps
   std::vector<SlotValue> base_state = builder.InitialState();
   // The drained start (whatif.h): GPU work queued before the window ends by the first step's CPU
   // start, and the first step starts there, in the reference replay and in every fixed one.
-  const ChunkInfo& first = builder.chunks().front();
+  const ChunkInfo first = builder.chunk(0);
   const bool drained = !transforms.empty() && first.step >= 0 && first.floor_ns > first.cpu_start_ns;
   ChunkInfo first_drained = first;
   first_drained.floor_ns = std::numeric_limits<TimeNs>::min();
@@ -206,8 +206,8 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
   double worst = -1;
   const std::vector<StepWindow>& steps = ctx.steps().steps;
   std::vector<SlotValue> base_in, ref_in;
-  for (size_t k = 0; k < builder.chunks().size(); ++k) {
-    const ChunkInfo& chunk = builder.chunks()[k];
+  for (size_t k = 0; k < builder.chunk_count(); ++k) {
+    const ChunkInfo chunk = builder.chunk(k);
     const ChunkInfo& fixed_chunk = drained && k == 0 ? first_drained : chunk;
     builder.Build(k, g, io);
     base_in = base_state;

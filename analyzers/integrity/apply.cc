@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "analyzers/diagnosis/catalog.h"
-#include "analyzers/diagnosis/facts.h"
 #include "analyzers/diagnosis/rules.h"
 #include "analyzers/integrity/integrity.h"
 
@@ -49,7 +48,7 @@ void MarkLowConfidence(const TraceIntegrity& integrity, std::vector<Finding>& fi
   }
 }
 
-void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra) {
+void ApplyRankIntegrity(bool inference, RankAnalysis& ra) {
   std::vector<std::string> replaced;
   const IntegrityCheck* warm = ra.integrity.Find("warmup");
   const Field* cold = warm == nullptr ? nullptr : FindField(warm->values, "cold_start");
@@ -77,7 +76,7 @@ void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra) {
         "cold_start_profiled", 0.0,
         fmt::format("The profile is a cold start: {:.0f}% of the analysed window is one-time CUDA work", share),
         std::string("Profile after warm-up: torch.profiler.schedule(wait=1, warmup=1, active=3) ") +
-            (facts.inference() ? "around a loop of several calls (or call the model a few times before profiling)"
+            (inference ? "around a loop of several calls (or call the model a few times before profiling)"
                                : "over several training steps") +
             ", so that module loading, cuDNN/cuBLAS plan creation and the first allocations happen before the "
             "profiled steps. Launch and idle figures of this profile show start-up, not the steady state.");

@@ -13,10 +13,6 @@
 
 namespace ampscope {
 
-namespace diagnosis {
-class Facts;
-}
-
 // [heur] Share of the analysed window spent in one-time CUDA work (slow first launches, module
 // loading, handle and plan creation, context setup) that makes the window a cold start (fail:
 // the profile shows start-up, not training) or makes its launch and idle figures doubtful (warn).
@@ -36,8 +32,9 @@ TraceIntegrity CheckRankIntegrity(const RankContext& context, const RankAnalysis
 // After the diagnosis: findings named in a failing or warning check's `affects` get confidence
 // low with the reason; a window that is itself a cold start gets cold_start_profiled, and the
 // findings that would read start-up as the steady state (launch_bound, low_gpu_utilization) give
-// way to it.
-void ApplyRankIntegrity(const diagnosis::Facts& facts, RankAnalysis& ra);
+// way to it. `inference`: the run is inference (the diagnosis' facts say so), which the advice
+// of cold_start_profiled depends on.
+void ApplyRankIntegrity(bool inference, RankAnalysis& ra);
 
 // Findings named in the `affects` of a check that is not ok: confidence low, the check's id and
 // evidence as the reason.

@@ -1,7 +1,6 @@
 // The rank checks of analyzers/integrity/integrity.h.
 #include <algorithm>
 #include <set>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -137,28 +136,35 @@ IntegrityCheck SamplingCheck(const RankContext& ctx) {
     if (a.correlation >= 0) ids.push_back(a.correlation);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  // Launches whose kernel (or copy, memset) was not recorded.
-  std::unordered_set<int64_t> gpu_ids;
-  for (const KernelEvent& k : t.kernels) gpu_ids.insert(k.correlation);
-  for (const MemcpyEvent& m : t.memcpys) gpu_ids.insert(m.correlation);
-  for (const MemsetEvent& m : t.memsets) gpu_ids.insert(m.correlation);
+  // Launches whose kernel (or copy, memset) was not recorded. The GPU work's correlation ids
+  // sorted (8 B an activity; a hash set took ~30, alive beside the analysis' per-step results).
   uint64_t launches = 0, without = 0;
-  for (size_t i = 0; i < t.api_calls.size(); ++i) {
-    const ApiCall& a = t.api_calls[i];
-    if (ctx.api_role(i) != ApiRole::kLaunch || a.correlation < 0 || IsGraphLaunchApi(t.str(a.name))) continue;
-    ++launches;
-    if (!gpu_ids.count(a.correlation)) ++without;
+  {
+    std::vector<int64_t> gpu_ids;
+    gpu_ids.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
+    for (const KernelEvent& k : t.kernels) gpu_ids.push_back(k.correlation);
+    for (const MemcpyEvent& m : t.memcpys) gpu_ids.push_back(m.correlation);
+    for (const MemsetEvent& m : t.memsets) gpu_ids.push_back(m.correlation);
+    std::sort(gpu_ids.begin(), gpu_ids.end());
+    for (size_t i = 0; i < t.api_calls.size(); ++i) {
+      const ApiCall& a = t.api_calls[i];
+      if (ctx.api_role(i) != ApiRole::kLaunch || a.correlation < 0 || IsGraphLaunchApi(t.str(a.name))) continue;
+      ++launches;
+      if (!std::binary_search(gpu_ids.begin(), gpu_ids.end(), a.correlation)) ++without;
+    }
   }
   const double without_pct = Pct(static_cast<double>(without), static_cast<double>(launches));
+  const size_t calls = ids.size();
   double per_call = 0, median_gap = 0;
-  if (ids.size() >= 2) {
-    per_call = static_cast<double>(ids.back() - ids.front() + 1) / static_cast<double>(ids.size());
-    std::vector<int64_t> gaps;
-    for (size_t i = 1; i < ids.size(); ++i) gaps.push_back(ids[i] - ids[i - 1]);
-    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-    median_gap = static_cast<double>(gaps[gaps.size() / 2]);
+  if (calls >= 2) {
+    per_call = static_cast<double>(ids.back() - ids.front() + 1) / static_cast<double>(calls);
+    // The gaps between consecutive ids, in place of the ids (read no more after this).
+    for (size_t i = 0; i + 1 < calls; ++i) ids[i] = ids[i + 1] - ids[i];
+    ids.pop_back();
+    std::nth_element(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(ids.size() / 2), ids.end());
+    median_gap = static_cast<double>(ids[ids.size() / 2]);
   }
-  const bool judged = ids.size() >= kSamplingMinCalls;
+  const bool judged = calls >= kSamplingMinCalls;
   std::vector<std::string> parts;
   if (judged && per_call >= kSampledIdsPerCallFail && median_gap >= kSampledMedianGapFail) {
     c.status = IntegrityStatus::kFail;
@@ -182,14 +188,14 @@ IntegrityCheck SamplingCheck(const RankContext& ctx) {
   if (parts.empty())
     parts.push_back(!judged ? fmt::format("{} runtime calls with correlation ids: too few to judge; {} of {} launches "
                                           "without recorded GPU work",
-                                          ids.size(), without, launches)
+                                          calls, without, launches)
                             : fmt::format("1 runtime call per {:.1f} correlation ids (median gap {:.0f}); {} of {} launches "
                                           "without recorded GPU work",
                                           per_call, median_gap, without, launches));
   for (const std::string& p : parts) c.evidence += (c.evidence.empty() ? "" : "; ") + p;
   c.values = {{"correlation_ids_per_runtime_call", std::round(per_call * 10) / 10},
               {"median_correlation_gap", median_gap},
-              {"runtime_calls", static_cast<int64_t>(ids.size()), Unit::kCount},
+              {"runtime_calls", static_cast<int64_t>(calls), Unit::kCount},
               {"launches", static_cast<int64_t>(launches), Unit::kCount},
               {"launches_without_gpu_work", static_cast<int64_t>(without), Unit::kCount}};
   return c;
@@ -294,17 +300,19 @@ IntegrityCheck CudaGraphsCheck(const RankContext& ctx) {
   IntegrityCheck c;
   c.id = "cuda_graphs";
   const Trace& t = ctx.trace();
-  std::unordered_set<int64_t> with_kernels;
+  std::vector<int64_t> with_kernels;  // the kernels' correlation ids, sorted (8 B a kernel, not a hash set's ~30)
+  with_kernels.reserve(t.kernels.size());
   uint64_t graph_kernels = 0;
   for (const KernelEvent& k : t.kernels) {
-    with_kernels.insert(k.correlation);
+    with_kernels.push_back(k.correlation);
     if (k.graph_id != 0) ++graph_kernels;
   }
+  std::sort(with_kernels.begin(), with_kernels.end());
   uint64_t graph_launches = 0, empty = 0;
   for (const ApiCall& a : t.api_calls) {
     if (!IsGraphLaunchApi(t.str(a.name))) continue;
     ++graph_launches;
-    if (a.correlation < 0 || !with_kernels.count(a.correlation)) ++empty;
+    if (a.correlation < 0 || !std::binary_search(with_kernels.begin(), with_kernels.end(), a.correlation)) ++empty;
   }
   const double empty_pct = Pct(static_cast<double>(empty), static_cast<double>(graph_launches));
   if (graph_launches == 0) {

@@ -4,8 +4,10 @@
 // reduced trace: per-step vectors are sized once (growth by doubling left up to half of each
 // unused), the idle gaps and their causes (~2 a step) live once, handed from the context to
 // the rank's result, not copied while the diagnosis runs, and so do the steps; the causes are
-// kept sparse.
+// kept sparse. Equal merged busy lists are kept once, and the joint fix shares a fix's
+// removed host time instead of copying it.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "analyzers/diagnosis/facts.h"
 #include "analyzers/graph/critical_path_result.h"
 #include "analyzers/graph/graph_builder.h"
+#include "analyzers/graph/transforms.h"
 #include "pipeline/job.h"
 #include "support/trace_builder.h"
 
@@ -55,16 +58,28 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   ASSERT_GE(ctx.idle_gaps().size(), static_cast<size_t>(2 * kSteps) - 4);
   EXPECT_LE(ctx.idle_gaps().capacity(), ctx.idle_gaps().size() + ctx.idle_gaps().size() / 4);
   // Merged intervals (one a step here) keep at most a quarter of their size unused.
-  for (const std::vector<Interval>* merged : {&ctx.busy().all_by_device.at(0), &ctx.busy().kernels_by_device.at(0),
-                                              &ctx.busy().compute, &ctx.host().active}) {
+  for (const std::vector<Interval>* merged : {&ctx.busy().all_by_device.at(0), &ctx.busy().kernels(0),
+                                              &ctx.busy().compute(), &ctx.host().active}) {
     ASSERT_GE(merged->size(), static_cast<size_t>(kSteps) - 2);
     EXPECT_LE(merged->capacity(), merged->size() + merged->size() / 4);
   }
 
-  // The dependency graph's chunks, one a step, alive through every replay.
+  // The dependency graph's chunks, one a step, are made from the steps when asked (not kept
+  // through every replay): each step's CPU range, up to the next step's CPU start (by hand: 100 µs
+  // after its own in ManySteps), the last to its own CPU end; the first starts no earlier than
+  // its measured start.
   const graph::GraphBuilder builder(ctx);
-  ASSERT_EQ(builder.chunks().size(), ctx.steps().steps.size());
-  EXPECT_EQ(builder.chunks().capacity(), builder.chunks().size());
+  const std::vector<StepWindow>& steps = ctx.steps().steps;
+  ASSERT_EQ(builder.chunk_count(), steps.size());
+  for (size_t k : {size_t{0}, size_t{1}, steps.size() / 2, steps.size() - 1}) {
+    const graph::ChunkInfo c = builder.chunk(k);
+    EXPECT_EQ(c.step, static_cast<int64_t>(k));
+    EXPECT_EQ(c.cpu_start_ns, steps[k].cpu_start_ns);
+    EXPECT_EQ(c.cpu_end_ns, steps[k].cpu_end_ns);
+    EXPECT_EQ(c.begin_ns, steps[k].cpu_start_ns);
+    EXPECT_EQ(c.end_ns, k + 1 < steps.size() ? steps[k].cpu_start_ns + 100 * kUs : steps[k].cpu_end_ns);
+    EXPECT_EQ(c.floor_ns, k == 0 ? steps[0].start_ns : std::numeric_limits<TimeNs>::min());
+  }
 
   StatusOr<RankAnalysis> ra = AnalyzeTrace(t, options);
   ASSERT_TRUE(ra.ok()) << ra.status().message();
@@ -73,6 +88,80 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   ASSERT_NE(ra->critical_path, nullptr);
   ASSERT_EQ(ra->critical_path->steps.size(), ra->steps.steps.size());
   EXPECT_EQ(ra->critical_path->steps.capacity(), ra->critical_path->steps.size());
+}
+
+// Here the kernels are all the GPU's work and none is communication: all GPU work, kernels and
+// compute are one list, kept once.
+TEST(PerStepMemory, EqualBusyListsAreKeptOnce) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  const RankContext ctx(t, options);
+  const BusyIntervals& busy = ctx.busy();
+  EXPECT_EQ(busy.kernels(0).data(), busy.all_by_device.at(0).data());
+  EXPECT_EQ(busy.compute().data(), busy.all_by_device.at(0).data());
+  EXPECT_EQ(busy.kernel_devices(), std::vector<int32_t>{0});
+}
+
+bool Same(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].start_ns != b[i].start_ns || a[i].end_ns != b[i].end_ns) return false;
+  return true;
+}
+
+// BusyIntervals' sharing on hand-built lists: a device's kernels equal to its GPU work read that
+// list; unequal ones (a copy outside every kernel) are kept apart, and so is compute that is not
+// the one kernel device's kernels.
+TEST(PerStepMemory, BusyListsAreSharedOnlyWhenEqual) {
+  BusyIntervals busy;
+  busy.all_by_device[0] = {{0, 10}, {20, 30}};
+  busy.all_by_device[1] = {{0, 10}, {20, 40}};  // device 1 also copies in [30, 40)
+  busy.all_by_device[2] = {{5, 6}};             // device 2: only a memset
+  busy.SetKernels({{0, {{0, 10}, {20, 30}}}, {1, {{0, 10}, {20, 30}}}});
+  EXPECT_EQ(busy.kernel_devices(), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(busy.kernels(0).data(), busy.all_by_device.at(0).data());
+  EXPECT_NE(busy.kernels(1).data(), busy.all_by_device.at(1).data());
+  EXPECT_TRUE(Same(busy.kernels(1), {{0, 10}, {20, 30}}));
+  EXPECT_TRUE(busy.kernels(2).empty());
+  EXPECT_TRUE(busy.kernels(7).empty());
+  // Two kernel devices: compute is their union, its own list.
+  busy.SetCompute({{0, 10}, {20, 30}});
+  EXPECT_TRUE(Same(busy.compute(), {{0, 10}, {20, 30}}));
+  EXPECT_NE(busy.compute().data(), busy.kernels(0).data());
+  EXPECT_NE(busy.compute().data(), busy.kernels(1).data());
+
+  // One kernel device, whose kernels are not all its work: compute equal to its kernels reads
+  // the kernels' list; compute without its communication kernel is kept apart.
+  BusyIntervals one;
+  one.all_by_device[3] = {{0, 50}};
+  one.SetKernels({{3, {{0, 10}, {20, 30}}}});
+  one.SetCompute({{0, 10}, {20, 30}});
+  EXPECT_EQ(one.compute().data(), one.kernels(3).data());
+  EXPECT_TRUE(Same(one.compute(), {{0, 10}, {20, 30}}));
+  one.SetCompute({{0, 10}});  // [20, 30) was communication
+  EXPECT_NE(one.compute().data(), one.kernels(3).data());
+  EXPECT_TRUE(Same(one.compute(), {{0, 10}}));
+  EXPECT_TRUE(Same(one.kernels(3), {{0, 10}, {20, 30}}));
+}
+
+// A Combine in which one part removes host time holds that part's list, not a copy; with two
+// such parts it holds their union (by hand: [0, 10) and [5, 20) merge into [0, 20)).
+TEST(PerStepMemory, CombineSharesTheOneHostTimeList) {
+  const graph::Transform host = graph::RemoveHostTime({{30, 40}, {0, 10}}, "a");
+  const graph::Transform steps = graph::RemoveSteps({1}, "b");
+  ASSERT_TRUE(Same(host.HostRemoved(), {{0, 10}, {30, 40}}));
+  const graph::Transform joint = graph::Combine({&host, &steps});
+  EXPECT_EQ(joint.host_removed.get(), host.host_removed.get());
+  EXPECT_EQ(joint.steps_removed, std::vector<int64_t>{1});
+
+  const graph::Transform more = graph::RemoveHostTime({{5, 20}}, "c");
+  const graph::Transform both = graph::Combine({&host, &steps, &more});
+  EXPECT_TRUE(Same(both.HostRemoved(), {{0, 20}, {30, 40}}));
+  EXPECT_TRUE(Same(host.HostRemoved(), {{0, 10}, {30, 40}}));  // the parts are unchanged
+  EXPECT_TRUE(Same(more.HostRemoved(), {{5, 20}}));
+  const graph::Transform none = graph::Combine({&steps});
+  EXPECT_EQ(none.host_removed, nullptr);
+  EXPECT_TRUE(none.HostRemoved().empty());
 }
 
 // One StepFacts a step lives through the diagnosis' replays: its step's times and number are
@@ -170,6 +259,35 @@ TEST(PerStepMemory, StepsAreLentNotCopied) {
   EXPECT_EQ(from_trace->steps.steps.front().name, from_context.steps.steps.front().name);
   ASSERT_EQ(from_trace->per_step.size(), from_context.per_step.size());
   EXPECT_EQ(from_trace->findings.size(), from_context.findings.size());
+}
+
+// AnalyzeTrace drops the op tree once the diagnosis is done (nothing after it reads the tree);
+// a read after that stops the program instead of answering from an empty tree. The result is
+// the one AnalyzeRank gives on a context that keeps its tree.
+TEST(PerStepMemory, OpTreeIsDroppedAfterTheDiagnosis) {
+  const Trace t = ManySteps(kSteps);
+  const AnalysisOptions options;
+  RankContext ctx(t, options);
+  ASSERT_GE(ctx.op_tree().size(), static_cast<size_t>(kSteps));
+  ctx.ReleaseOpTree();
+  EXPECT_DEATH((void)ctx.op_tree(), "internal check failed");
+  EXPECT_DEATH((void)ctx.CpuOpOfKernel(0), "internal check failed");
+
+  StatusOr<RankAnalysis> dropped = AnalyzeTrace(t, options);
+  ASSERT_TRUE(dropped.ok());
+  const RankContext kept(t, options);
+  const RankAnalysis full = AnalyzeRank(kept);
+  ASSERT_EQ(dropped->findings.size(), full.findings.size());
+  for (size_t i = 0; i < full.findings.size(); ++i) {
+    EXPECT_EQ(dropped->findings[i].id, full.findings[i].id);
+    EXPECT_EQ(dropped->findings[i].est_saving_pct, full.findings[i].est_saving_pct);
+  }
+  ASSERT_EQ(dropped->per_step.size(), full.per_step.size());
+  for (size_t i = 0; i < full.per_step.size(); ++i) {
+    EXPECT_EQ(dropped->per_step[i].busy_pct, full.per_step[i].busy_pct);
+    EXPECT_EQ(dropped->per_step[i].kernels, full.per_step[i].kernels);
+  }
+  EXPECT_EQ(dropped->integrity.checks.size(), full.integrity.checks.size());
 }
 
 // A job of one rank is that rank; its idle gaps stay in ranks[0], where the exporters read
