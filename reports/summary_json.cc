@@ -260,8 +260,8 @@ template <typename T> json ToJson(const T& v) {
     return v == nullptr ? json(nullptr) : json(v);
   } else if constexpr (IsOptional<T>::value || IsSharedConst<T>::value) {
     return v ? ToJson(*v) : json(nullptr);
-  } else if constexpr (IsVector<T>::value || IsArray<T>::value || IsMap<T>::value) {
-    json a = json::array();
+  } else if constexpr (IsVector<T>::value || IsArray<T>::value || IsMap<T>::value || std::is_same_v<T, graph::CriticalPathSteps>) {
+    json a = json::array();  // the critical path's sparse steps are written as a list of whole ones
     for (const auto& e : v) a.push_back(ToJson(e));
     return a;
   } else if constexpr (IsPair<T>::value) {
@@ -363,6 +363,13 @@ template <typename T> void FromScan(Pull& p, T& v) {
     if (n != 2) p.Fail("variant expected");
   } else if constexpr (std::is_same_v<T, std::monostate>) {
     if (!p.Null()) p.Fail("null expected");
+  } else if constexpr (std::is_same_v<T, graph::CriticalPathSteps>) {
+    v = graph::CriticalPathSteps();
+    p.Array([&] {
+      graph::CriticalPathStep x{};
+      FromScan(p, x);
+      v.Add(x);
+    });
   } else if constexpr (std::is_same_v<T, Diagnostics>) {
     std::map<std::string, DiagnosticEntry> entries;
     FromScan(p, entries);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +46,53 @@ struct CriticalPathStep {
   PathBreakdown path;         // length_ns == replayed_ns
 };
 
+// The steps' paths, one a step, kept sparse: a step's path has time in two or three of its
+// seven categories (96 B dense), its length is its replayed time, its measured time is close to
+// that or equal, and the steps are numbered in a row. A step keeps its replayed time and its
+// first piece (12 B); a piece is a value that is not what those give (a category with time, the
+// gpu gap, a length, measured time or number that differ): 9 B. A step is read whole, by value
+// (operator[], the iterators), exactly as it was added.
+class CriticalPathSteps {
+ public:
+  void Add(const CriticalPathStep& step);
+  // Room for `steps` steps of two pieces each.
+  void Reserve(size_t steps);
+  // Frees the pieces' growth slack when more than a quarter of it is unused.
+  void TrimSlack();
+
+  size_t size() const { return replayed_ns_.size(); }
+  bool empty() const { return replayed_ns_.empty(); }
+  CriticalPathStep operator[](size_t i) const;
+  size_t pieces() const { return piece_value_.size(); }
+  size_t allocated_bytes() const;
+
+  class Iterator {
+   public:
+    Iterator(const CriticalPathSteps* steps, size_t i) : steps_(steps), i_(i) {}
+    CriticalPathStep operator*() const { return (*steps_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const CriticalPathSteps* steps_;
+    size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  // A piece's slot: 0..6 the categories, then these.
+  enum Slot : uint8_t { kGpuGap = kBreakdownCategories, kLength, kMeasured, kNumber };
+  int64_t first_number_ = 0;            // step i's number is first_number_ + i unless a piece says
+  std::vector<TimeNs> replayed_ns_;     // per step
+  std::vector<uint32_t> first_piece_;   // per step: its first piece (the next step's ends it)
+  std::vector<uint8_t> piece_slot_;     // per piece
+  std::vector<int64_t> piece_value_;    // per piece
+};
+
 // One stretch of the critical path, for the trace export. `ref` indexes the trace table of `what`.
 struct CriticalPathSegment {
   TimeNs start_ns = 0;
@@ -58,7 +106,7 @@ struct CriticalPathSegment {
 struct CriticalPathResult {
   bool available = false;
   std::string reason;                    // when not available: why
-  std::vector<CriticalPathStep> steps;   // one per analysed step, or one for the window
+  CriticalPathSteps steps;               // one per analysed step, or one for the window
   PathBreakdown window;                  // summed over the steps
   TimeNs measured_window_ns = 0;
   TimeNs replayed_window_ns = 0;

@@ -7,6 +7,7 @@
 #include "analyzers/graph/critical_path.h"
 #include "analyzers/graph/replay.h"
 #include "base/saturating.h"
+#include "base/status.h"
 
 namespace ampscope::graph {
 
@@ -23,6 +24,63 @@ HtaBoundBy HtaBoundByOf(const PathBreakdown& b) {
   h.gpu_kernel_kernel_overhead = pct(b.gpu_gap_ns);
   h.gpu_kernel_launch_overhead = pct(at(PathCategory::kLaunchDelay));
   return h;
+}
+
+void CriticalPathSteps::Add(const CriticalPathStep& step) {
+  AMPSCOPE_CHECK(piece_value_.size() <= UINT32_MAX - (kNumber + 1));
+  if (replayed_ns_.empty()) first_number_ = step.number;
+  const int64_t number = first_number_ + static_cast<int64_t>(replayed_ns_.size());
+  replayed_ns_.push_back(step.replayed_ns);
+  first_piece_.push_back(static_cast<uint32_t>(piece_value_.size()));
+  auto piece = [&](uint8_t slot, int64_t value) {
+    piece_slot_.push_back(slot);
+    piece_value_.push_back(value);
+  };
+  for (size_t c = 0; c < kBreakdownCategories; ++c)
+    if (step.path.ns[c] != 0) piece(static_cast<uint8_t>(c), step.path.ns[c]);
+  if (step.path.gpu_gap_ns != 0) piece(kGpuGap, step.path.gpu_gap_ns);
+  if (step.path.length_ns != step.replayed_ns) piece(kLength, step.path.length_ns);
+  if (step.measured_ns != step.replayed_ns) piece(kMeasured, step.measured_ns);
+  if (step.number != number) piece(kNumber, step.number);
+}
+
+void CriticalPathSteps::Reserve(size_t steps) {
+  replayed_ns_.reserve(steps);
+  first_piece_.reserve(steps);
+  piece_slot_.reserve(2 * steps);
+  piece_value_.reserve(2 * steps);
+}
+
+void CriticalPathSteps::TrimSlack() {
+  if (piece_value_.capacity() - piece_value_.size() > piece_value_.size() / 4) {
+    piece_slot_.shrink_to_fit();
+    piece_value_.shrink_to_fit();
+  }
+}
+
+CriticalPathStep CriticalPathSteps::operator[](size_t i) const {
+  CriticalPathStep step;
+  step.number = first_number_ + static_cast<int64_t>(i);
+  step.replayed_ns = replayed_ns_[i];
+  step.measured_ns = step.replayed_ns;
+  step.path.length_ns = step.replayed_ns;
+  const size_t end = i + 1 < first_piece_.size() ? first_piece_[i + 1] : piece_value_.size();
+  for (size_t p = first_piece_[i]; p < end; ++p) {
+    const int64_t v = piece_value_[p];
+    switch (piece_slot_[p]) {
+      case kGpuGap: step.path.gpu_gap_ns = v; break;
+      case kLength: step.path.length_ns = v; break;
+      case kMeasured: step.measured_ns = v; break;
+      case kNumber: step.number = v; break;
+      default: step.path.ns[piece_slot_[p]] = v; break;
+    }
+  }
+  return step;
+}
+
+size_t CriticalPathSteps::allocated_bytes() const {
+  return replayed_ns_.capacity() * sizeof(TimeNs) + first_piece_.capacity() * sizeof(uint32_t) +
+         piece_slot_.capacity() * sizeof(uint8_t) + piece_value_.capacity() * sizeof(int64_t);
 }
 
 double WhatIfResult::SavingPct(size_t i) const {
@@ -170,7 +228,7 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
     return out;
   }
   path.available = true;
-  path.steps.reserve(builder.chunk_count());  // one a chunk: no growth slack on 200k steps
+  path.steps.Reserve(builder.chunk_count());  // one a chunk: no growth slack on 200k steps
   std::vector<SlotValue> base_state = builder.InitialState();
   // The drained start (whatif.h): GPU work queued before the window ends by the first step's CPU
   // start, and the first step starts there, in the reference replay and in every fixed one.
@@ -248,7 +306,7 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
         path.worst_step = step.number;
       }
     }
-    path.steps.push_back(step);
+    path.steps.Add(step);
     // Each transform: the step's graph with the fix (a transform changes only durations, slack
     // and edge delays: those are restored after each), replayed from the transform's own state.
     if (!transforms.empty()) {
@@ -295,6 +353,7 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
     for (size_t i = 0; i < transforms.size(); ++i)
       out.outcomes[i].replayed_window_ns = path.replayed_window_ns - (reference - steady(fixed_gpu_ns[i], fixed_last[i]));
   }
+  path.steps.TrimSlack();
   path.window = ToBreakdown(window);
   path.replay_error_pct = std::max(0.0, worst);
   out.comm_on_path.assign(comm.begin(), comm.end());

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -96,11 +97,11 @@ TEST(GraphSharedTraces, ReplayReproducesEveryStepWithinTwoPercent) {
   std::printf("worst replay error over the shared traces: %.4f%% (%s)\n", worst, worst_trace.c_str());
 }
 
-// The step numbered `number` of the unchanged replay, or null.
-const graph::CriticalPathStep* StepNumber(const RankAnalysis& ra, int64_t number) {
+// The step numbered `number` of the unchanged replay (the steps are read by value), or none.
+std::optional<graph::CriticalPathStep> StepNumber(const RankAnalysis& ra, int64_t number) {
   for (const graph::CriticalPathStep& s : ra.critical_path->steps)
-    if (s.number == number) return &s;
-  return nullptr;
+    if (s.number == number) return s;
+  return std::nullopt;
 }
 
 const char kDdpResNet[] = "traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";        // ProfilerStep#101..105
@@ -132,12 +133,12 @@ TEST(GraphSharedTraces, AWindowThatStartsMidTraceReplaysEveryStep) {
     ExpectStepsReplayed(ra);
     ASSERT_NE(ra.critical_path, nullptr);
     ASSERT_EQ(ra.critical_path->steps.size(), static_cast<size_t>(w.last - w.first + 1));
-    EXPECT_EQ(ra.critical_path->steps.front().number, w.first);
+    EXPECT_EQ(ra.critical_path->steps[0].number, w.first);
     // The same steps as in the whole trace's analysis, measured and replayed alike.
     const RankAnalysis all = Analyze(w.path);
     for (const graph::CriticalPathStep& s : ra.critical_path->steps) {
-      const graph::CriticalPathStep* same = StepNumber(all, s.number);
-      ASSERT_NE(same, nullptr) << "step " << s.number;
+      const std::optional<graph::CriticalPathStep> same = StepNumber(all, s.number);
+      ASSERT_TRUE(same.has_value()) << "step " << s.number;
       EXPECT_EQ(s.measured_ns, same->measured_ns) << "step " << s.number;
       EXPECT_EQ(s.replayed_ns, same->replayed_ns) << "step " << s.number;
     }
@@ -307,8 +308,8 @@ TEST(GraphSharedTraces, CriticalPathAgreesWithHtaOnTheDdpResNetStep) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available");
   const RankAnalysis ra = Analyze("traces/kineto/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   ASSERT_NE(ra.critical_path, nullptr);
-  const graph::CriticalPathStep* s = StepNumber(ra, 102);
-  ASSERT_NE(s, nullptr);
+  const std::optional<graph::CriticalPathStep> s = StepNumber(ra, 102);
+  ASSERT_TRUE(s.has_value());
   const graph::HtaBoundBy h = graph::HtaBoundByOf(s->path);
   EXPECT_NEAR(h.gpu_compute_bound, 97.87, 5.0);
   EXPECT_NEAR(h.gpu_kernel_kernel_overhead, 2.13, 5.0);
@@ -322,8 +323,8 @@ TEST(GraphSharedTraces, CriticalPathAgreesWithHtaOnTheEventSyncTrace) {
   AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available");
   const RankAnalysis ra = Analyze("traces/kineto/hta/event_sync_trace.json.gz");
   ASSERT_NE(ra.critical_path, nullptr);
-  const graph::CriticalPathStep* s = StepNumber(ra, 100);
-  ASSERT_NE(s, nullptr);
+  const std::optional<graph::CriticalPathStep> s = StepNumber(ra, 100);
+  ASSERT_TRUE(s.has_value());
   const graph::HtaBoundBy h = graph::HtaBoundByOf(s->path);
   EXPECT_NEAR(h.cpu_bound, 98.09, 5.0);
   EXPECT_NEAR(h.gpu_compute_bound, 1.49, 5.0);

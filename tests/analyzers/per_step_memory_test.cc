@@ -4,7 +4,7 @@
 // reduced trace: per-step vectors are sized once (growth by doubling left up to half of each
 // unused), the idle gaps and their causes (~2 a step) live once, handed from the context to
 // the rank's result, not copied while the diagnosis runs, and so do the steps; the causes are
-// kept sparse. Equal merged busy lists are kept once, and the joint fix shares a fix's
+// kept sparse, and so are the critical path's steps. Equal merged busy lists are kept once, and the joint fix shares a fix's
 // removed host time instead of copying it.
 #include <cstdint>
 #include <limits>
@@ -87,7 +87,64 @@ TEST(PerStepMemory, PerStepVectorsAreSizedOnce) {
   EXPECT_EQ(ra->per_step.capacity(), ra->per_step.size());
   ASSERT_NE(ra->critical_path, nullptr);
   ASSERT_EQ(ra->critical_path->steps.size(), ra->steps.steps.size());
-  EXPECT_EQ(ra->critical_path->steps.capacity(), ra->critical_path->steps.size());
+  // Sparse (CriticalPathSteps): 12 B a step and 9 B a piece, the pieces' slack at most a quarter.
+  const graph::CriticalPathSteps& path_steps = ra->critical_path->steps;
+  const size_t n = path_steps.size(), pieces = path_steps.pieces();
+  EXPECT_LE(path_steps.allocated_bytes(), n * 12 + (pieces + pieces / 4) * 9);
+  EXPECT_LT(path_steps.allocated_bytes(), n * sizeof(graph::CriticalPathStep));
+}
+
+void ExpectSameStep(const graph::CriticalPathStep& got, const graph::CriticalPathStep& want) {
+  EXPECT_EQ(got.number, want.number);
+  EXPECT_EQ(got.measured_ns, want.measured_ns);
+  EXPECT_EQ(got.replayed_ns, want.replayed_ns);
+  EXPECT_EQ(got.path.ns, want.path.ns);
+  EXPECT_EQ(got.path.gpu_gap_ns, want.path.gpu_gap_ns);
+  EXPECT_EQ(got.path.length_ns, want.path.length_ns);
+}
+
+// The critical path's steps kept sparse read back as they were added. Pieces by hand: a keeps
+// its two categories (numbered 5 = the first, measured = length = replayed); b three categories,
+// its gpu gap and its measured time (100 != 95 replayed): 5; c its category, its length (30 !=
+// 40 replayed) and its number (9, not 5 + 2): 3; d only its number (10, not 5 + 3): 1. 11 in all.
+TEST(PerStepMemory, CriticalPathStepsAreSparseAndReadBackWhole) {
+  graph::CriticalPathStep a, b, c, d;
+  a.number = 5;
+  a.measured_ns = a.replayed_ns = a.path.length_ns = 90;
+  a.path.ns[4] = 5;
+  a.path.ns[5] = 85;
+  b.number = 6;
+  b.measured_ns = 100;
+  b.replayed_ns = b.path.length_ns = 95;
+  b.path.ns[0] = 60;
+  b.path.ns[1] = 20;
+  b.path.ns[2] = 15;
+  b.path.gpu_gap_ns = 7;
+  c.number = 9;
+  c.measured_ns = c.replayed_ns = 40;
+  c.path.ns[6] = 30;
+  c.path.length_ns = 30;
+  d.number = 10;  // all times 0
+  graph::CriticalPathSteps steps;
+  steps.Reserve(2);
+  for (const graph::CriticalPathStep* s : {&a, &b, &c, &d}) steps.Add(*s);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps.pieces(), 11u);
+  const graph::CriticalPathStep* expected[] = {&a, &b, &c, &d};
+  size_t i = 0;
+  for (const graph::CriticalPathStep& s : steps) ExpectSameStep(s, *expected[i++]);
+  EXPECT_EQ(i, 4u);
+  ExpectSameStep(steps[1], b);
+
+  // The window without steps: one step numbered -1.
+  graph::CriticalPathStep w;
+  w.measured_ns = 500;
+  w.replayed_ns = w.path.length_ns = 480;
+  w.path.ns[3] = 480;
+  graph::CriticalPathSteps window;
+  window.Add(w);
+  EXPECT_EQ(window.pieces(), 2u);  // its category and its measured time
+  ExpectSameStep(window[0], w);
 }
 
 // Here the kernels are all the GPU's work and none is communication: all GPU work, kernels and
