@@ -148,6 +148,8 @@ struct AnalyzeArgs {
   bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
   bool report_to_stdout = false;  // -o -
   int64_t jobs = 0;
+  // Any of --chrome-trace, --perfetto, --sqlite, --csv: the outputs that draw the trace's events.
+  bool exporting() const { return !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty(); }
 };
 
 void AddAnalyzeOptions(CLI::App& app, AnalyzeArgs& a) {
@@ -255,7 +257,7 @@ std::optional<int> ResolveAnalyzeOptions(AnalyzeArgs& a, AnalysisOptions& option
     StatusOr<std::set<int32_t>> parsed = ParseRanks(a.ranks_text);
     if (!parsed.ok()) return UsageError("analyze", parsed.status().message());
     export_ranks = std::move(parsed).value();
-    if (a.chrome_path.empty() && a.perfetto_path.empty() && a.sqlite_path.empty() && a.csv_dir.empty())
+    if (!a.exporting())
       return UsageError("analyze", "--ranks " + a.ranks_text +
                                        " selects the ranks drawn by --chrome-trace, --perfetto, --sqlite or --csv; "
                                        "give one of them (the JSON, HTML and Markdown reports cover every rank)");
@@ -274,6 +276,10 @@ int WriteAnalyzeOutputs(const AnalyzeArgs& a, const AnalysisOptions& options, Ph
   const ReportPaths report_paths{a.report_path, a.html_path, a.markdown_path};
   phase.Start("writing the report and outputs");
   nlohmann::json report = BuildJsonReport(job, options, 0, ReportNeedsRanks(report_paths, !a.quiet));
+  // The job view (for one rank, a copy of it with every step's numbers) is in the report now; past
+  // here only the exporters read it, and the report's text reads the ranks. Without exports it
+  // goes before the text is written, the analysis' peak on traces of many steps (issue 38).
+  if (!a.exporting()) job.job = RankAnalysis();
 
   // Render the text outputs, then write the whole set: a failure leaves none of them behind.
   std::vector<OutputSpec> outputs = ReportOutputs(report, job, report_paths);
@@ -401,7 +407,7 @@ int RunAnalyze(int argc, char** argv) {
   StatusOr<std::vector<std::shared_ptr<const MemorySnapshotResult>>> snapshots = AnalyzeSnapshots(*pairing, !a.sqlite_path.empty() || !a.csv_dir.empty());
   if (!snapshots.ok()) return UsageError("analyze", snapshots.status().message());
 
-  const bool exporting = !a.chrome_path.empty() || !a.perfetto_path.empty() || !a.sqlite_path.empty() || !a.csv_dir.empty();
+  const bool exporting = a.exporting();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   RankRunOptions run;
   run.analysis = options;
