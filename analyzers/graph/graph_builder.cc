@@ -282,12 +282,15 @@ void GraphBuilder::FindBackPressure() {
     std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
     typical[name] = std::max<TimeNs>(0, d[d.size() / 2]);
   }
-  // The activities with a launch call: (end, gpu_ position), by end; and every activity's key and
-  // end, sorted, for the number in flight at a time.
+  // The activities with a launch call: (end, gpu_ position), by end; and every activity's end,
+  // sorted, for the number in flight at a time (their keys are gpu_'s, which is in key order).
+  // Sized once: one of each an activity, at most.
   std::vector<TimeNs> launch_start(gpu_.size(), std::numeric_limits<TimeNs>::max());
   std::vector<TimeNs> end_of(gpu_.size());
   std::vector<std::pair<TimeNs, uint32_t>> by_end;
-  std::vector<TimeNs> keys, ends;
+  std::vector<TimeNs> ends;
+  by_end.reserve(gpu_.size());
+  ends.reserve(gpu_.size());
   for (uint32_t p = 0; p < gpu_.size(); ++p) {
     const GpuItem& it = gpu_[p];
     int64_t call;
@@ -301,21 +304,21 @@ void GraphBuilder::FindBackPressure() {
       call = ctx_.launches().Find(t_.memsets[it.index].correlation);
       end_of[p] = t_.memsets[it.index].end_ns;
     }
-    keys.push_back(it.key);
     ends.push_back(end_of[p]);
     if (call < 0) continue;
     launch_start[p] = t_.api_calls[static_cast<size_t>(call)].start_ns;
     by_end.push_back({end_of[p], p});
   }
   std::sort(by_end.begin(), by_end.end());
-  std::sort(ends.begin(), ends.end());  // keys are sorted: gpu_ is in key order
+  std::sort(ends.begin(), ends.end());
   for (size_t i = 0; i < n_calls; ++i) {
     if (!queued(i)) continue;
     const ApiCall& a = t_.api_calls[i];
     const TimeNs own = typical[a.name];
     const TimeNs d = a.end_ns - a.start_ns;
     if (static_cast<double>(d) <= kBackPressureFactor * static_cast<double>(own) || d < own + kBackPressureMinExcessNs) continue;
-    const size_t launched = static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), a.start_ns) - keys.begin());
+    const size_t launched = static_cast<size_t>(
+        std::lower_bound(gpu_.begin(), gpu_.end(), a.start_ns, [](const GpuItem& g, TimeNs t) { return g.key < t; }) - gpu_.begin());
     const size_t done = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), a.start_ns) - ends.begin());
     if (launched < done + kBackPressureMinDepth) continue;
     auto it = std::upper_bound(by_end.begin(), by_end.end(), std::make_pair(a.end_ns, std::numeric_limits<uint32_t>::max()));
