@@ -149,6 +149,9 @@ void AppendSegments(const DepGraph& g, const std::vector<PathSegment>& segs, Cri
         continue;
       }
     }
+    // Growth by doubling would take the list past its cap (16,384 -> 32,768 slots): to the cap.
+    if (out.segments.size() == out.segments.capacity() && 2 * out.segments.capacity() > CriticalPathResult::kMaxSegments)
+      out.segments.reserve(CriticalPathResult::kMaxSegments);
     out.segments.push_back(c);
   }
 }
