@@ -287,19 +287,21 @@ int WriteAnalyzeOutputs(const AnalyzeArgs& a, const AnalysisOptions& options, Ph
   // Chrome and Perfetto draw events: one file per kept rank, each with that rank's own analysis.
   // SQLite holds every kept rank in one database, with the job's own rows.
   std::vector<std::vector<Trace>> export_traces;
+  // Each kept rank's own job: for one input the job itself, read in place (a copy held every
+  // step's numbers a second time, issue 38); for several, a one-rank job built from its analysis.
   std::vector<JobAnalysis> export_jobs;
   export_traces.reserve(kept.size());
-  export_jobs.reserve(kept.size());
+  export_jobs.reserve(rank_paths.size() == 1 ? 0 : kept.size());
   for (KeptTrace& k : kept) {
     const RankAnalysis* ra = nullptr;
     for (size_t r = 0; r < rank_inputs.size(); ++r)
       if (rank_inputs[r] == k.index) ra = &job.ranks[r];
     if (ra == nullptr) continue;
-    export_jobs.push_back(rank_paths.size() == 1 ? job : BuildJob({*ra}));
+    if (rank_paths.size() != 1) export_jobs.push_back(BuildJob({*ra}));
     export_traces.emplace_back();
     export_traces.back().push_back(std::move(k.trace));
     const std::vector<Trace>& traces = export_traces.back();
-    const JobAnalysis& one = export_jobs.back();
+    const JobAnalysis& one = rank_paths.size() == 1 ? job : export_jobs.back();
     if (!a.chrome_path.empty())
       outputs.push_back({PerRankPath(a.chrome_path, ra->rank, rank_paths.size()),
                          [&traces, &one](std::ostream& o) { return WriteChromeTrace(traces, one, o); }});
