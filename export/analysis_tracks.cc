@@ -52,6 +52,13 @@ class TrackBuilder {
     out_.args.push_back(std::move(args));
     return static_cast<int32_t>(out_.args.size() - 1);
   }
+  // A block of `count` args made when written: the i-th is make(i). Returns its first index.
+  int32_t LazyArgs(size_t count, std::function<nlohmann::json(size_t)> make) {
+    const int32_t first = out_.lazy_args.empty() ? AnalysisTracks::kLazyArgsBase
+                                                 : out_.lazy_args.back().first + static_cast<int32_t>(out_.lazy_args.back().count);
+    out_.lazy_args.push_back({first, count, std::move(make)});
+    return first;
+  }
 
   // Sorts `spans` and splits them into properly nested lanes, appended as tracks.
   void AddTrack(const std::string& name, const std::string& category, std::vector<AnalysisSpan> spans) {
@@ -122,6 +129,26 @@ std::optional<double> MetricAt(const std::vector<StepMetrics>& per_step, size_t 
   return v;
 }
 
+// A step span's args, from the step and its numbers (RankAnalysis::per_step, in step order).
+nlohmann::json StepArgs(const RankAnalysis& rank, size_t i) {
+  const StepWindow& w = rank.steps.steps[i];
+  nlohmann::json args = {{"step_index", i},
+                         {"number", w.number},
+                         {"step_source", StepSourceName(rank.steps.source)},
+                         {"duration_us", NsToUs(w.duration_ns())},
+                         {"cpu_start_us", NsToUs(w.cpu_start_ns)},
+                         {"cpu_end_us", NsToUs(w.cpu_end_ns)}};
+  if (i < rank.per_step.size()) {
+    const StepMetrics& m = rank.per_step[i];
+    args["busy_pct"] = m.busy_pct;
+    args["kernel_busy_pct"] = m.kernel_busy_pct;
+    args["tensor_core_kernel_pct"] = m.tensor_core_kernel_pct;
+    args["kernels"] = m.kernels;
+    args["syncs"] = m.syncs;
+  }
+  return args;
+}
+
 // The critical path (analyzers/graph/, docs/whatif.md): each stretch in its category.
 void AddCriticalPathTrack(const RankAnalysis& rank, TrackBuilder& b, AnalysisTracks& out) {
   if (rank.critical_path != nullptr && rank.critical_path->available && !rank.critical_path->segments.empty()) {
@@ -157,24 +184,11 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
   // Steps: one span per analysed step.
   {
     std::vector<AnalysisSpan> spans;
+    const int32_t first_args = b.LazyArgs(steps.size(), [&rank](size_t i) { return StepArgs(rank, i); });
     for (size_t i = 0; i < steps.size(); ++i) {
       const StepWindow& w = steps[i];
-      nlohmann::json args = {{"step_index", i},
-                             {"number", w.number},
-                             {"step_source", StepSourceName(rank.steps.source)},
-                             {"duration_us", NsToUs(w.duration_ns())},
-                             {"cpu_start_us", NsToUs(w.cpu_start_ns)},
-                             {"cpu_end_us", NsToUs(w.cpu_end_ns)}};
-      if (i < per_step.size()) {
-        const StepMetrics& m = per_step[i];
-        args["busy_pct"] = m.busy_pct;
-        args["kernel_busy_pct"] = m.kernel_busy_pct;
-        args["tensor_core_kernel_pct"] = m.tensor_core_kernel_pct;
-        args["kernels"] = m.kernels;
-        args["syncs"] = m.syncs;
-      }
       std::string name = w.name.empty() ? "step " + std::to_string(w.number) : w.name;
-      spans.push_back({w.start_ns, w.end_ns, b.Name(name), b.Args(std::move(args)), SpanColor::kStep, false});
+      spans.push_back({w.start_ns, w.end_ns, b.Name(name), first_args + static_cast<int32_t>(i), SpanColor::kStep, false});
     }
     b.AddTrack("steps", "ampscope.step", std::move(spans));
   }
@@ -209,12 +223,14 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
   // Sync points (host-blocking syncs).
   {
     std::vector<AnalysisSpan> spans;
-    for (const SyncPoint& p : rank.syncs.points) {
-      nlohmann::json args = {{"api", p.api},
-                             {"tid", p.tid},
-                             {"step_index", p.step_index},
-                             {"blocked_us", NsToUs(p.end_ns - p.start_ns)}};
-      spans.push_back({p.start_ns, std::max(p.start_ns, p.end_ns), b.Name(p.api), b.Args(std::move(args)),
+    const std::vector<SyncPoint>& points = rank.syncs.points;
+    const int32_t first_args = b.LazyArgs(points.size(), [&points](size_t i) {
+      const SyncPoint& p = points[i];
+      return nlohmann::json{{"api", p.api}, {"tid", p.tid}, {"step_index", p.step_index}, {"blocked_us", NsToUs(p.end_ns - p.start_ns)}};
+    });
+    for (size_t i = 0; i < points.size(); ++i) {
+      const SyncPoint& p = points[i];
+      spans.push_back({p.start_ns, std::max(p.start_ns, p.end_ns), b.Name(p.api), first_args + static_cast<int32_t>(i),
                        SpanColor::kSync, p.end_ns <= p.start_ns});
     }
     b.AddTrack("sync points", "ampscope.sync", std::move(spans));
@@ -291,6 +307,14 @@ AnalysisTracks BuildAnalysisTracks(const RankAnalysis& rank) {
     }
   }
   return out;
+}
+
+nlohmann::json AnalysisTracks::Args(int32_t index) const {
+  if (index < kLazyArgsBase) return args[static_cast<size_t>(index)];
+  for (const LazyArgs& block : lazy_args)
+    if (index >= block.first && static_cast<size_t>(index - block.first) < block.count)
+      return block.make(static_cast<size_t>(index - block.first));
+  return nlohmann::json::object();
 }
 
 const RankAnalysis* FindRankAnalysis(const std::vector<const Trace*>& traces, size_t index, const JobAnalysis& job) {

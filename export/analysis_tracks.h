@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,19 @@ struct AnalysisTracks {
   std::vector<AnalysisCounter> counters;
   std::vector<std::string> names;
   std::vector<nlohmann::json> args;
+  // The args of spans there is one of per step or per sync point are made when a writer asks
+  // (Args), from the rank the tracks were built from, which must outlive them: held as json
+  // objects (~1.2 KB for a step's dozen keys) they were the exporters' peak on traces of many
+  // steps (issue 38). Their indices start at kLazyArgsBase, one block per kind of span.
+  struct LazyArgs {
+    int32_t first = 0;  // the block's first index (>= kLazyArgsBase)
+    size_t count = 0;
+    std::function<nlohmann::json(size_t)> make;  // the i-th span's args
+  };
+  static constexpr int32_t kLazyArgsBase = int32_t{1} << 30;
+  std::vector<LazyArgs> lazy_args;
+  // The args of span index `index` (>= 0): stored, or made now.
+  nlohmann::json Args(int32_t index) const;
   uint64_t dropped_finding_ranges = 0;  // over kMaxRangesPerFinding
 };
 

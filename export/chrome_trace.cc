@@ -376,7 +376,7 @@ class ChromeRankSink : public trace_export::EventSink {
     }
     if (s.args >= 0) {
       w_.buf() += ",\"args\":";
-      w_.buf() += tracks_->args[s.args].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      w_.buf() += tracks_->Args(s.args).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     w_.End();
   }

@@ -691,8 +691,10 @@ void PerfettoTraceWriter::EmitEvent(Cursor& c, Ref ref, bool end) {
     case Src::kAnalysisSpan: {
       const AnalysisSpan& s = c.analysis_track->spans[i];
       name_and_cat(w_.InternName(r.analysis.names[s.name]), c.analysis_track->category);
-      if (s.args >= 0)
-        for (const auto& [key, value] : r.analysis.args[s.args].items()) args.Json(key, value);
+      if (s.args >= 0) {
+        const nlohmann::json span_args = r.analysis.Args(s.args);
+        for (const auto& [key, value] : span_args.items()) args.Json(key, value);
+      }
       break;
     }
     default: break;
