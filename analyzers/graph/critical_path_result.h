@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/by_value_iterator.h"
 #include "base/units.h"
 
 namespace ampscope::graph {
@@ -66,20 +67,7 @@ class CriticalPathSteps {
   size_t pieces() const { return piece_value_.size(); }
   size_t allocated_bytes() const;
 
-  class Iterator {
-   public:
-    Iterator(const CriticalPathSteps* steps, size_t i) : steps_(steps), i_(i) {}
-    CriticalPathStep operator*() const { return (*steps_)[i_]; }
-    Iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
-
-   private:
-    const CriticalPathSteps* steps_;
-    size_t i_;
-  };
+  using Iterator = ByValueIterator<CriticalPathSteps, CriticalPathStep>;
   Iterator begin() const { return {this, 0}; }
   Iterator end() const { return {this, size()}; }
 

@@ -14,6 +14,7 @@
 #include "analyzers/results/collectives_result.h"
 #include "analyzers/results/fields.h"
 #include "analyzers/peaks/gpu_peaks.h"
+#include "base/by_value_iterator.h"
 #include "analyzers/integrity/integrity_result.h"
 #include "analyzers/results/precision_result.h"
 #include "analyzers/results/results.h"
@@ -157,20 +158,7 @@ class IdleGapCauseTable {
   size_t pieces() const { return piece_ns_.size(); }  // causes with time, all splits
   size_t allocated_bytes() const;
 
-  class Iterator {
-   public:
-    Iterator(const IdleGapCauseTable* table, size_t i) : table_(table), i_(i) {}
-    IdleGapCauses operator*() const { return (*table_)[i_]; }
-    Iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
-
-   private:
-    const IdleGapCauseTable* table_;
-    size_t i_;
-  };
+  using Iterator = ByValueIterator<IdleGapCauseTable, IdleGapCauses>;
   Iterator begin() const { return {this, 0}; }
   Iterator end() const { return {this, size()}; }
 
