@@ -78,6 +78,10 @@ CriticalPathView ViewCriticalPath(const json& report) {
                            "replay of its fix on this graph.",
                            Pct(*v.replay_error_pct, 2),
                            v.worst_step && *v.worst_step >= 0 ? fmt::format(" (worst: step {:.0f})", *v.worst_step) : std::string());
+  if (cp.hidden_waits && *cp.hidden_waits >= 1)
+    v.replay += fmt::format("{}{:.0f} host wait{} for GPU work that no sync call records (a thread polling memory a kernel "
+                            "writes) {} taken as waits.",
+                            v.replay.empty() ? "" : " ", *cp.hidden_waits, *cp.hidden_waits == 1 ? "" : "s", *cp.hidden_waits == 1 ? "is" : "are");
   return v;
 }
 

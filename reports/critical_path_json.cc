@@ -85,7 +85,8 @@ json CriticalPathSection(const RankAnalysis& ra) {
           {key::kWorstStep, p.worst_step},
           {"measured_window_us", NsToUsRounded3(p.measured_window_ns)},
           {"replayed_window_us", NsToUsRounded3(p.replayed_window_ns)},
-          {"graph", {{"nodes", p.nodes}, {"edges", p.edges}, {"launch_latency_us", NsToUsRounded3(p.launch_latency_ns)}}}};
+          {key::kGraph, {{"nodes", p.nodes}, {"edges", p.edges}, {"launch_latency_us", NsToUsRounded3(p.launch_latency_ns)},
+                         {key::kHiddenWaits, p.hidden_waits}}}};
 }
 
 }  // namespace ampscope

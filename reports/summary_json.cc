@@ -500,7 +500,7 @@ template <class A> void SummaryFields(A& a, CriticalPathStep& t) { F(number); F(
 // The path's segments are for the trace export, which needs the trace: a summary leaves them out.
 template <class A> void SummaryFields(A& a, CriticalPathResult& t) {
   F(available); F(reason); F(steps); F(window); F(measured_window_ns); F(replayed_window_ns); F(replay_error_pct);
-  F(worst_step); F(nodes); F(edges); F(launch_latency_ns);
+  F(worst_step); F(nodes); F(edges); F(launch_latency_ns); F(hidden_waits);
 }
 }  // namespace graph
 

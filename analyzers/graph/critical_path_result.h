@@ -103,6 +103,7 @@ struct CriticalPathResult {
   uint64_t nodes = 0;                    // over all steps' graphs
   uint64_t edges = 0;
   TimeNs launch_latency_ns = 0;          // kept on launch edges (graph_builder.cc)
+  uint64_t hidden_waits = 0;             // host gaps that waited for GPU work with no recorded sync
   std::vector<CriticalPathSegment> segments;  // merged, in time order, at most kMaxSegments
   bool segments_truncated = false;
   static constexpr size_t kMaxSegments = 20000;

@@ -1,6 +1,7 @@
 #include "analyzers/graph/graph_builder.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -39,6 +40,14 @@ constexpr double kBackPressureFactor = 10.0;
 constexpr TimeNs kBackPressureMinExcessNs = 50'000;
 constexpr size_t kBackPressureMinDepth = 64;
 constexpr TimeNs kBackPressureWakeNs = 20'000;
+// A hidden wait (HiddenWaitTarget, docs/whatif.md): a host gap of at least kHiddenWaitMinGapNs
+// that no CPU op covers, ending while the last activity its thread queued on a stream finished:
+// from kHiddenWaitBeforeNs (at most a tenth of the activity) before its end to
+// kHiddenWaitAfterNs after it. The thread waited for that activity without a recorded sync (a
+// host loop polling memory the kernel writes, as DeepEP's dispatch does for its token counts).
+constexpr TimeNs kHiddenWaitMinGapNs = 1'000'000;
+constexpr TimeNs kHiddenWaitBeforeNs = 100'000;
+constexpr TimeNs kHiddenWaitAfterNs = 20'000;
 
 uint64_t GpuKey(int32_t device, int32_t stream) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(device)) << 32) | static_cast<uint32_t>(stream);
@@ -403,7 +412,8 @@ void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& 
   const TimeNs in_ops = OverlapNs(host_[h].in_ops, a, b);
   const TimeNs in_loader = OverlapNs(host_[h].dataloader, a, b);
   uint32_t join = kNoNode;
-  if (in_loader == 0 && (b - a) - in_ops >= kJoinMinGapNs && calls_seen_ - calls_at_cursor_[h] >= kJoinMinCalls) {
+  const uint32_t gpu_wait = in_loader == 0 && (b - a) - in_ops >= kHiddenWaitMinGapNs ? HiddenWaitTarget(h, a, b, g) : kNoNode;
+  if (gpu_wait == kNoNode && in_loader == 0 && (b - a) - in_ops >= kJoinMinGapNs && calls_seen_ - calls_at_cursor_[h] >= kJoinMinCalls) {
     // The thread waited for is the one that did the work: of the threads whose last call ended
     // within the window, the one that made the most calls (at least kJoinMinCalls) in the gap,
     // not a thread that only polls (NCCL's watchdog querying its events) and happened to call last.
@@ -439,10 +449,36 @@ void GraphBuilder::AddGap(uint32_t h, TimeNs a, TimeNs b, DepGraph& g, ChunkIo& 
     g.unrecorded_ns[n] = 0;
     g.lead_unrecorded_ns[n] = 0;
     g.AddEdge(join, b - g.end_ns[join], EdgeKind::kJoin);
+  } else if (gpu_wait != kNoNode) {
+    // The thread's own CPU ops are what is left when the GPU work is done sooner. The delay is
+    // the measured wake-up, negative where the host went on just before the activity ended
+    // (the kernel writes what the host polls for, then finishes).
+    g.dur_ns[n] = in_ops;
+    g.unrecorded_ns[n] = 0;
+    g.lead_unrecorded_ns[n] = 0;
+    g.AddEdge(gpu_wait, b - g.end_ns[gpu_wait], EdgeKind::kWait);
+    ++hidden_waits_;
   }
   g.FinishNode();
   SetSlot(h, n, g);
   NoteMain(h, n, g, io);
+}
+
+uint32_t GraphBuilder::HiddenWaitTarget(uint32_t h, TimeNs a, TimeNs b, const DepGraph& g) const {
+  uint32_t best = kNoNode;
+  for (size_t l = host_.size(); l < lanes_; ++l) {
+    // The last activity placed on the stream (placed by launch time: none was launched on it
+    // since, by any thread, or it would be that one).
+    const uint32_t x = local_[l];
+    if (x == kNoNode || !IsGpu(g.kind[x]) || g.launch_ref[x] == kNoNode) continue;
+    const ApiCall& call = t_.api_calls[g.launch_ref[x]];
+    if (call.tid != host_[h].tid || call.start_ns >= a) continue;
+    const TimeNs s = g.start_ns[x], e = g.end_ns[x];
+    const TimeNs before = std::min(kHiddenWaitBeforeNs, (e - s) / 10);
+    if (s > b || b < e - before || b > e + kHiddenWaitAfterNs) continue;
+    if (best == kNoNode || std::abs(b - e) < std::abs(b - g.end_ns[best])) best = x;
+  }
+  return best;
 }
 
 void GraphBuilder::AdvanceThread(uint32_t h, TimeNs t, DepGraph& g, ChunkIo& io) {

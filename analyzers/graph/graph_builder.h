@@ -87,6 +87,8 @@ class GraphBuilder {
   // Launch calls held back by a full launch queue: (api_calls index, the typical cost of the
   // call kept as its own time), sorted by call. docs/whatif.md, "Launch-queue back-pressure".
   const std::vector<std::pair<uint32_t, TimeNs>>& back_pressured() const { return bp_own_; }
+  // Host gaps found to wait for GPU work without a recorded sync (AddGap), so far.
+  uint64_t hidden_waits() const { return hidden_waits_; }
   // The GPU lane of (device, stream), or kNoNode.
   uint32_t GpuLane(int32_t device, int32_t stream) const;
 
@@ -120,6 +122,8 @@ class GraphBuilder {
   uint32_t HostLaneOf(int64_t tid) const;
   TimeNs StartOf(const GpuItem& it) const;  // the activity's measured start
   const SyncRecord* SyncOf(int64_t correlation, SyncType type) const;
+  // The activity a host gap [a, b] of thread h waited for without a recorded sync, or kNoNode.
+  uint32_t HiddenWaitTarget(uint32_t h, TimeNs a, TimeNs b, const DepGraph& g) const;
 
   // Per-chunk helpers (Build).
   uint32_t LaneNode(uint32_t slot, DepGraph& g, ChunkIo& io);
@@ -167,6 +171,7 @@ class GraphBuilder {
   std::vector<uint32_t> thread_wait_;      // per host lane: a stream wait for its next launch (kNoNode)
   std::vector<std::vector<uint32_t>> pending_;  // per GPU lane: event nodes its next activity waits for
   uint64_t calls_seen_ = 0;                // calls placed so far
+  uint64_t hidden_waits_ = 0;
   std::vector<uint64_t> calls_at_cursor_;  // per host lane: calls_seen_ when its last call was placed
 };
 

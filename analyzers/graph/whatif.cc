@@ -274,6 +274,7 @@ WhatIfResult RunWhatIf(const RankContext& ctx, const std::vector<const Transform
     base_in = base_state;
     path.nodes += g.size();
     path.edges += g.edges();
+    path.hidden_waits = builder.hidden_waits();
     Replay(g, io, base_state, r);
     const StepSpan span = SpanOf(chunk, g, io, r, base_prev_end);
     base_prev_end = span.end_ns;

@@ -40,6 +40,7 @@ CriticalPathSection ReadCriticalPathSection(const json& report) {
   s.listed_count = NumberMember(Member(cp, key::kListed), key::kCount);
   s.replay_error_pct = NumberMember(cp, key::kReplayErrorPct);
   s.worst_step = NumberMember(cp, key::kWorstStep);
+  s.hidden_waits = NumberMember(Member(cp, key::kGraph), key::kHiddenWaits);
   return s;
 }
 

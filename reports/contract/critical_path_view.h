@@ -28,6 +28,8 @@ inline constexpr const char kListed[] = "listed";
 inline constexpr const char kCount[] = "count";  // listed.count: every step, listed or not
 inline constexpr const char kReplayErrorPct[] = "replay_error_pct";
 inline constexpr const char kWorstStep[] = "worst_step";
+inline constexpr const char kGraph[] = "graph";
+inline constexpr const char kHiddenWaits[] = "hidden_waits";  // graph.hidden_waits
 }  // namespace critical_path_key
 
 // The report's critical_path object.
@@ -46,6 +48,7 @@ struct CriticalPathSection {
   std::optional<double> listed_count;    // steps in all
   std::optional<double> replay_error_pct;
   std::optional<double> worst_step;      // the step of the worst replay error; < 0: the window
+  std::optional<double> hidden_waits;    // graph.hidden_waits: host waits no sync call records
 };
 
 CriticalPathSection ReadCriticalPathSection(const nlohmann::json& report);

@@ -273,6 +273,27 @@ TEST(GraphSharedTraces, BackPressuredLaunchesOfTheV100Trace) {
   }
 }
 
+// DeepSeek-V3's rank 0 (one 1F1B step on an H800): the main thread runs far ahead of the GPU
+// (a median 18.1 ms from a launch call's end to its activity's start, 579 activities), except
+// where DeepEP's dispatch polls host memory for the token counts that notify_dispatch writes: no
+// runtime call records those waits. tests/analyzers/hidden_wait_golden.py over the raw JSON (the
+// rule of docs/whatif.md, in Python) finds the four, gaps of 2,122, 20,226, 21,294 and 22,718 µs
+// that end 22–64 µs before a notify_dispatch kernel ends. Held as host time they put 80.8% of the
+// step's critical path on the host (104.7 ms), which a host that far ahead cannot be; waited
+// for, the path runs through the GPU: DeepEP's kernels and the compute stream.
+TEST(GraphSharedTraces, HiddenWaitsOfTheDeepSeekTrace) {
+  AMPSCOPE_REQUIRE_INPUT(testing::HaveShared(), "shared/ not available");
+  const RankAnalysis ra = Analyze("traces/kineto/deepseek/train.json.gz");
+  ASSERT_NE(ra.critical_path, nullptr);
+  const graph::CriticalPathResult& p = *ra.critical_path;
+  EXPECT_EQ(p.hidden_waits, 4u);
+  ExpectStepsReplayed(ra);
+  const auto& ns = p.window.ns;
+  auto at = [&](graph::PathCategory c) { return static_cast<double>(ns[static_cast<size_t>(c)]) / static_cast<double>(p.window.length_ns); };
+  EXPECT_LT(at(graph::PathCategory::kHostBound) + at(graph::PathCategory::kUnrecordedHost), 0.10);
+  EXPECT_GT(at(graph::PathCategory::kCommunication) + at(graph::PathCategory::kGpuCompute), 0.90);
+}
+
 // The same V100 run seen through three windows: what AMP saves is a property of its steps, not
 // of where the window starts. The main thread waits in its `## backward ##` range for the
 // autograd thread (docs/whatif.md, joins and forks); held as host time, that wait kept the AMP

@@ -434,6 +434,73 @@ TEST(GraphTransforms, AThreadTheStepsThreadStartedMovesWithIt) {
   EXPECT_EQ(o.with_fix, Us(2000));
 }
 
+// A host that polls memory a kernel writes (DeepEP's dispatch waits so for its token counts):
+// the main thread launches K1 [20, 3020) at [10, 15) and K2 [3020, 5020) at [20, 25), both on
+// stream 7, makes no call for 4,975 µs, and launches K3 at [5000, 5005), 20 µs before K2 ends
+// (K2 writes what the host polls for, then finishes). K3 runs [5025, 5125) after K2; the CPU
+// range ends at 5010. Nothing records the wait; its end at K2's end is its trace.
+TraceBuilder HostPollsForK2(TimeNs resume) {
+  TraceBuilder b = StepOf(5010);
+  b.LaunchKernel("gemm_kernel", Us(10), Us(5), Us(20), Us(3020));
+  b.LaunchKernel("elementwise_kernel_notify", Us(20), Us(5), Us(3020), Us(5020));
+  b.LaunchKernel("elementwise_kernel", resume, Us(5), Us(5025), Us(5125));
+  return b;
+}
+
+graph::Transform HalveK1(const RankContext& ctx) { return graph::ScaleKernels(ctx.trace(), {0}, 0.5, "K1"); }
+
+uint64_t HiddenWaits(const Trace& t) {
+  const RankContext ctx(t, {});
+  return graph::RunWhatIf(ctx, {}).path->hidden_waits;
+}
+
+TEST(GraphTransforms, AHostThatPollsForAKernelWaitsForIt) {
+  const Trace t = HostPollsForK2(Us(5000)).Build();
+  EXPECT_EQ(HiddenWaits(t), 1u);
+  // K1 at half its time: K1 [20, 1520), K2 [1520, 3520); the host resumes 20 µs before K2 ends,
+  // at 3500 (its gap's own time is 0: no CPU op in it), launches K3 at [3500, 3505); K3 starts
+  // after K2 and the measured 5 µs of slack, [3525, 3625); the CPU range ends 5 µs after the
+  // launch, at 3510. The step ends at 3625: 1,500 µs sooner, K1's half. Before hidden waits the
+  // gap kept its 4,975 µs, the host launched K3 at 5000 still, and the fix saved 10 µs.
+  const Outcome o = Replay(t, HalveK1);
+  EXPECT_EQ(o.measured, Us(5125));
+  EXPECT_EQ(o.with_fix, Us(3625));
+  // The critical path runs through the GPU: K3, K2 and K1 (5,105 µs of GPU compute).
+  EXPECT_EQ(Cat(o.path, graph::PathCategory::kGpuCompute), Us(5105));
+  EXPECT_LE(Cat(o.path, graph::PathCategory::kHostBound) + Cat(o.path, graph::PathCategory::kUnrecordedHost), Us(15));
+}
+
+TEST(GraphTransforms, AHostThatGoesOnLongBeforeTheKernelEndsIsNoWait) {
+  // The host resumes at 4400, 620 µs before K2 ends (more than a tenth of K2's 2,000 µs): its own
+  // work, not a wait. K1 at half its time: the host still launches K3 at 4400, and K3 starts at
+  // max(4400 + 10 µs launch latency, K2's end 3520) + 5 µs slack = 4415, ending at 4515; the CPU
+  // range ends at 5010. The step ends at 5010: 115 µs sooner (K3 no longer runs past the CPU).
+  const Trace t = HostPollsForK2(Us(4400)).Build();
+  EXPECT_EQ(HiddenWaits(t), 0u);
+  const Outcome o = Replay(t, HalveK1);
+  EXPECT_EQ(o.measured, Us(5125));
+  EXPECT_EQ(o.with_fix, Us(5010));
+}
+
+TEST(GraphTransforms, AHostBusyInAnOpWhileTheKernelRunsIsNoWait) {
+  // The same gap covered by a CPU op [30, 4990): the thread was working, whenever K2 ended. K1
+  // at half its time: the host still launches K3 at 5000; K3 starts at max(5000 + 10 µs launch
+  // latency, K2's end 3520) + 5 µs slack = 5015 and ends at 5115: 10 µs sooner, not 1,500.
+  TraceBuilder b = HostPollsForK2(Us(5000));
+  b.AddCpuOp("aten::nonzero_cpu_work", Us(30), Us(4990));
+  const Trace t = b.Build();
+  EXPECT_EQ(HiddenWaits(t), 0u);
+  EXPECT_EQ(Replay(t, HalveK1).with_fix, Us(5115));
+}
+
+TEST(GraphTransforms, AKernelAnotherThreadQueuedAfterIsNotTheOneWaitedFor) {
+  // Thread 2 launches K4 [5020, 5022) on stream 7 at [100, 105), after K2: K2 is no longer the last
+  // work queued on the stream, so the host's resume at K2's end proves nothing.
+  TraceBuilder b = HostPollsForK2(Us(5000));
+  b.LaunchKernel("elementwise_kernel_other", Us(100), Us(5), Us(5020), Us(5022), 7, 2);
+  EXPECT_EQ(HiddenWaits(b.Build()), 0u);
+}
+
 TEST(GraphTransforms, RemovedCopyLetsTheStreamMoveOn) {
   // A 300 µs D2D copy [10, 310) then a kernel [310, 410) on the same stream, both launched at the
   // start (CPU range [0, 20)).
