@@ -139,31 +139,51 @@ TEST(RecordExitCodesTest, DroppedRecordCountsSaturateInsteadOfWrapping) {
 }
 
 // Issue 38: grouping the files' warnings searched the list for each one: 160k distinct codes
-// took 40 s after the program exited. 50k here (about 6 s before; well under one now), and the
-// output stays bounded: 20 lines on stderr, 1,000 entries in session.json, the rest counted.
-TEST(RecordExitCodesTest, ManyDistinctWarningsAreGroupedInLinearTimeAndBounded) {
-  const std::string base = testing::MakeTempDir("recordwarn");
+// took 40 s after the program exited (50k about 6 s, 12.5k about 0.4 s). Record is run on N and
+// 4N distinct codes: a linear grouping takes about 4 times as long for 4N, a quadratic one about
+// 16 times (a ratio holds on a loaded machine and under sanitizers, where an absolute limit does
+// not; the fastest of three runs, and 0.5 s of slack for starting the program and its child).
+// The output stays bounded: 20 lines on stderr, 1,000 entries in session.json, the rest counted.
+struct WarningRun {
+  double seconds = 1e9;
+  testing::ProcessResult result;
+};
+
+WarningRun RecordWithDistinctWarnings(const std::string& base, int codes) {
   const std::string file = base + "/host.43.amptrace";
   AmptraceHeaderInfo h;
   h.cupti_version = 130001;
   h.pid = 43;
   h.host = "host";
   auto w = AmptraceWriter::Create(file, h);
-  ASSERT_TRUE(w.ok());
-  constexpr int kCodes = 50000;
-  for (int i = 0; i < kCodes; ++i) (*w)->AddWarning(AmpSeverity::kInfo, "code_" + std::to_string(i), "m");
+  EXPECT_TRUE(w.ok());
+  if (!w.ok()) return {};
+  for (int i = 0; i < codes; ++i) (*w)->AddWarning(AmpSeverity::kInfo, "code_" + std::to_string(i), "m");
   AmpFooterRecord footer;
   std::memset(&footer, 0, sizeof(footer));
-  ASSERT_TRUE((*w)->Finish(footer).ok());
-  const std::string dir = base + "/out";
-  const auto start = std::chrono::steady_clock::now();
-  auto r = Record({"-o", dir, "--", "cp", file, dir + "/"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_EQ(r.exit_code(), 0) << r.err.substr(0, 2000);
-  EXPECT_LT(seconds, 4.0);
+  EXPECT_TRUE((*w)->Finish(footer).ok());
+  WarningRun best;
+  for (int run = 0; run < 3; ++run) {
+    const std::string dir = base + "/out" + std::to_string(run);
+    const auto start = std::chrono::steady_clock::now();
+    testing::ProcessResult r = Record({"-o", dir, "--", "cp", file, dir + "/"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code(), 0) << r.err.substr(0, 2000);
+    if (seconds < best.seconds) best = {seconds, std::move(r)};
+  }
+  return best;
+}
+
+TEST(RecordExitCodesTest, ManyDistinctWarningsAreGroupedInLinearTimeAndBounded) {
+  constexpr int kCodes = 50000;
+  const WarningRun small = RecordWithDistinctWarnings(testing::MakeTempDir("recordwarn_n"), kCodes / 4);
+  const std::string base = testing::MakeTempDir("recordwarn");
+  const WarningRun large = RecordWithDistinctWarnings(base, kCodes);
+  EXPECT_LT(large.seconds, 8 * small.seconds + 0.5) << "N: " << small.seconds << " s, 4N: " << large.seconds << " s";
+  const testing::ProcessResult& r = large.result;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 22) << r.err.substr(0, 2000);  // 20 + "... and N more" + summary
   EXPECT_NE(r.err.find("ampscope record: ... and 49980 more warnings (the first 1000 are in session.json)"), std::string::npos);
-  auto session = nlohmann::json::parse(testing::ReadFile(dir + "/session.json"));
+  auto session = nlohmann::json::parse(testing::ReadFile(base + "/out2/session.json"));
   EXPECT_EQ(session["warnings"].size(), 1000u);
   EXPECT_EQ(session["warnings_omitted"], kCodes - 1000);
   EXPECT_EQ(session["warnings"][999]["code"], "code_999");  // in the files' order
