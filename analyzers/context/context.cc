@@ -442,6 +442,29 @@ int64_t RankContext::CpuOpOfKernel(size_t i) const {
   return n == OpTree::kNoNode ? -1 : static_cast<int64_t>(op_tree_.source_index(n));
 }
 
+int64_t RankContext::StepsThread() const {
+  const Trace& t = trace();
+  if (!steps().steps.empty()) {
+    const StepWindow& s = steps().steps.front();
+    int64_t tid = -1;
+    for (const Range& r : t.ranges)
+      if (r.start_ns == s.cpu_start_ns && r.end_ns == s.cpu_end_ns && r.kind != RangeKind::kGpuAnnotation) tid = r.tid;
+    if (tid >= 0) return tid;
+  }
+  std::vector<std::pair<int64_t, uint64_t>> launches;
+  for (size_t i = 0; i < t.api_calls.size(); ++i) {
+    if (api_role(i) != ApiRole::kLaunch) continue;
+    auto it = std::find_if(launches.begin(), launches.end(), [&](const auto& p) { return p.first == t.api_calls[i].tid; });
+    if (it == launches.end()) launches.push_back({t.api_calls[i].tid, 1});
+    else ++it->second;
+  }
+  int64_t tid = -1;
+  uint64_t best = 0;
+  for (const auto& [thread, n] : launches)
+    if (n > best) best = n, tid = thread;
+  return tid;
+}
+
 std::string RankContext::OpChainName(int64_t tid, TimeNs t) const {
   AMPSCOPE_CHECK(!op_tree_released_);
   const CpuOp* inner = nullptr;

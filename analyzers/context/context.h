@@ -210,6 +210,9 @@ class RankContext {
   int64_t CpuOpOfKernel(size_t i) const;
   // "outermost > innermost" names of the cpu_ops around host time t on thread tid ("" if none).
   std::string OpChainName(int64_t tid, TimeNs t) const;
+  // The steps' thread: the one whose range is the first step's CPU range, else the thread with
+  // the most launch calls; -1 when there is neither (computed on each call).
+  int64_t StepsThread() const;
 
   // ---- syncs and idle time
   // Every host-blocking sync point in the windows, by start time (the one definition).

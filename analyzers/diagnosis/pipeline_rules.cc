@@ -233,6 +233,87 @@ void RuleSyncs(const Facts& in, FindingSink& out, PipelineOutcome& o) {
                                 "the host follows with a DataLoader range keeps its wait"));
 }
 
+namespace {
+
+// Where the host time that no event covers lies on the steps' thread: the recorded op (or range)
+// that ended just before each of the longest GPU idle pieces with that cause (Facts::TopRanges:
+// a gap less its DataLoader, pageable-copy and allocation parts) and the one that began just
+// after, within the innermost op or range around the stretch (`inside`: the step's range,
+// usually), grouped by the three; `after` / `before` are "" when no child op lies on that side.
+// `pageable_copy`: the op before copied from pageable memory to the GPU.
+struct UntracedSite {
+  std::string inside, after, before;
+  size_t stretches = 0;
+  TimeNs ns = 0;
+  bool pageable_copy = false;
+};
+
+constexpr size_t kUntracedStretches = 8;
+
+// A range's name without its instance number ("ProfilerStep#3" -> "ProfilerStep"), so that the
+// same place in every step groups as one.
+std::string SiteName(std::string_view name) {
+  const size_t hash = name.rfind('#');
+  if (hash != std::string_view::npos && hash + 1 < name.size() &&
+      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(hash) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    name = name.substr(0, hash);
+  return std::string(name);
+}
+
+bool LaunchedPageableCopy(const Facts& in, int64_t tid, TimeNs from, TimeNs to) {
+  for (const MemcpyEvent& m : in.t.memcpys) {
+    if (m.kind != MemcpyKind::kHtoD || m.src_kind != MemoryKind::kPageable) continue;
+    const int64_t call = in.ctx.launches().Find(m.correlation);
+    if (call < 0) continue;
+    const ApiCall& a = in.t.api_calls[static_cast<size_t>(call)];
+    if (a.tid == tid && a.start_ns >= from && a.start_ns < to) return true;
+  }
+  return false;
+}
+
+std::vector<UntracedSite> UntracedSites(const Facts& in) {
+  std::vector<UntracedSite> sites;
+  const int64_t tid = in.ctx.StepsThread();
+  if (tid < 0) return sites;
+  const OpTree& tree = in.ctx.op_tree();
+  for (const auto& [s, e] : in.TopRanges(IdleCause::kHostUntraced, kUntracedStretches)) {
+    const TimeNs mid = s + (e - s) / 2;
+    const OpTree::NodeId around = tree.InnermostAt(tid, mid);
+    if (around == OpTree::kNoNode) continue;
+    const IdSpan<OpTree::NodeId> kids = tree.children(around);
+    size_t next = 0;  // the first child that starts after mid (children are in start order)
+    while (next < kids.size() && tree.start_ns(kids[next]) <= mid) ++next;
+    UntracedSite site;
+    site.inside = SiteName(in.t.str(tree.name(around)));
+    if (next > 0) site.after = SiteName(in.t.str(tree.name(kids[next - 1])));
+    if (next < kids.size()) site.before = SiteName(in.t.str(tree.name(kids[next])));
+    if (next > 0) site.pageable_copy = LaunchedPageableCopy(in, tid, tree.start_ns(kids[next - 1]), tree.end_ns(kids[next - 1]));
+    auto it = std::find_if(sites.begin(), sites.end(), [&](const UntracedSite& x) {
+      return x.inside == site.inside && x.after == site.after && x.before == site.before;
+    });
+    if (it == sites.end()) it = sites.insert(sites.end(), site);
+    ++it->stretches;
+    it->ns += e - s;
+    it->pageable_copy = it->pageable_copy || site.pageable_copy;
+  }
+  std::stable_sort(sites.begin(), sites.end(), [](const UntracedSite& a, const UntracedSite& b) { return a.ns > b.ns; });
+  return sites;
+}
+
+std::string UntracedSitesText(const std::vector<UntracedSite>& sites) {
+  if (sites.empty()) return "";
+  const UntracedSite& top = sites.front();
+  std::string where;
+  if (!top.after.empty() && !top.before.empty()) where = fmt::format("between {} and {}", top.after, top.before);
+  else if (!top.after.empty()) where = fmt::format("after {}, at the end of {}", top.after, top.inside);
+  else if (!top.before.empty()) where = fmt::format("before {}, at the start of {}", top.before, top.inside);
+  else where = fmt::format("inside {}, which records nothing within", top.inside);
+  return fmt::format(" The longest GPU idle gaps with it ({:.1f} ms in {}) lie {}{}.", Ms(top.ns), top.stretches, where,
+                     top.pageable_copy ? fmt::format(" ({} copied from pageable memory to the GPU: pageable_h2d_copies)", top.after) : "");
+}
+
+}  // namespace
+
 void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome& o) {
   const double busy_pct = in.PctOfWindow(static_cast<double>(in.busy_in_windows_ns));
   o.busy_pct = busy_pct;
@@ -267,19 +348,28 @@ void RuleLaunchAndUtilization(const Facts& in, FindingSink& out, PipelineOutcome
     for (const IdleGap& g : in.ctx.idle_gaps())
       if (g.device == in.gpu.device && static_cast<double>(g.end_ns - g.start_ns) >= kLongGapNs) long_gaps.emplace_back(g.start_ns, g.end_ns);
     const double untraced = in.CausePct(IdleCause::kHostUntraced);
+    const std::vector<UntracedSite> sites = untraced > 0 ? UntracedSites(in) : std::vector<UntracedSite>{};
     Finding& x = out.Add("low_gpu_utilization", 0.0,
                          fmt::format("The GPU is busy only {:.0f}% of the step", busy_pct),
                          fmt::format("The GPU idles {:.1f}% of the step (host work between launches {:.1f}%, host time with no "
-                                     "recorded op or runtime call {:.1f}%, other {:.1f}%){}. Look for host work in the step that "
+                                     "recorded op or runtime call {:.1f}%, other {:.1f}%){}.{} Look for host work in the step that "
                                      "no profiler event covers (Python outside torch ops, logging, checkpointing, a GIL held by "
                                      "another thread), increase the batch size, and overlap input with compute.",
                                      100.0 - busy_pct, in.PctOfWindow(static_cast<double>(host)), untraced,
                                      in.CausePct(IdleCause::kOther),
-                                     long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size())));
+                                     long_gaps.empty() ? "" : fmt::format("; {} idle gaps of >= 500 ms [nsys gpu_gaps]", long_gaps.size()),
+                                     UntracedSitesText(sites)));
     x.evidence = {{"gpu_busy_pct", Round(busy_pct), Unit::kPct},
                   {"host_untraced_pct", Round(untraced), Unit::kPct},
                   {"idle_by_cause_pct", in.CausesJson()},
                   {"long_gaps", RangesJson(long_gaps)}};
+    if (!sites.empty()) {
+      std::vector<FieldList> where;
+      for (const UntracedSite& s : sites)
+        where.push_back({{"inside", s.inside}, {"after", s.after}, {"before", s.before}, {"stretches", static_cast<uint64_t>(s.stretches), Unit::kCount},
+                         {"gpu_idle_us", NsToUsRounded3(s.ns), Unit::kUs}, {"after_pageable_h2d_copy", s.pageable_copy}});
+      x.evidence.push_back({"untraced_host_sites", where});
+    }
     x.time_ranges = long_gaps;
     out.Fix(x, graph::NoUnrecordedHost("host time no CPU op, range or runtime call covers"), SavingGate::kResidual);
   }

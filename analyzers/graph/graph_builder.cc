@@ -130,25 +130,7 @@ void GraphBuilder::BuildLanes(const std::vector<Interval>& step_ranges) {
   // Host lanes: every thread with a runtime/driver call, and the steps' thread.
   std::set<int64_t> tids;
   for (const ApiCall& a : t_.api_calls) tids.insert(a.tid);
-  // The steps' thread: the one whose range is the first step's CPU range, else the thread with
-  // the most launch calls.
-  if (!ctx_.steps().steps.empty()) {
-    const StepWindow& s = ctx_.steps().steps.front();
-    for (const Range& r : t_.ranges)
-      if (r.start_ns == s.cpu_start_ns && r.end_ns == s.cpu_end_ns && r.kind != RangeKind::kGpuAnnotation) main_tid_ = r.tid;
-  }
-  if (main_tid_ < 0) {
-    std::vector<std::pair<int64_t, uint64_t>> launches;
-    for (size_t i = 0; i < t_.api_calls.size(); ++i) {
-      if (ctx_.api_role(i) != ApiRole::kLaunch) continue;
-      auto it = std::find_if(launches.begin(), launches.end(), [&](const auto& p) { return p.first == t_.api_calls[i].tid; });
-      if (it == launches.end()) launches.push_back({t_.api_calls[i].tid, 1});
-      else ++it->second;
-    }
-    uint64_t best = 0;
-    for (const auto& [tid, n] : launches)
-      if (n > best) best = n, main_tid_ = tid;
-  }
+  main_tid_ = ctx_.StepsThread();
   if (main_tid_ >= 0) tids.insert(main_tid_);
   for (int64_t tid : tids) {
     host_by_tid_.push_back({tid, static_cast<uint32_t>(host_.size())});

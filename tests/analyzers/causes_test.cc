@@ -82,6 +82,44 @@ TEST(Causes, BlockingInputCopiesAreNotUserSyncs) {
     }
 }
 
+// The same steps with their ops: the batch's aten::to [15, 642) around its copy and sync, the
+// labels' aten::to [644, 662) around theirs, and aten::linear [2095, 2110) around the GEMM's
+// launch. The host time no event covers is [662, 2095) in each step; the GPU idle gap around it
+// is [656, 2105) (the labels copy ends at 656, the GEMM starts at 2105), 1,449 µs, 2,898 µs in
+// the 2 steps. The low-utilization finding says where it lies: between aten::to (which copied
+// from pageable memory) and aten::linear, in the step's range.
+TEST(Causes, UntracedHostTimeIsPlacedBetweenTheOpsAroundIt) {
+  TraceBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    const double base = s * 3000.0;
+    b.Step(s, base, base + 3000);
+    b.Op("aten::to", base + 15, base + 642);
+    b.Memcpy(MemcpyKind::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 6'000'000, base + 20, base + 620, base + 30, 570);
+    b.Api("cudaStreamSynchronize", base + 625, base + 640);
+    b.Op("aten::to", base + 644, base + 662);
+    b.Memcpy(MemcpyKind::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 8192, base + 645, base + 650, base + 655, 1);
+    b.Api("cudaStreamSynchronize", base + 652, base + 660);
+    b.Op("aten::linear", base + 2095, base + 2110);
+    b.Kernel(kTcGemm, base + 2100, base + 2105, 800);
+  }
+  const RankAnalysis ra = b.Analyze();
+  const Finding* low = FindFinding(ra, "low_gpu_utilization");
+  ASSERT_NE(low, nullptr);
+  const Field* sites = FindField(low->evidence, "untraced_host_sites");
+  ASSERT_NE(sites, nullptr);
+  const auto& list = std::get<std::vector<FieldList>>(sites->value);
+  ASSERT_FALSE(list.empty());
+  EXPECT_EQ(FieldString(list[0], "after").value_or(""), "aten::to");
+  EXPECT_EQ(FieldString(list[0], "before").value_or(""), "aten::linear");
+  EXPECT_EQ(FieldString(list[0], "inside").value_or(""), "ProfilerStep");
+  EXPECT_EQ(std::get<bool>(FindField(list[0], "after_pageable_h2d_copy")->value), true);
+  EXPECT_EQ(FieldNumber(list[0], "stretches").value_or(-1), 2);
+  EXPECT_NEAR(FieldNumber(list[0], "gpu_idle_us").value_or(-1), 2898, 0.001);
+  EXPECT_NE(low->recommendation.find("The longest GPU idle gaps with it (2.9 ms in 2) lie between aten::to and aten::linear (aten::to copied from pageable memory"),
+            std::string::npos)
+      << low->recommendation;
+}
+
 TEST(Causes, PageableCopyAdviceNamesTheRuntimeOfTheGpu) {
   // The advice names the runtime call the trace's GPU uses: hipMemcpyAsync on an AMD GPU.
   const RankAnalysis nvidia_ra = InputCopySteps(MemoryKind::kPageable);  // kept: the finding points into it
