@@ -260,17 +260,6 @@ std::string SiteName(std::string_view name) {
   return std::string(name);
 }
 
-bool LaunchedPageableCopy(const Facts& in, int64_t tid, TimeNs from, TimeNs to) {
-  for (const MemcpyEvent& m : in.t.memcpys) {
-    if (m.kind != MemcpyKind::kHtoD || m.src_kind != MemoryKind::kPageable) continue;
-    const int64_t call = in.ctx.launches().Find(m.correlation);
-    if (call < 0) continue;
-    const ApiCall& a = in.t.api_calls[static_cast<size_t>(call)];
-    if (a.tid == tid && a.start_ns >= from && a.start_ns < to) return true;
-  }
-  return false;
-}
-
 std::vector<UntracedSite> UntracedSites(const Facts& in) {
   std::vector<UntracedSite> sites;
   const int64_t tid = in.ctx.StepsThread();
@@ -287,7 +276,8 @@ std::vector<UntracedSite> UntracedSites(const Facts& in) {
     site.inside = SiteName(in.t.str(tree.name(around)));
     if (next > 0) site.after = SiteName(in.t.str(tree.name(kids[next - 1])));
     if (next < kids.size()) site.before = SiteName(in.t.str(tree.name(kids[next])));
-    if (next > 0) site.pageable_copy = LaunchedPageableCopy(in, tid, tree.start_ns(kids[next - 1]), tree.end_ns(kids[next - 1]));
+    // The context's pageable H2D copy calls (merged), the ones the idle causes cut out too.
+    if (next > 0) site.pageable_copy = OverlapNs(in.ctx.host().pageable_h2d_calls, tree.start_ns(kids[next - 1]), tree.end_ns(kids[next - 1])) > 0;
     auto it = std::find_if(sites.begin(), sites.end(), [&](const UntracedSite& x) {
       return x.inside == site.inside && x.after == site.after && x.before == site.before;
     });
