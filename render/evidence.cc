@@ -172,7 +172,9 @@ void RecordTable(const std::string& key, const json& list, const json& units, co
         rest += (rest.empty() ? "" : ", ") + cell;  // says what it is ("164 kernels: ...")
       } else {
         std::string label = item.header[c];
-        if (!label.empty()) label[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])));
+        // Lower-case the first letter inside the sentence, not an acronym's ("GPU idle", "CUDA graph").
+        const bool acronym = label.size() > 1 && std::isupper(static_cast<unsigned char>(label[1]));
+        if (!label.empty() && !acronym) label[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])));
         rest += (rest.empty() ? "" : ", ") + label + " " + cell;
       }
     }
