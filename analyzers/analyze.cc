@@ -323,6 +323,8 @@ void AnalyzeRankKeepingGaps(const RankContext& ctx, RankAnalysis& ra, const std:
   // and replayed with the others.
   std::shared_ptr<ncu::NcuResult> joined = JoinNcu(ctx);
   bool inference = false;
+  // Whether every launch's GPU work is in the trace: the diagnosis' queued-stall rule reads it.
+  ra.integrity.checks = {CheckSampling(ctx)};
   {
     const diagnosis::Facts facts(ctx, ra, peaks);  // reads the context and ra.steps only
     roofline.Join();

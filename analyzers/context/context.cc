@@ -613,6 +613,7 @@ void RankContext::BuildIdleGaps() {
     // waited for the host (host_wait); else a short gap is kernel_wait; else other.
     auto classify = [&](TimeNs gap_start, TimeNs gap_end, const GpuWork* next) {
       IdleKind kind = IdleKind::kOther;
+      bool queued = false;
       if (next != nullptr) {
         int64_t api = launches.Find(next->correlation);
         if (api >= 0 && trace.api_calls[api].start_ns > gap_start) {
@@ -620,13 +621,14 @@ void RankContext::BuildIdleGaps() {
         } else if (gap_end - gap_start < kKernelWaitThresholdNs) {
           kind = IdleKind::kKernelWait;
         }
+        queued = api >= 0 && trace.api_calls[api].end_ns <= gap_start;
       }
       // Clip to the windows: one gap may span a step boundary.
       auto w = std::upper_bound(windows.begin(), windows.end(), gap_start,
                                 [](TimeNs t, const Interval& iv) { return t < iv.end_ns; });
       for (; w != windows.end() && w->start_ns < gap_end; ++w) {
         TimeNs s = std::max(gap_start, w->start_ns), e = std::min(gap_end, w->end_ns);
-        if (e > s) gaps.push_back({s, e, device, kind});
+        if (e > s) gaps.push_back({s, e, device, kind, queued});
       }
     };
     TimeNs busy_end = windows.front().start_ns;
@@ -713,7 +715,10 @@ void RankContext::AttributeGaps() {
     }
     // A blocking input copy (.to('cuda')) is not a sync the user wrote: the host waited for its
     // own upload, and what follows it is host time (the pageable copy's own time is cut out above).
-    if (sp != nullptr && !sp->input_copy) {
+    // A sync or cudaFree the host sat in did not open a gap whose work was queued already: the
+    // GPU had that work and did not start it, so an earlier return would not have started it.
+    if (g.queued) {
+    } else if (sp != nullptr && !sp->input_copy) {
       opener = sp->scaler ? IdleCause::kScalerSync : IdleCause::kSync;
     } else if (freed) {
       opener = IdleCause::kAlloc;

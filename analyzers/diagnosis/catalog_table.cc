@@ -20,6 +20,7 @@ constexpr CatalogEntry kCatalog[] = {
     {"dataloader_bottleneck",             "task_parallelism",       "data_pipeline",           S::kAtLeastWarning, V::kIdle, "findings.md#dataloader_bottleneck"},
     {"gpu_idle_at_step_start",            "task_parallelism",       "data_pipeline",           S::kBySaving,       V::kIdle, "findings.md#gpu_idle_at_step_start"},
     {"exposed_communication",             "task_parallelism",       "distributed_sync",        S::kBySaving,       V::kBusy, "findings.md#exposed_communication"},
+    {"queued_work_stalled",               "task_parallelism",       "",                        S::kBySaving,       V::kIdle, "findings.md#queued_work_stalled"},
     {"launch_bound",                      "instruction_efficiency", "",                        S::kAtLeastWarning, V::kIdle, "findings.md#launch_bound"},
     {"fp32_gemm_outside_autocast",        "compute_intensity",      "autocast_coverage",       S::kAtLeastWarning, V::kBusy, "findings.md#fp32_gemm_outside_autocast"},
     {"low_gemm_tflops",                   "compute_intensity",      "tensor_core_utilization", S::kBySaving,       V::kBusy, "findings.md#low_gemm_tflops"},

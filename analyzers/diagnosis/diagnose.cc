@@ -100,6 +100,7 @@ void Diagnose(const diagnosis::Facts& in, RankAnalysis& ra, const diagnosis::Ext
   RuleDeviceCopies(in, out);
   RuleDataPipeline(in, out, o.pipeline);
   RuleSyncs(in, out, o.pipeline);
+  RuleQueuedStalls(in, out);
   o.comm_overlap_pct = RuleDistributed(in, out);
   // Memory before utilization: the low-utilization rule counts the idle that allocation churn
   // explains.

@@ -96,6 +96,9 @@ inline constexpr int64_t kFragmentationMinBytes = 1ll << 30;  // [heur] and at l
 inline constexpr int kWarmupStepsExcluded = 1;         // [heur] DL-04: alloc calls in the first analysed step are warm-up
 // task_parallelism
 inline constexpr double kBusyGoodPct = 80.0;           // [heur]
+// [heur] GPU idle with its next work queued (IdleGap::queued) worth a finding: 5% of the window.
+// None of the unsampled shared traces has any; the 16-rank recsys trace has 55% (a CUDA graph).
+inline constexpr double kQueuedStallPct = 5.0;
 inline constexpr double kBusyBadPct = 50.0;            // [nsys] gpu_time_util 50%, [kineto] util < 0.5
 // [heur] A window whose critical path is at least this share host time (recorded or not) is
 // host-bound: no GPU-side fix shortens it (host_bound).

@@ -41,6 +41,9 @@ MemoryBoundOutcome RuleMemoryBound(const Facts& f, bool amp_not_in_use, FindingS
 // dominates the step (runs after RuleFusion: it reads the per-parameter optimizer finding).
 void RuleOptimizer(const Facts& f, FindingSink& out);
 
+// stall_rules.cc: the GPU idle with its next work already queued (IdleGap::queued).
+void RuleQueuedStalls(const Facts& f, FindingSink& out);
+
 // copy_rules.cc: device-to-device copies.
 void RuleDeviceCopies(const Facts& f, FindingSink& out);
 

@@ -71,7 +71,7 @@ Cursor<T, Key> MakeCursor(const std::vector<T>& v, Key key) {
 bool Transform::empty() const {
   return kernels.empty() && memcpys.empty() && memsets.empty() && calls_removed.empty() && calls_no_wait.empty() &&
          calls_tail.empty() && calls_keep_wait.empty() &&
-         calls_collapsed.empty() && HostRemoved().empty() && thread_host_removed.empty() && !no_dataloader && !no_unrecorded &&
+         calls_collapsed.empty() && calls_unstalled.empty() && HostRemoved().empty() && thread_host_removed.empty() && !no_dataloader && !no_unrecorded &&
          steps_removed.empty();
 }
 
@@ -94,6 +94,7 @@ void Transform::Normalize() {
   SortUnique(calls_tail);
   SortUnique(calls_keep_wait);
   SortUnique(calls_collapsed);
+  SortUnique(calls_unstalled);
   SortUnique(steps_removed);
   SortUnique(overlapped);
   // host_removed is merged when set (SetHostRemoved).
@@ -130,6 +131,7 @@ Transform Combine(const std::vector<const Transform*>& parts) {
     t.calls_tail.insert(t.calls_tail.end(), p->calls_tail.begin(), p->calls_tail.end());
     t.calls_keep_wait.insert(t.calls_keep_wait.end(), p->calls_keep_wait.begin(), p->calls_keep_wait.end());
     t.calls_collapsed.insert(t.calls_collapsed.end(), p->calls_collapsed.begin(), p->calls_collapsed.end());
+    t.calls_unstalled.insert(t.calls_unstalled.end(), p->calls_unstalled.begin(), p->calls_unstalled.end());
     t.steps_removed.insert(t.steps_removed.end(), p->steps_removed.begin(), p->steps_removed.end());
     t.overlapped.insert(t.overlapped.end(), p->overlapped.begin(), p->overlapped.end());
     t.thread_host_removed.insert(t.thread_host_removed.end(), p->thread_host_removed.begin(), p->thread_host_removed.end());
@@ -227,7 +229,8 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
   // The thread of each host gap for thread_host_removed: its previous call's, else its next call's.
   const std::vector<uint32_t> next_call = t.thread_host_removed.empty() ? std::vector<uint32_t>{} : NextCallOfGaps(g);
   // Which kinds of node the transform can change at all.
-  const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty();
+  const bool gpu_edits = !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.calls_collapsed.empty() ||
+                         !t.calls_unstalled.empty();
   const bool call_edits = !t.calls_removed.empty() || !t.calls_no_wait.empty() || !t.calls_collapsed.empty();
   const bool gap_edits = !t.calls_collapsed.empty() || !t.calls_tail.empty() || t.host_removed != nullptr ||
                          !t.thread_host_removed.empty() || t.no_dataloader || t.no_unrecorded;
@@ -237,6 +240,7 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
   auto memcpys = MakeCursor(t.memcpys, first);
   auto memsets = MakeCursor(t.memsets, first);
   auto launches = MakeCursor(t.calls_collapsed, self);
+  auto unstalled = MakeCursor(t.calls_unstalled, self);
   for (size_t i = 0; i < n; ++i) {
     const uint32_t eb = g.edge_begin[i], ee = g.edge_begin[i + 1];
     switch (g.kind[i]) {
@@ -273,6 +277,11 @@ TimeNs Apply(const Transform& t, const ChunkInfo& chunk, DepGraph& g, bool* modi
             g.slack_ns[i] = 0;
             touched = true;
           }
+        }
+        if (g.launch_ref[i] != kNoNode && g.slack_ns[i] > 0 && unstalled.Find(g.launch_ref[i]) != nullptr) {
+          SatAccumulate(changed, g.slack_ns[i]);
+          g.slack_ns[i] = 0;
+          touched = true;
         }
         break;
       }
@@ -534,6 +543,19 @@ Transform NoStragglerDelay(const Trace& trace, const std::vector<std::pair<uint3
   t.selection = std::move(selection);
   for (const auto& [k, delay] : delays)
     t.kernels.push_back({k, std::max<TimeNs>(0, trace.kernels[k].duration_ns() - std::max<TimeNs>(0, delay))});
+  t.Normalize();
+  return t;
+}
+
+}  // namespace ampscope::graph
+
+namespace ampscope::graph {
+
+Transform NoQueuedStall(std::vector<uint32_t> launch_calls, std::string selection) {
+  Transform t;
+  t.name = kNoQueuedStall;
+  t.selection = std::move(selection);
+  t.calls_unstalled = std::move(launch_calls);
   t.Normalize();
   return t;
 }

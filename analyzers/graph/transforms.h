@@ -35,6 +35,7 @@ inline constexpr const char* kRemoveHostTime = "remove_host_time";
 inline constexpr const char* kRemoveSteps = "remove_steps";
 inline constexpr const char* kNoStraggler = "no_straggler_delay";
 inline constexpr const char* kCoalesceCalls = "coalesce_calls";
+inline constexpr const char* kNoQueuedStall = "no_queued_stall";
 inline constexpr const char* kFusedOptimizer = "fused_optimizer";  // scale_kernels + cuda_graph_launch on one step's optimizer
 inline constexpr const char* kCombined = "all_fixes";
 
@@ -65,6 +66,9 @@ struct Transform {
   std::vector<uint32_t> calls_collapsed;  // launch calls a CUDA graph replaces (sorted): duration 0,
                                           // their activities' launch delay -> kGraphLaunchLatencyNs,
                                           // host time between two of them on a thread -> 0
+  std::vector<uint32_t> calls_unstalled;  // launch calls (sorted) whose GPU activities start as soon
+                                          // as their dependencies allow: the slack no dependency
+                                          // explains (queued work the GPU did not start) is gone
   // Host time removed from host gaps (sorted, merged; null: none), set by SetHostRemoved and never
   // changed after: shared, not copied, by copies of the transform and by a Combine in which it is
   // the one part that removes host time (an interval or two a step on a many-step trace, alive
@@ -146,6 +150,9 @@ struct CallSites {
 // sites. GPU work is unchanged (its launches still happen, as few calls); combine with a GPU
 // transform where the fix changes that too.
 Transform CoalesceCalls(const RankContext& ctx, const std::vector<CallSites>& groups, std::string selection);
+// The GPU activities of `launch_calls` (api_calls indices) start as soon as their dependencies
+// allow: what held queued work back, outside the trace, is gone.
+Transform NoQueuedStall(std::vector<uint32_t> launch_calls, std::string selection);
 // Collective kernels end earlier by the delay a late rank caused: (kernel, delay ns).
 Transform NoStragglerDelay(const Trace& trace, const std::vector<std::pair<uint32_t, TimeNs>>& delays,
                            std::string selection);

@@ -26,6 +26,11 @@ inline constexpr double kSampledIdsPerCallWarn = 25.0;
 inline constexpr double kSampledMedianGapWarn = 12.0;
 inline constexpr size_t kSamplingMinCalls = 50;  // fewer runtime calls are not judged
 
+// The sampling check alone: whether the trace keeps every launch's GPU work. AnalyzeRank makes it
+// before the diagnosis (ra.integrity), whose queued-stall rule reads it; CheckRankIntegrity then
+// takes it from there instead of making it again.
+IntegrityCheck CheckSampling(const RankContext& context);
+
 // The rank checks: warmup, sampling, empty_steps, dropped_events, cuda_graphs, cut_steps.
 TraceIntegrity CheckRankIntegrity(const RankContext& context, const RankAnalysis& ra);
 

@@ -21,7 +21,7 @@ const Strings kIdleMetrics = {"gpu.busy_pct", "gpu.idle_pct", "gpu.idle_breakdow
 const Strings kIdleFindings = {"launch_bound",          "low_gpu_utilization", "host_device_sync",
                                "gpu_idle_at_step_start", "dataloader_bottleneck", "pageable_h2d_copies",
                                "allocation_churn",       "exposed_communication", "straggler",
-                               "host_bound"};
+                               "host_bound",             "queued_work_stalled"};
 // What one-time work in the window makes unreliable besides the idle picture: estimates that
 // include the host-launch idle inside a chain or an optimizer step.
 const Strings kLaunchIdleFindings = {"unfused_elementwise_chains", "unfused_optimizer", "zero_grad_fills"};
@@ -125,8 +125,10 @@ IntegrityCheck WarmupCheck(const RankContext& ctx, const RankAnalysis& ra) {
   return c;
 }
 
+}  // namespace
+
 // ---- sampled or thinned traces ----------------------------------------------------------------
-IntegrityCheck SamplingCheck(const RankContext& ctx) {
+IntegrityCheck CheckSampling(const RankContext& ctx) {
   IntegrityCheck c;
   c.id = "sampling";
   const Trace& t = ctx.trace();
@@ -200,6 +202,8 @@ IntegrityCheck SamplingCheck(const RankContext& ctx) {
               {"launches_without_gpu_work", static_cast<int64_t>(without), Unit::kCount}};
   return c;
 }
+
+namespace {
 
 // ---- empty or partial steps -------------------------------------------------------------------
 IntegrityCheck EmptyStepsCheck(const RankAnalysis& ra) {
@@ -370,7 +374,9 @@ IntegrityCheck CutStepsCheck(const RankAnalysis& ra) {
 TraceIntegrity CheckRankIntegrity(const RankContext& ctx, const RankAnalysis& ra) {
   TraceIntegrity out;
   out.checks.push_back(WarmupCheck(ctx, ra));
-  out.checks.push_back(SamplingCheck(ctx));
+  // Made before the diagnosis when it ran (AnalyzeRank: the queued-stall rule reads it), else here.
+  const IntegrityCheck* sampling = ra.integrity.Find("sampling");
+  out.checks.push_back(sampling != nullptr ? *sampling : CheckSampling(ctx));
   out.checks.push_back(EmptyStepsCheck(ra));
   out.checks.push_back(DroppedEventsCheck(ctx, ra));
   out.checks.push_back(CudaGraphsCheck(ctx));

@@ -118,6 +118,10 @@ struct IdleGap {
   TimeNs end_ns;
   int32_t device;
   IdleKind kind;
+  // The work that ends the gap had been queued before it began: its launch call had returned.
+  // The GPU then waited for something other than this process's host (a dependency inside a
+  // CUDA graph, another process, an activity the trace lacks), so no host wait opened the gap.
+  bool queued = false;
 };
 
 // What the host was doing while the main GPU idled (host_wait and other gaps), in attribution

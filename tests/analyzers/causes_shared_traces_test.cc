@@ -255,6 +255,43 @@ TEST(CausesSharedTraces, StatusesAreExplainedAndRooflineAbove100HasANote) {
   }
 }
 
+// The 16-rank recsys rank: the GPU idles 64% of each step, and in most of it the next work (the
+// nodes of a cudaGraphLaunch on stream 7) had been launched long before. Golden, from the raw JSON
+// with tests/analyzers/queued_stall_golden.py (the same rule in Python, no ampscope code):
+// 666,516 us in 246 stretches, 133,303.2 us a step, the longest 64,652 us. Before IdleGap::queued
+// these gaps went to the host syncs the main thread sat in (idle after syncs 42.7% of the step),
+// though no sync return could have started work the GPU already had.
+TEST(CausesSharedTraces, RecsysGpuStallsWithItsWorkQueued) {
+  REQUIRE_SHARED();
+  const RankAnalysis ra = AnalyzeShared("traces/kineto/hta/a100_16rank_recsys_rank0.json.gz");
+  const Finding* stall = FindFinding(ra, "queued_work_stalled");
+  ASSERT_NE(stall, nullptr);
+  EXPECT_NEAR(FieldNumber(stall->evidence, "stalled_us_per_step").value_or(-1), 133303.2, 0.5);
+  EXPECT_EQ(FieldNumber(stall->evidence, "stretches").value_or(-1), 246);
+  EXPECT_NEAR(FieldNumber(stall->evidence, "longest_us").value_or(-1), 64652, 0.5);
+  const auto& sites = std::get<std::vector<FieldList>>(FindField(stall->evidence, "sites")->value);
+  ASSERT_FALSE(sites.empty());
+  EXPECT_EQ(FieldString(sites[0], "launch").value_or(""), "cudaGraphLaunch");
+  EXPECT_TRUE(Has(stall->recommendation, "--cuda-graph-trace=node")) << stall->recommendation;
+  // Removing the stalls cannot give back more than their time (54.1% of the window).
+  EXPECT_GT(stall->est_saving_pct, 10.0);
+  EXPECT_LE(stall->est_saving_pct, 54.1);
+  const Finding* sync = FindFinding(ra, "host_device_sync");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_LT(FieldNumber(sync->evidence, "idle_after_syncs_pct").value_or(100), 10.0);
+}
+
+// The sampled ranks of the same kind of job have 300 ms of such gaps each, but they keep 1 runtime
+// call per ~220 correlation ids (README): the GPU work that ran in those gaps is not in the trace,
+// so no stall is claimed.
+TEST(CausesSharedTraces, SampledTracesClaimNoQueuedStall) {
+  REQUIRE_SHARED();
+  for (const char* path : {"traces/kineto/hta/sampled_rank-0.json.gz", kSampledRank1}) {
+    SCOPED_TRACE(path);
+    EXPECT_EQ(FindFinding(AnalyzeShared(path), "queued_work_stalled"), nullptr);
+  }
+}
+
 }  // namespace
 }  // namespace causes_shared_traces_test
 }  // namespace ampscope

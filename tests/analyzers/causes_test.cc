@@ -120,6 +120,55 @@ TEST(Causes, UntracedHostTimeIsPlacedBetweenTheOpsAroundIt) {
       << low->recommendation;
 }
 
+// Two 3000 µs steps. Each runs an 1000 µs GEMM [20, 1020) launched at 10, then a CUDA graph
+// launched at [30, 40) whose first node (a GEMM) runs [2020, 2520), while the host sits in a
+// cudaStreamSynchronize [50, 2530). The GPU idles [1020, 2020) with the graph already queued (its
+// launch returned at 40): 1000 µs a step, 2000 of 6000 µs = 33.33%, queued 980 µs before the gap.
+// The sync did not open that gap: its return could not start work the GPU already had.
+// `graph_launch_us` and `sync_end_us` move the launch after the sync, into the gap (a host that
+// launched late).
+RankAnalysis QueuedGraphSteps(double graph_launch_us, double sync_end_us) {
+  TraceBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    const double base = s * 3000.0;
+    b.Step(s, base, base + 3000);
+    b.Kernel(kTcGemm, base + 10, base + 20, 1000);
+    b.GraphKernel(kHgemm, base + graph_launch_us, base + 2020, 500);
+    b.Api("cudaStreamSynchronize", base + 50, base + sync_end_us);
+  }
+  return b.Analyze();
+}
+
+TEST(Causes, GpuIdleWithItsWorkQueuedIsAStallNotASync) {
+  const RankAnalysis ra = QueuedGraphSteps(30, 2530);
+  // host_sync: only the gaps the sync's return opens, [2520, 3000) and [5520, 6000) (the sync
+  // returned within 20 µs of the GPU running dry), 960 / 6000 = 16%; with the queued gaps it
+  // would be 2960 / 6000 = 49.33%.
+  EXPECT_NEAR(CausePct(ra, "host_sync"), 16.0, 0.01);
+  EXPECT_GE(CausePct(ra, "other"), 33.33);
+  const Finding* stall = FindFinding(ra, "queued_work_stalled");
+  ASSERT_NE(stall, nullptr);
+  EXPECT_NEAR(FieldNumber(stall->evidence, "stalled_pct").value_or(-1), 33.33, 0.01);
+  EXPECT_NEAR(FieldNumber(stall->evidence, "stalled_us_per_step").value_or(-1), 1000, 0.001);
+  EXPECT_EQ(FieldNumber(stall->evidence, "stretches").value_or(-1), 2);
+  EXPECT_NEAR(FieldNumber(stall->evidence, "in_cuda_graphs_pct").value_or(-1), 100, 0.001);
+  const auto& sites = std::get<std::vector<FieldList>>(FindField(stall->evidence, "sites")->value);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(FieldString(sites[0], "launch").value_or(""), "cudaGraphLaunch");
+  EXPECT_NEAR(FieldNumber(sites[0], "queued_for_us").value_or(-1), 980, 0.001);
+  EXPECT_NE(stall->recommendation.find("CUDA graph"), std::string::npos) << stall->recommendation;
+  // Everything after the graph's node follows it, so the replay gives back the whole stall.
+  EXPECT_NEAR(stall->est_saving_pct, 33.33, 0.5);
+}
+
+TEST(Causes, GpuIdleWhileTheHostLaunchesLateIsNotAStall) {
+  // The sync [50, 1400), then the graph launched at 1500, inside the gap: the GPU waited for the
+  // host (host_wait), which sat in the sync when the GPU ran dry - the sync's gap, no stall.
+  const RankAnalysis ra = QueuedGraphSteps(1500, 1400);
+  EXPECT_EQ(FindFinding(ra, "queued_work_stalled"), nullptr);
+  EXPECT_GT(CausePct(ra, "host_sync"), 0.0);
+}
+
 TEST(Causes, PageableCopyAdviceNamesTheRuntimeOfTheGpu) {
   // The advice names the runtime call the trace's GPU uses: hipMemcpyAsync on an AMD GPU.
   const RankAnalysis nvidia_ra = InputCopySteps(MemoryKind::kPageable);  // kept: the finding points into it

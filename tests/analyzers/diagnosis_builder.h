@@ -50,6 +50,12 @@ class TraceBuilder {
   void Kernel(const std::string& name, double launch_us, double start_us, double dur_us, int stream = 7) {
     b_.LaunchKernel(name, Us(launch_us), Us(launch_us + 3) - Us(launch_us), Us(start_us), Us(start_us + dur_us), stream);
   }
+  // A CUDA graph launched at `launch_us` (a 10 µs cudaGraphLaunch) whose first node is a kernel
+  // running [start, start + dur).
+  void GraphKernel(const std::string& name, double launch_us, double start_us, double dur_us, int stream = 7) {
+    const int64_t corr = Api("cudaGraphLaunch", launch_us, launch_us + 10);
+    b_.AddKernel(name, Us(start_us), Us(start_us + dur_us), corr, stream).graph_id = 1;
+  }
   // A back-to-back run of kernels on stream 7, each launched 5 µs before the previous ends.
   double Run(const std::string& name, double start_us, int n, double dur_us, double gap_us = 1) {
     double t = start_us;
