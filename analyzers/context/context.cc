@@ -63,29 +63,22 @@ TimeNs OverlapNs(const std::vector<Interval>& merged, TimeNs start, TimeNs end) 
   return total;
 }
 
-namespace {
-
-struct GpuWork {
-  TimeNs start_ns;
-  TimeNs end_ns;
-  int64_t correlation;
-  int32_t device;
-  int32_t stream;
-};
-
 std::vector<GpuWork> CollectGpuWork(const Trace& trace, bool kernels_only) {
   std::vector<GpuWork> work;
   work.reserve(trace.kernels.size() + (kernels_only ? 0 : trace.memcpys.size() + trace.memsets.size()));
-  for (const KernelEvent& k : trace.kernels) work.push_back({k.start_ns, k.end_ns, k.correlation, k.device, k.stream});
+  auto add = [&work](const auto& table, GpuTable which) {
+    for (size_t i = 0; i < table.size(); ++i)
+      work.push_back({table[i].start_ns, table[i].end_ns, table[i].correlation, table[i].device, table[i].stream, which,
+                      static_cast<uint32_t>(i)});
+  };
+  add(trace.kernels, GpuTable::kKernel);
   if (!kernels_only) {
-    for (const MemcpyEvent& m : trace.memcpys) work.push_back({m.start_ns, m.end_ns, m.correlation, m.device, m.stream});
-    for (const MemsetEvent& m : trace.memsets) work.push_back({m.start_ns, m.end_ns, m.correlation, m.device, m.stream});
+    add(trace.memcpys, GpuTable::kMemcpy);
+    add(trace.memsets, GpuTable::kMemset);
   }
   std::sort(work.begin(), work.end(), [](const GpuWork& a, const GpuWork& b) { return a.start_ns < b.start_ns; });
   return work;
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // KernelClassTable

@@ -58,6 +58,20 @@ TimeNs CutOut(std::vector<Interval>& pieces, const std::vector<Interval>& cause)
 // A kernel name for findings: without "void " and the argument list, at most `max` bytes.
 std::string ShortName(std::string_view name, size_t max = 90);
 
+// One GPU activity: its times, links, and where it is in the trace's tables.
+enum class GpuTable : uint8_t { kKernel, kMemcpy, kMemset };
+struct GpuWork {
+  TimeNs start_ns;
+  TimeNs end_ns;
+  int64_t correlation;
+  int32_t device;
+  int32_t stream;
+  GpuTable table;
+  uint32_t index;  // into the table
+};
+// Every GPU activity (or the kernels only), sorted by start.
+std::vector<GpuWork> CollectGpuWork(const Trace& trace, bool kernels_only);
+
 // Maps a correlation id to the index of its launching API call in trace.api_calls.
 class LaunchIndex {
  public:

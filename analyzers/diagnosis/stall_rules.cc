@@ -20,38 +20,14 @@
 namespace ampscope::diagnosis {
 namespace {
 
-// One GPU activity of the main device, by start: what ends a gap.
-struct Activity {
-  TimeNs start_ns;
-  int64_t correlation;
-  StringId name;     // kernels
-  const char* what;  // copies and memsets: "memcpy HtoD", "memset"
-  int32_t stream;
-  bool graph;  // launched from a CUDA graph (a kernel's graph id)
-};
-
-const char* CopyWhat(MemcpyKind k) {
-  switch (k) {
-    case MemcpyKind::kHtoD: return "memcpy HtoD";
-    case MemcpyKind::kDtoH: return "memcpy DtoH";
-    case MemcpyKind::kDtoD: return "memcpy DtoD";
-    case MemcpyKind::kHtoH: return "memcpy HtoH";
-    case MemcpyKind::kPtoP: return "memcpy PtoP";
-    case MemcpyKind::kUnknown: break;
+// What an activity is, in the advice: a kernel's short name, else the kind of copy or a memset.
+std::string ActivityName(const Trace& t, const GpuWork& w) {
+  switch (w.table) {
+    case GpuTable::kKernel: return ShortName(t.str(t.kernels[w.index].name), 70);
+    case GpuTable::kMemcpy: return std::string("memcpy ") + MemcpyKindName(t.memcpys[w.index].kind);
+    case GpuTable::kMemset: break;
   }
-  return "memcpy";
-}
-
-std::vector<Activity> ActivitiesOf(const Trace& t, int32_t device) {
-  std::vector<Activity> v;
-  for (const KernelEvent& k : t.kernels)
-    if (k.device == device) v.push_back({k.start_ns, k.correlation, k.name, nullptr, k.stream, k.graph_id != 0});
-  for (const MemcpyEvent& m : t.memcpys)
-    if (m.device == device) v.push_back({m.start_ns, m.correlation, kNoString, CopyWhat(m.kind), m.stream, false});
-  for (const MemsetEvent& m : t.memsets)
-    if (m.device == device) v.push_back({m.start_ns, m.correlation, kNoString, "memset", m.stream, false});
-  std::stable_sort(v.begin(), v.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
-  return v;
+  return "memset";
 }
 
 // Where queued work stalled: the call that launched it, its first activity after the gap, its stream.
@@ -64,10 +40,6 @@ struct StallSite {
   TimeNs ns = 0;
   TimeNs queued_ns = 0;  // the longest time from the launch call's return to the gap's start
 };
-
-std::string ActivityName(const Trace& t, const Activity& a) {
-  return a.name != kNoString ? ShortName(t.str(a.name), 70) : std::string(a.what);
-}
 
 }  // namespace
 
@@ -86,11 +58,13 @@ void RuleQueuedStalls(const Facts& in, FindingSink& out) {
   }
   const double pct = in.PctOfWindow(static_cast<double>(stalled));
   if (pct < kQueuedStallPct) return;
-  const std::vector<Activity> acts = ActivitiesOf(in.t, in.gpu.device);
+  std::vector<GpuWork> acts = CollectGpuWork(in.t, /*kernels_only=*/false);
+  const int32_t device = in.gpu.device;
+  acts.erase(std::remove_if(acts.begin(), acts.end(), [device](const GpuWork& w) { return w.device != device; }), acts.end());
   std::vector<StallSite> sites;
   std::vector<uint32_t> launches;
   for (const IdleGap* g : gaps) {
-    auto it = std::lower_bound(acts.begin(), acts.end(), g->end_ns, [](const Activity& a, TimeNs t) { return a.start_ns < t; });
+    auto it = std::lower_bound(acts.begin(), acts.end(), g->end_ns, [](const GpuWork& w, TimeNs t) { return w.start_ns < t; });
     if (it == acts.end()) continue;
     const int64_t call = in.ctx.launches().Find(it->correlation);
     if (call < 0) continue;
@@ -100,7 +74,8 @@ void RuleQueuedStalls(const Facts& in, FindingSink& out) {
     site.launch = std::string(in.t.str(a.name));
     site.activity = ActivityName(in.t, *it);
     site.stream = it->stream;
-    site.graph = it->graph || site.launch.find("GraphLaunch") != std::string::npos;
+    site.graph = (it->table == GpuTable::kKernel && in.t.kernels[it->index].graph_id != 0) ||
+                 site.launch.find("GraphLaunch") != std::string::npos;
     auto at = std::find_if(sites.begin(), sites.end(), [&](const StallSite& s) {
       return s.launch == site.launch && s.activity == site.activity && s.stream == site.stream;
     });
