@@ -169,6 +169,32 @@ TEST(Causes, GpuIdleWhileTheHostLaunchesLateIsNotAStall) {
   EXPECT_GT(CausePct(ra, "host_sync"), 0.0);
 }
 
+// A dropped finding's fix is not in the joint replays a residual finding's saving comes from.
+// Two 10000 µs steps: a GEMM [20, 520) launched at 10, a CUDA graph launched at [30, 40) whose
+// node runs [1520, 2020) (a queued stall of 1000 µs a step, 10% of the window), then no host
+// event until a GEMM launched at 9000 runs [9010, 9510). The host's silence decides the step, so
+// the stall's fix alone saves nothing (queued_work_stalled is dropped). low_gpu_utilization's fix
+// removes that silence; with the GPU chain as it ran (the stall kept: 500 + 1000 + 500 + 500 µs)
+// a step still lasts at least 2500 µs, so its saving is at most 7500 of 10000 µs, 75%. Replayed
+// beside the dropped stall fix it read up to 85%.
+TEST(Causes, ADroppedFixDoesNotInflateTheResidualSaving) {
+  TraceBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    const double base = s * 10000.0;
+    b.Step(s, base, base + 10000);
+    b.Kernel(kTcGemm, base + 10, base + 20, 500);
+    b.GraphKernel(kHgemm, base + 30, base + 1520, 500);
+    b.Kernel(kTcGemm, base + 9000, base + 9010, 500);
+  }
+  const RankAnalysis ra = b.Analyze();
+  EXPECT_EQ(FindFinding(ra, "queued_work_stalled"), nullptr);
+  const Finding* low = FindFinding(ra, "low_gpu_utilization");
+  ASSERT_NE(low, nullptr);
+  EXPECT_GT(low->est_saving_pct, 50.0);
+  EXPECT_LE(low->est_saving_pct, 75.0);
+  EXPECT_LE(ra.joint_saving_pct, 75.0);
+}
+
 TEST(Causes, PageableCopyAdviceNamesTheRuntimeOfTheGpu) {
   // The advice names the runtime call the trace's GPU uses: hipMemcpyAsync on an AMD GPU.
   const RankAnalysis nvidia_ra = InputCopySteps(MemoryKind::kPageable);  // kept: the finding points into it
