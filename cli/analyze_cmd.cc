@@ -148,6 +148,8 @@ struct AnalyzeArgs {
   bool quiet = false, no_color = false, verbose = false, keep_going = false, include_warmup = false;
   bool report_to_stdout = false;  // -o -
   int64_t jobs = 0;
+  // --detail-steps: a Kineto file with more ProfilerSteps keeps the events of this many (0: all).
+  size_t detail_steps = 4096;
   // Any of --chrome-trace, --perfetto, --sqlite, --csv: the outputs that draw the trace's events.
   bool exporting() const { return !chrome_path.empty() || !perfetto_path.empty() || !sqlite_path.empty() || !csv_dir.empty(); }
 };
@@ -190,6 +192,11 @@ void AddAnalyzeOptions(CLI::App& app, AnalyzeArgs& a) {
   app.add_option("--steps", a.steps_text,
                  "Analyse only steps N..M: the numbers of ProfilerStep#N (steps without a number: their 0-based position), "
                  "inclusive; N.., ..M and N also work. A range that runs past the trace's steps is cut, with a warning");
+  app.add_option("--detail-steps", a.detail_steps,
+                 "A Kineto file with more ProfilerStep#N than this is read in two passes and analysed on this many of "
+                 "its steps (the first and last 50, the 100 longest, and every k-th), with the step time of every "
+                 "step; memory then stays bounded by the steps analysed. 0 analyses every step. Not applied with "
+                 "--steps, the timeline outputs (--chrome-trace, --perfetto, --sqlite, --csv), or a pipe");
   app.add_option("--step-pattern", a.pattern,
                  "Regex for NVTX/user ranges that mark a step when there is no ProfilerStep#N");
   app.add_flag("--include-warmup", a.include_warmup,
@@ -430,6 +437,8 @@ int RunAnalyze(int argc, char** argv) {
     ReadOptions ropts;
     ropts.threads = reader_threads;
     ropts.keep_export_only_events = exporting;
+    // The timeline outputs draw every event and --steps picks steps by number: both read all.
+    ropts.detail_steps = exporting || !a.steps_text.empty() ? 0 : a.detail_steps;
     ropts.progress = [&progress, i](uint64_t done, uint64_t /*total*/) { progress.Update(i, done); };
     if (pairing->snapshots_alone) return StatusOr<Trace>(SnapshotOnlyTrace(rank_paths[i]));
     StatusOr<Trace> trace = ReadTrace(rank_paths[i], ropts);

@@ -200,6 +200,10 @@ RankAnalysis SummarizeJob(const std::vector<RankAnalysis>& ranks) {
   job.format = first.format;
   job.steps.source = first.steps.source;
   job.steps.anchor = first.steps.anchor;
+  // Ranks read for some of their steps (StepSampling): the job's step time is every step's of
+  // the rank whose steps take longest on the mean, its note that rank's.
+  for (const RankAnalysis& r : ranks)
+    if (r.steps.sampling.steps_in_trace > 0 && r.steps.sampling.mean_us > job.steps.sampling.mean_us) job.steps.sampling = r.steps.sampling;
   size_t nsteps = first.steps.steps.size();
   for (const RankAnalysis& r : ranks) nsteps = std::min(nsteps, r.steps.steps.size());
   job.steps.detected = nsteps;  // warm-up and cut steps are each rank's (ranks[].steps.flagged)

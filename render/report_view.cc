@@ -98,7 +98,11 @@ std::string StepsSummary(const json& report) {
   if (!left_out.empty()) left_out = "; " + left_out + " left out";
   if (!count || *count == 0) return "no steps found (the whole trace is analysed)" + left_out;
   if (!steps.anchor.empty()) source += ": iterations from " + steps.anchor;
-  return Plural(*count, "step") + " (" + source + ")" + left_out;
+  std::string sampled;
+  if (steps.sampled_in_trace)
+    sampled = fmt::format(" of {} in the trace ({}; the step time is every step's)", Plural(*steps.sampled_in_trace, "step"),
+                          steps.sampled_rule);
+  return Plural(*count, "step") + " (" + source + ")" + sampled + left_out;
 }
 
 std::string StepWords(const json& report, std::string text) {

@@ -179,6 +179,13 @@ json StepsSection(const RankAnalysis& ra) {
                        {key::kReason, f.reason}});
   steps[key::kFlagged] = std::move(flagged);
   steps[key::kKernelsPerStep] = ra.steps.steps.empty() ? json(nullptr) : json(ra.launches.kernels_per_step);
+  const StepSampling& sampled = ra.steps.sampling;
+  steps[key::kSampled] = sampled.steps_in_trace == 0
+                             ? json(nullptr)
+                             : json{{key::kInTrace, sampled.steps_in_trace},
+                                    {key::kAnalysed, sampled.steps_kept},
+                                    {key::kRule, sampled.rule},
+                                    {key::kEventsLeftOut, sampled.events_left_out}};
   steps[key::kPerStep] = std::move(per_step);
   return steps;
 }

@@ -399,8 +399,11 @@ template <typename T> void FromScan(Pull& p, T& v) {
 
 template <class A> void SummaryFields(A& a, StepWindow& t) { F(number); F(name); F(cpu_start_ns); F(cpu_end_ns); F(start_ns); F(end_ns); }
 template <class A> void SummaryFields(A& a, FlaggedStep& t) { F(window); F(kind); F(excluded); F(reason); }
+template <class A> void SummaryFields(A& a, StepSampling& t) {
+  F(steps_in_trace); F(steps_kept); F(every); F(rule); F(events_left_out); F(mean_us); F(median_us); F(p90_us); F(min_us); F(max_us);
+}
 template <class A> void SummaryFields(A& a, StepAnalysis& t) {
-  F(source); F(anchor); F(detected); F(flagged); F(steps); F(window_start_ns); F(window_end_ns);
+  F(source); F(anchor); F(detected); F(flagged); F(steps); F(sampling); F(window_start_ns); F(window_end_ns);
 }
 template <class A> void SummaryFields(A& a, IdleBreakdownNs& t) {
   F(host_wait_ns); F(kernel_wait_ns); F(other_ns); F(host_wait_gaps); F(kernel_wait_gaps); F(other_gaps);

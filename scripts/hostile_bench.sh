@@ -61,7 +61,8 @@ for c in "${CASES[@]}"; do
     steps)
       "$GEN" steps "${STEPS:-200000}" "$WORK/steps.json"
       echo "input: ${STEPS:-200000} steps, $(mb "$WORK/steps.json") MB"
-      row "analyze ${STEPS:-200000} steps" "$WORK/r.json" "$CLI" analyze "$WORK/steps.json" -q -o "$WORK/r.json" ;;
+      row "analyze ${STEPS:-200000} steps" "$WORK/r.json" "$CLI" analyze "$WORK/steps.json" -q -o "$WORK/r.json"
+      row "analyze ${STEPS:-200000} steps, every step in detail" "$WORK/r.json" "$CLI" analyze "$WORK/steps.json" -q --detail-steps 0 -o "$WORK/r.json" ;;
     spaces)
       "$GEN" spaces "${SPACES_MIB:-1024}" "$WORK/spaces.json.gz"
       row "analyze ${SPACES_MIB:-1024} MiB of spaces ($(mb "$WORK/spaces.json.gz") MB gz)" "$WORK/r.json" \

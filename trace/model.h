@@ -280,6 +280,20 @@ struct ClockCalibration {
   TimeNs realtime_ns = 0;
 };
 
+// A trace with more steps than the analysis keeps in detail (`analyze --detail-steps`, issue 38):
+// read in two passes, its events kept for a chosen set of steps only
+// (trace/formats/kineto/kineto_step_sample.h). steps_in_trace == 0: every step was kept.
+struct StepSampling {
+  uint64_t steps_in_trace = 0;    // ProfilerStep#N ranges in the file
+  uint64_t steps_kept = 0;        // the steps whose events were kept
+  uint64_t every = 0;             // every `every`-th step is among them
+  std::string rule;               // which steps, in words
+  uint64_t events_left_out = 0;   // events of the other steps, not kept
+  // The length of every step's ProfilerStep range, in µs (the kept steps' analysed windows
+  // also reach over their GPU tails).
+  double mean_us = 0, median_us = 0, p90_us = 0, min_us = 0, max_us = 0;
+};
+
 struct TraceMetadata {
   SourceFormat format = SourceFormat::kUnknown;
   std::string path;
@@ -297,6 +311,7 @@ struct TraceMetadata {
   uint64_t input_bytes = 0;         // size of the file as read (uncompressed bytes for .gz)
   uint64_t event_count = 0;         // events seen in the input
   std::vector<ClockCalibration> clock_calibration;
+  StepSampling step_sampling;
   std::map<std::string, std::string> extra;  // anything else worth showing
 };
 

@@ -44,6 +44,7 @@ KinetoReadOptions KinetoOptions(const ReadOptions& options) {
   kopts.threads = options.threads;
   kopts.keep_other_events = options.keep_export_only_events;
   kopts.keep_export_only_flows = options.keep_export_only_events;
+  kopts.detail_steps = options.detail_steps;
   return kopts;
 }
 

@@ -20,6 +20,9 @@ struct ReadOptions {
   // keep_export_only_flows): false leaves them out of the Trace. No analysis result changes;
   // `analyze` keeps them only when it writes a Chrome, Perfetto or SQLite timeline.
   bool keep_export_only_events = true;
+  // A Kineto file with more ProfilerSteps than this keeps the events of at most this many
+  // (KinetoReadOptions::detail_steps); 0: every step. `analyze` sets it (--detail-steps).
+  size_t detail_steps = 0;
 };
 
 // What an input file is, from its first bytes (a gzip'd file from its first inflated bytes):

@@ -191,6 +191,7 @@ StepAnalysis DetectSteps(const Trace& trace, const AnalysisOptions& options, con
   std::vector<StepCandidate> ranges = FindProfilerSteps(trace);
   if (!ranges.empty()) {
     result.source = StepSource::kProfilerStep;
+    result.sampling = trace.metadata.step_sampling;  // the ProfilerSteps the reader kept, of how many
   } else {
     bool ok = true;
     ranges = FindNamedSteps(trace, options.step_range_pattern, &ok);

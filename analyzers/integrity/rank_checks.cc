@@ -125,6 +125,30 @@ IntegrityCheck WarmupCheck(const RankContext& ctx, const RankAnalysis& ra) {
   return c;
 }
 
+// Correlation ids per runtime call and the median gap between consecutive ids, counted within
+// each analysed step: the id span of its calls over their number, and the gaps inside it.
+void IdsWithinSteps(const RankContext& ctx, double* per_call, double* median_gap) {
+  std::vector<std::pair<int64_t, int64_t>> by_id;  // (correlation, step)
+  for (const ApiCall& a : ctx.trace().api_calls) {
+    const int64_t step = ctx.StepAt(a.start_ns);
+    if (a.correlation >= 0 && step >= 0) by_id.emplace_back(a.correlation, step);
+  }
+  std::sort(by_id.begin(), by_id.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+  by_id.erase(std::unique(by_id.begin(), by_id.end()), by_id.end());
+  std::vector<int64_t> gaps;
+  double span = 0;
+  for (size_t i = 0; i < by_id.size(); ++i) {
+    const bool first = i == 0 || by_id[i - 1].second != by_id[i].second;
+    span += first ? 1.0 : static_cast<double>(by_id[i].first - by_id[i - 1].first);
+    if (!first) gaps.push_back(by_id[i].first - by_id[i - 1].first);
+  }
+  *per_call = by_id.empty() ? 0.0 : span / static_cast<double>(by_id.size());
+  if (!gaps.empty()) {
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+    *median_gap = static_cast<double>(gaps[gaps.size() / 2]);
+  }
+}
+
 }  // namespace
 
 // ---- sampled or thinned traces ----------------------------------------------------------------
@@ -158,7 +182,11 @@ IntegrityCheck CheckSampling(const RankContext& ctx) {
   const double without_pct = Pct(static_cast<double>(without), static_cast<double>(launches));
   const size_t calls = ids.size();
   double per_call = 0, median_gap = 0;
-  if (calls >= 2) {
+  if (ctx.steps().sampling.steps_in_trace > 0) {
+    // The reader kept some steps only (StepSampling): the ids between two kept steps are the
+    // left-out steps', not a thinned trace's. Judge the ids within each analysed step.
+    IdsWithinSteps(ctx, &per_call, &median_gap);
+  } else if (calls >= 2) {
     per_call = static_cast<double>(ids.back() - ids.front() + 1) / static_cast<double>(calls);
     // The gaps between consecutive ids, in place of the ids (read no more after this).
     for (size_t i = 0; i + 1 < calls; ++i) ids[i] = ids[i + 1] - ids[i];

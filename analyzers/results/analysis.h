@@ -94,6 +94,9 @@ struct StepAnalysis {
   size_t detected = 0;      // steps found before any was left out
   std::vector<FlaggedStep> flagged;  // warm-up and cut steps, in step order, excluded or kept
   std::vector<StepWindow> steps;
+  // The trace kept these steps' events only, of more (TraceMetadata::step_sampling; its
+  // steps_in_trace is 0 when every step is here).
+  StepSampling sampling;
   TimeNs window_start_ns = 0;  // first step start (or trace start when there are no steps)
   TimeNs window_end_ns = 0;
   TimeNs window_ns() const { return window_end_ns - window_start_ns; }

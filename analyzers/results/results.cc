@@ -1,5 +1,7 @@
 #include "analyzers/results/results.h"
 
+#include "base/percentile.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -12,14 +14,6 @@ namespace ampscope {
 namespace {
 
 // Linear interpolation between closest ranks (numpy's default percentile).
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double pos = p / 100.0 * static_cast<double>(v.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
 
 }  // namespace
 
@@ -80,6 +74,12 @@ StepStats ComputeStepStats(const StepAnalysis& steps) {
   s.p90_us = Percentile(s.durations_us, 90);
   s.min_us = *std::min_element(s.durations_us.begin(), s.durations_us.end());
   s.max_us = *std::max_element(s.durations_us.begin(), s.durations_us.end());
+  // A trace read for some of its steps (StepSampling): the kept steps lean to the longest, so
+  // the summary is every step's, from the reader's first pass (their ProfilerStep ranges).
+  if (const StepSampling& all = steps.sampling; all.steps_in_trace > 0) {
+    s.mean_us = all.mean_us, s.median_us = all.median_us, s.p90_us = all.p90_us;
+    s.min_us = all.min_us, s.max_us = all.max_us;
+  }
   return s;
 }
 

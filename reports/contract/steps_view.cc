@@ -47,6 +47,8 @@ StepsView ReadStepsView(const json& report) {
     for (const json& f : flagged)
       if (f.is_object()) v.flagged.push_back({TextMember(f, key::kKind), TrueMember(f, key::kExcluded)});
   v.anchor = TextMember(steps, key::kAnchor);
+  v.sampled_in_trace = NumberMember(Member(steps, key::kSampled), key::kInTrace);
+  v.sampled_rule = TextMember(Member(steps, key::kSampled), key::kRule);
   return v;
 }
 

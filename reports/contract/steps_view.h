@@ -33,6 +33,12 @@ inline constexpr const char kAnchor[] = "anchor";
 inline constexpr const char kFlagged[] = "flagged";
 inline constexpr const char kKernelsPerStep[] = "kernels_per_step";
 inline constexpr const char kPerStep[] = "per_step";
+// A trace read for some of its steps (`analyze --detail-steps`): null when every step is analysed.
+inline constexpr const char kSampled[] = "sampled";
+inline constexpr const char kInTrace[] = "in_trace";        // in sampled: ProfilerSteps in the file
+inline constexpr const char kAnalysed[] = "analysed";       // in sampled: steps whose events were kept
+inline constexpr const char kRule[] = "rule";               // in sampled: which, in words
+inline constexpr const char kEventsLeftOut[] = "events_left_out";
 // One step (windows[], per_step[], flagged[]).
 inline constexpr const char kNumber[] = "number";
 inline constexpr const char kName[] = "name";
@@ -79,6 +85,8 @@ struct StepsView {
   std::vector<StepView> per_step;   // one per element of per_step[]
   std::vector<FlaggedStepView> flagged;  // the objects of flagged[]
   std::string anchor;               // the range that the iterations were found from; "" when null
+  std::optional<double> sampled_in_trace;  // sampled.in_trace: the steps in the file, when only some were analysed
+  std::string sampled_rule;                // sampled.rule
 };
 
 // The steps section of `report`, or of one ranks[] element (it has its own steps).

@@ -87,6 +87,66 @@ class AnalyzeCli : public ::testing::Test {
   std::string dir_;
 };
 
+// --detail-steps (issue 38 point 6): 600 steps of 100 µs from 1000 µs, each with a launch at +5 and
+// a 60 µs kernel at +20. With --detail-steps 250, 250 - 200 = 50 are left for the regular sample:
+// one in every 12. Kept: 0..99 (the first 50, and the 100 longest: all are equal, ties go to the
+// earlier), the multiples of 12 in 108..540 (37), 550..599 (50): 187. The step time is every
+// step's; the timeline outputs read every step.
+TEST_F(AnalyzeCli, DetailStepsAnalysesSomeStepsOfALongTrace) {
+  std::string json = "{\"traceEvents\": [\n";
+  for (int i = 0; i < 600; ++i) {
+    const int base = 1000 + 100 * i;
+    json += "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + std::to_string(i) +
+            "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(base) + ", \"dur\": 100},\n";
+    json += "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+            std::to_string(base + 5) + ", \"dur\": 5, \"args\": {\"correlation\": " + std::to_string(i + 1) + "}},\n";
+    json += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ampere_fp16_gemm\", \"pid\": 0, \"tid\": 7, \"ts\": " +
+            std::to_string(base + 20) + ", \"dur\": 60, \"args\": {\"correlation\": " + std::to_string(i + 1) +
+            ", \"device\": 0, \"stream\": 7}}" + (i + 1 < 600 ? "," : "") + "\n";
+  }
+  json += "]}\n";
+  WriteFile(dir_ + "/t.json", json);
+  RunResult r = RunAmpscope("analyze " + dir_ + "/t.json --detail-steps 250 -o " + dir_ + "/sampled.json --no-color");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("of 600 steps in the trace"), std::string::npos) << r.out;
+  nlohmann::json rep = nlohmann::json::parse(ReadFile(dir_ + "/sampled.json"));
+  EXPECT_EQ(rep["steps"]["count"], 187);
+  EXPECT_EQ(rep["steps"]["sampled"]["in_trace"], 600);
+  EXPECT_EQ(rep["steps"]["sampled"]["analysed"], 187);
+  // 600 x 3 events, 187 x 3 kept.
+  EXPECT_EQ(rep["steps"]["sampled"]["events_left_out"], 1800 - 561);
+  EXPECT_DOUBLE_EQ(rep["steps"]["time_us"]["mean"].get<double>(), 100.0);
+  // Each analysed step: 60 µs of kernel in 100 µs.
+  EXPECT_NEAR(rep["gpu"]["kernel_busy_pct"].get<double>(), 60.0, 1e-9);
+
+  // Through a rank summary and a merge, and as a job of two such ranks, the note stays.
+  r = RunAmpscope("analyze " + dir_ + "/t.json --detail-steps 250 -q -o " + dir_ + "/r.json --summary-out " + dir_ + "/t.summary.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = RunAmpscope("merge " + dir_ + "/t.summary.json -q -o " + dir_ + "/merged.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  rep = nlohmann::json::parse(ReadFile(dir_ + "/merged.json"));
+  EXPECT_EQ(rep["steps"]["sampled"]["in_trace"], 600);
+  EXPECT_EQ(rep["steps"]["count"], 187);
+  std::filesystem::copy_file(dir_ + "/t.json", dir_ + "/u.json");
+  r = RunAmpscope("analyze " + dir_ + "/t.json " + dir_ + "/u.json --detail-steps 250 -q -o " + dir_ + "/job.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  rep = nlohmann::json::parse(ReadFile(dir_ + "/job.json"));
+  EXPECT_EQ(rep["steps"]["sampled"]["in_trace"], 600);
+  EXPECT_EQ(rep["ranks"][1]["steps"]["sampled"]["analysed"], 187);
+
+  r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/all.json --no-color -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  rep = nlohmann::json::parse(ReadFile(dir_ + "/all.json"));
+  EXPECT_EQ(rep["steps"]["count"], 600);  // the default, 4096, is more
+  EXPECT_TRUE(rep["steps"]["sampled"].is_null());
+
+  r = RunAmpscope("analyze " + dir_ + "/t.json --detail-steps 250 -o " + dir_ + "/exported.json --chrome-trace " + dir_ +
+                  "/t.trace.json -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  rep = nlohmann::json::parse(ReadFile(dir_ + "/exported.json"));
+  EXPECT_EQ(rep["steps"]["count"], 600);
+}
+
 TEST_F(AnalyzeCli, WritesReportAndSummary) {
   WriteFile(dir_ + "/t.json", kSmallTrace);
   RunResult r = RunAmpscope("analyze " + dir_ + "/t.json -o " + dir_ + "/report.json --no-color");

@@ -37,7 +37,7 @@ void TraceBuilder::Grow(std::vector<T>& table, size_t more) {
   // How far the tables reach: where the tokenizer is, or past it, the chunks merged so far.
   const double parsed = std::max(input_->parsed_bytes(), static_cast<double>(merged_through_));
   const double expected = input_->expected_input_bytes();
-  if (!chunk_ && parsed >= static_cast<double>(kExtrapolateAfterBytes) && expected > parsed) {
+  if (!chunk_ && !options_.filtered && parsed >= static_cast<double>(kExtrapolateAfterBytes) && expected > parsed) {
     const double projected = static_cast<double>(size) * (expected / parsed) * kExtrapolationMargin;
     want = std::max(want, static_cast<size_t>(projected));
   } else {

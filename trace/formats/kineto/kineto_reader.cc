@@ -10,6 +10,7 @@
 
 #include "trace/formats/kineto/kineto_event_parser.h"
 #include "trace/formats/kineto/kineto_parallel.h"
+#include "trace/formats/kineto/kineto_step_sample.h"
 #include "trace/formats/kineto/kineto_tokenizer.h"
 
 namespace ampscope {
@@ -35,6 +36,31 @@ int ParseThreads(const ByteSource& source, const KinetoReadOptions& options) {
   if (options.parallel_piece_bytes > 0) return threads;
   const uint64_t raw = source.raw_bytes_total();
   return raw >= (source.compressed() ? kMinGzipBytes : kMinPlainBytes) ? threads : 1;
+}
+
+// The uncompressed bytes LooksStepDense reads: a trace with more than `detail_steps` step
+// names in its first 8 MiB is one whose steps are worth counting.
+constexpr size_t kStepDensePrefixBytes = size_t{8} << 20;
+
+// Pass 3 of a trace with more steps than options.detail_steps (kineto_step_sample.h): one
+// sequential read, through the filter, into tables that only double (they hold the chosen steps).
+StatusOr<Trace> ReadChosenSteps(const std::string& path, const KinetoReadOptions& options, kineto::StepChoice choice) {
+  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
+  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
+  KinetoReadOptions opts = options;
+  opts.filtered = true;
+  kineto::Tokenizer tokenizer(**source, path, options.progress);
+  kineto::TraceBuilder builder(path, opts, tokenizer);
+  builder.SetNameTextBudget(NameTextBudget(**source, options));
+  kineto::ChosenStepsSink sink(builder, choice);
+  AMPSCOPE_RETURN_IF_ERROR(tokenizer.Run(sink));
+  AMPSCOPE_RETURN_IF_ERROR(builder.CheckTimes());
+  Trace trace = builder.Finish(tokenizer.bytes_read());
+  tokenizer.ReportDone();
+  trace.metadata.event_count = sink.seen;
+  choice.info.events_left_out = sink.dropped;
+  trace.metadata.step_sampling = std::move(choice.info);
+  return trace;
 }
 
 }  // namespace
@@ -63,6 +89,19 @@ StatusOr<Trace> ReadKinetoTraceFromSource(ByteSource& source, const std::string&
 }
 
 StatusOr<Trace> ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options) {
+  if (options.detail_steps > 0) {
+    StatusOr<bool> dense = kineto::LooksStepDense(path, options.detail_steps, kStepDensePrefixBytes);
+    if (dense.ok() && *dense) {
+      StatusOr<std::vector<kineto::StepSpan>> scanned = kineto::ScanProfilerSteps(path);
+      if (!scanned.ok()) return scanned.status();
+      if (scanned->size() > options.detail_steps) {
+        kineto::StepChoice choice = kineto::ChooseSteps(*scanned, options.detail_steps);
+        *scanned = {};  // 16 B a step: not kept through passes 2 and 3
+        AMPSCOPE_RETURN_IF_ERROR(kineto::CollectKeptCorrelations(path, choice));
+        return ReadChosenSteps(path, options, std::move(choice));
+      }
+    }
+  }
   StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
   if (!source.ok()) return Status::Error(path + ": " + source.status().message());
   return ReadKinetoTraceFromSource(**source, path, options);

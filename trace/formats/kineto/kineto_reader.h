@@ -57,6 +57,13 @@ struct KinetoReadOptions {
   // everywhere; any non-zero value also lifts the minimum input size.
   size_t parallel_piece_bytes = 0;
   KinetoReadStats* stats = nullptr;  // filled in when not null
+  // More ProfilerStep#N ranges than this in a file (not a pipe): it is read in two passes, and
+  // only the events of a chosen set of at most this many steps are kept
+  // (kineto_step_sample.h; TraceMetadata::step_sampling says which). 0: every step is kept.
+  size_t detail_steps = 0;
+  // Set by that second pass: the tables double as they fill instead of growing to what the
+  // whole file would need (most of its events are left out).
+  bool filtered = false;
 };
 
 StatusOr<Trace> ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options = {});
