@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -128,6 +129,35 @@ TEST(StepSample, KeepsTheChosenStepsAndTheirGpuTails) {
   const IntegrityCheck* sampling = ra->integrity.Find("sampling");
   ASSERT_NE(sampling, nullptr);
   EXPECT_EQ(sampling->status, IntegrityStatus::kOk) << sampling->evidence;
+  std::filesystem::remove_all(dir);
+}
+
+// The cheap test before pass 1 reads the start of the file and, for a plain file, its end: a
+// trace that writes its GPU activity first has its step ranges at the end. 40 step ranges
+// (~120 bytes each) between 2,000 kernels (~150 bytes each), with 4 KiB looked at: more than 10
+// names fit in 4 KiB only where the steps are.
+TEST(StepSample, LooksForDenseStepsAtTheStartAndTheEnd) {
+  const std::string dir = testing::MakeTempDir("step_sample");
+  auto write = [&](const std::string& name, int kernels_before, int kernels_after) {
+    std::string json = "{\"traceEvents\": [\n";
+    auto kernel = [&](int i) {
+      json += fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": {}, "dur": 1, "args": {{"correlation": {}}}}},)", i, i) + "\n";
+    };
+    for (int i = 0; i < kernels_before; ++i) kernel(i);
+    for (int i = 0; i < 40; ++i)
+      json += fmt::format(R"({{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{}", "pid": 1, "tid": 1, "ts": {}, "dur": 1}},)", i, i) + "\n";
+    for (int i = 0; i < kernels_after; ++i) kernel(i);
+    json += R"({"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "x"}}]})";
+    const std::string path = dir + "/" + name;
+    std::ofstream(path) << json;
+    return path;
+  };
+  for (const auto& [name, before, after, dense] :
+       std::vector<std::tuple<std::string, int, int, bool>>{{"first.json", 0, 2000, true}, {"last.json", 2000, 0, true}, {"middle.json", 1000, 1000, false}}) {
+    StatusOr<bool> r = kineto::LooksStepDense(write(name, before, after), 10, 4096);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(*r, dense) << name;
+  }
   std::filesystem::remove_all(dir);
 }
 

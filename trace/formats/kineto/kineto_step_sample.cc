@@ -140,19 +140,19 @@ Status ChosenStepsSink::OnEvent(const RawEvent& ev) {
   return Status::Ok();
 }
 
-StatusOr<bool> LooksStepDense(const std::string& path, size_t steps, size_t prefix_bytes) {
-  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
-  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
-  // Read in small pieces (a small trace costs no more than its size); a name split between two
-  // pieces is found in the bytes carried over.
+namespace {
+
+// Whether the next `bytes` of `source` name more than `steps` steps. Read in small pieces (a small
+// trace costs no more than its size); a name split between two pieces is found in the bytes
+// carried over. A read error is "no": the reader names the damage.
+bool DenseIn(ByteSource& source, size_t steps, size_t bytes) {
   constexpr size_t kPiece = size_t{256} << 10;
   const size_t carry = kStepPrefix.size() - 1;
   std::string buf(carry + kPiece, '\0');
   size_t kept = 0, read = 0, count = 0;
-  while (read < prefix_bytes) {
-    StatusOr<size_t> n = (*source)->Read(buf.data() + kept, std::min(kPiece, prefix_bytes - read));
-    if (!n.ok()) return false;  // the reader names the damage
-    if (*n == 0) break;
+  while (read < bytes) {
+    StatusOr<size_t> n = source.Read(buf.data() + kept, std::min(kPiece, bytes - read));
+    if (!n.ok() || *n == 0) return false;
     read += *n;
     const std::string_view text(buf.data(), kept + *n);
     for (size_t at = text.find(kStepPrefix); at != std::string_view::npos; at = text.find(kStepPrefix, at + kStepPrefix.size()))
@@ -161,6 +161,20 @@ StatusOr<bool> LooksStepDense(const std::string& path, size_t steps, size_t pref
     std::memmove(buf.data(), text.data() + text.size() - kept, kept);
   }
   return false;
+}
+
+}  // namespace
+
+StatusOr<bool> LooksStepDense(const std::string& path, size_t steps, size_t prefix_bytes) {
+  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
+  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
+  if (DenseIn(**source, steps, prefix_bytes)) return true;
+  // A file that can be read anywhere (not gzip'd) is also looked at from its end: a trace that
+  // writes its GPU activity first has its step ranges there.
+  const uint64_t size = (*source)->raw_bytes_total();
+  if (size <= prefix_bytes) return false;
+  std::unique_ptr<ByteSource> tail = (*source)->OpenAt(std::max<uint64_t>(prefix_bytes, size - prefix_bytes));
+  return tail != nullptr && DenseIn(*tail, steps, prefix_bytes);
 }
 
 StatusOr<std::vector<StepSpan>> ScanProfilerSteps(const std::string& path) {

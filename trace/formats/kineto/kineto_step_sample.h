@@ -33,9 +33,10 @@ struct StepSpan {
   TimeNs end_ns = 0;
 };
 
-// Whether the first `prefix_bytes` (uncompressed) of `path` hold more than `steps` occurrences
-// of "ProfilerStep#": the cheap test that decides whether pass 1 is worth making. A trace whose
-// start is that dense in steps has more than `steps` of them.
+// Whether the first `prefix_bytes` (uncompressed) of `path`, or its last ones when it is a plain
+// file, hold more than `steps` occurrences of "ProfilerStep#": the cheap test that decides
+// whether pass 1 is worth making. A trace with that many in so few bytes has more than `steps`
+// steps; a real trace of a few hundred steps is never read twice for it.
 StatusOr<bool> LooksStepDense(const std::string& path, size_t steps, size_t prefix_bytes);
 
 // Pass 1: the ProfilerStep#N ranges ('X' events) of `path`, by start. Errors as the reader's.
