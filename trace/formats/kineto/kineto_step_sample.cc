@@ -163,6 +163,15 @@ bool DenseIn(ByteSource& source, size_t steps, size_t bytes) {
   return false;
 }
 
+// One pass over the whole file into `sink`; errors as the reader's ("<file>: byte N: ...").
+Status ReadInto(const std::string& path, EventSink& sink) {
+  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
+  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
+  const std::function<void(uint64_t, uint64_t)> no_progress;  // the tokenizer keeps a reference
+  Tokenizer tokenizer(**source, path, no_progress);
+  return tokenizer.Run(sink);
+}
+
 }  // namespace
 
 StatusOr<bool> LooksStepDense(const std::string& path, size_t steps, size_t prefix_bytes) {
@@ -178,12 +187,8 @@ StatusOr<bool> LooksStepDense(const std::string& path, size_t steps, size_t pref
 }
 
 StatusOr<std::vector<StepSpan>> ScanProfilerSteps(const std::string& path) {
-  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
-  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
-  const std::function<void(uint64_t, uint64_t)> no_progress;  // the tokenizer keeps a reference
-  Tokenizer tokenizer(**source, path, no_progress);
   StepScanSink sink;
-  AMPSCOPE_RETURN_IF_ERROR(tokenizer.Run(sink));
+  AMPSCOPE_RETURN_IF_ERROR(ReadInto(path, sink));
   std::stable_sort(sink.steps.begin(), sink.steps.end(), [](const StepSpan& a, const StepSpan& b) { return a.start_ns < b.start_ns; });
   return std::move(sink.steps);
 }
@@ -234,12 +239,8 @@ StepChoice ChooseSteps(const std::vector<StepSpan>& steps, size_t detail_steps) 
 }
 
 Status CollectKeptCorrelations(const std::string& path, StepChoice& choice) {
-  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
-  if (!source.ok()) return Status::Error(path + ": " + source.status().message());
-  const std::function<void(uint64_t, uint64_t)> no_progress;  // the tokenizer keeps a reference
-  Tokenizer tokenizer(**source, path, no_progress);
   CorrelationSink sink(choice);
-  AMPSCOPE_RETURN_IF_ERROR(tokenizer.Run(sink));
+  AMPSCOPE_RETURN_IF_ERROR(ReadInto(path, sink));
   std::sort(sink.ids.begin(), sink.ids.end());
   sink.ids.erase(std::unique(sink.ids.begin(), sink.ids.end()), sink.ids.end());
   sink.ids.shrink_to_fit();
