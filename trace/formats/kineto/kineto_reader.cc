@@ -50,6 +50,7 @@ StatusOr<Trace> ReadChosenSteps(const std::string& path, const KinetoReadOptions
   KinetoReadOptions opts = options;
   opts.filtered = true;
   kineto::Tokenizer tokenizer(**source, path, options.progress);
+  tokenizer.set_window_bytes(kineto::kSampledReadWindowBytes);
   kineto::TraceBuilder builder(path, opts, tokenizer);
   builder.SetNameTextBudget(NameTextBudget(**source, options));
   kineto::ChosenStepsSink sink(builder, choice);

@@ -169,6 +169,7 @@ Status ReadInto(const std::string& path, EventSink& sink) {
   if (!source.ok()) return Status::Error(path + ": " + source.status().message());
   const std::function<void(uint64_t, uint64_t)> no_progress;  // the tokenizer keeps a reference
   Tokenizer tokenizer(**source, path, no_progress);
+  tokenizer.set_window_bytes(kSampledReadWindowBytes);
   return tokenizer.Run(sink);
 }
 
@@ -197,17 +198,29 @@ StepChoice ChooseSteps(const std::vector<StepSpan>& steps, size_t detail_steps) 
   constexpr size_t kEnds = 50, kLongest = 100;
   const size_t n = steps.size();
   StepChoice c;
+  // Transient beside the steps (16 B each): a byte and a duration a step, and the 100 longest.
   std::vector<uint8_t> keep(n, 0);
   for (size_t i = 0; i < n && i < kEnds; ++i) keep[i] = keep[n - 1 - i] = 1;
   std::vector<TimeNs> dur(n);
   for (size_t i = 0; i < n; ++i) dur[i] = steps[i].end_ns - steps[i].start_ns;
   {
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
-    const size_t top = std::min(n, kLongest);
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                      [&](size_t a, size_t b) { return dur[a] != dur[b] ? dur[a] > dur[b] : a < b; });
-    for (size_t i = 0; i < top; ++i) keep[order[i]] = 1;
+    // The longest first; on equal lengths the earlier step. A heap of the best so far, its
+    // worst on top.
+    using Entry = std::pair<TimeNs, size_t>;
+    auto better = [](const Entry& a, const Entry& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+    std::vector<Entry> top;
+    for (size_t i = 0; i < n; ++i) {
+      const Entry e{dur[i], i};
+      if (top.size() < kLongest) {
+        top.push_back(e);
+        std::push_heap(top.begin(), top.end(), better);
+      } else if (better(e, top.front())) {
+        std::pop_heap(top.begin(), top.end(), better);
+        top.back() = e;
+        std::push_heap(top.begin(), top.end(), better);
+      }
+    }
+    for (const Entry& e : top) keep[e.second] = 1;
   }
   const size_t budget = detail_steps > 2 * kEnds + kLongest ? detail_steps - 2 * kEnds - kLongest : 1;
   const size_t every = (n + budget - 1) / budget;
@@ -218,6 +231,7 @@ StepChoice ChooseSteps(const std::vector<StepSpan>& steps, size_t detail_steps) 
     c.kept_starts.push_back(steps[i].start_ns);
     host.push_back({steps[i].start_ns, i + 1 < n ? std::max(steps[i + 1].start_ns, steps[i].end_ns) : kOpenEnd});
   }
+  keep = {};
   std::sort(c.kept_starts.begin(), c.kept_starts.end());
   c.host_windows = Merged(std::move(host));
   StepSampling& s = c.info;
@@ -225,15 +239,15 @@ StepChoice ChooseSteps(const std::vector<StepSpan>& steps, size_t detail_steps) 
   s.steps_kept = c.kept_starts.size();
   s.every = every;
   s.rule = fmt::format("the first {} and last {} steps, the {} longest, and one in every {}", kEnds, kEnds, kLongest, every);
-  std::vector<double> us(n);
-  double total = 0;
-  for (size_t i = 0; i < n; ++i) total += us[i] = static_cast<double>(dur[i]) / 1e3;
   if (n > 0) {
+    double total = 0;
+    for (TimeNs d : dur) total += static_cast<double>(d) / 1e3;
+    std::sort(dur.begin(), dur.end());
     s.mean_us = total / static_cast<double>(n);
-    s.median_us = Percentile(us, 50);
-    s.p90_us = Percentile(us, 90);
-    s.min_us = *std::min_element(us.begin(), us.end());
-    s.max_us = *std::max_element(us.begin(), us.end());
+    s.median_us = PercentileOfSorted(dur, 50, 1e3);
+    s.p90_us = PercentileOfSorted(dur, 90, 1e3);
+    s.min_us = static_cast<double>(dur.front()) / 1e3;
+    s.max_us = static_cast<double>(dur.back()) / 1e3;
   }
   return c;
 }

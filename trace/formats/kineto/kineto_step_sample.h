@@ -28,6 +28,10 @@
 
 namespace ampscope::kineto {
 
+// The tokenizer's first window in each pass (it grows for a larger unit): the sampled read
+// exists to keep memory small, and 1 MiB reads as fast as the default 4 MiB.
+inline constexpr size_t kSampledReadWindowBytes = size_t{1} << 20;
+
 struct StepSpan {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
